@@ -1,0 +1,19 @@
+// cuprim: GPU parallel primitives. The umbrella header.
+//
+// Layers (the namespace says who executes):
+//   cuprim::warp::   device functions called by a whole warp      (cuprim/warp/)
+//   cuprim::block::  device functions called by a whole block     (cuprim/block/)
+//   cuprim::         host entry points, ordered on a stream       (cuprim/device/)
+//   cuprim::host::   sequential host references                   (cuprim/host/)
+#pragma once
+
+#include <cuprim/core/device.hpp>
+#include <cuprim/core/error.hpp>
+#include <cuprim/core/functional.cuh>
+#include <cuprim/core/memory.hpp>
+#include <cuprim/warp/reduce.cuh>
+#include <cuprim/warp/shuffle.cuh>
+#include <cuprim/warp/vote.cuh>
+#include <cuprim/block/reduce.cuh>
+#include <cuprim/device/reduce.cuh>
+#include <cuprim/device/reduce_ladder.cuh>

@@ -1,0 +1,200 @@
+// cuprim/device/reduce.cuh: device-wide reductions (host entry points).
+//
+//   cuprim::reduce(in, out, n, op, init, stream)                 *out = init ⊕ in[0] ⊕ ... ⊕ in[n-1]
+//   cuprim::reduce(in, out, n, op, init, workspace, stream)      the same in a caller's workspace
+//   cuprim::reduce_workspace_bytes<Acc>(n)                       how much workspace that needs
+//   cuprim::transform_reduce(in, out, n, transform, op, init, stream)
+//   cuprim::sum / cuprim::min / cuprim::max                      conveniences over reduce
+//   cuprim::argmin / cuprim::argmax(in, out, n, stream)          (value, lowest index) of the extreme
+//   cuprim::reduce_sync(in, n, op, init, stream)                 returns the result to the host (synchronises)
+//
+// Types. `in` points to n elements of any of int8..int64, uint8..uint64, float, double, __half,
+// __nv_bfloat16 or a trivially copyable user struct. The accumulator is the type of `init` (float when init is
+// __half or __nv_bfloat16), each element is converted to it, and the result is converted to *out's type.
+// Pass a wider init (int64 for int8 data, say) to accumulate wider; integer overflow wraps as in C++.
+//
+// Operator. Any associative and commutative callable `Acc op(Acc, Acc)` on host and device (cuprim::plus,
+// multiplies, minimum, maximum, or a user functor / __device__ lambda). No identity element is needed.
+//
+// Streams and synchronisation. Everything is ordered on `stream` (default: the legacy default stream); no call
+// here waits for the GPU except reduce_sync, whose name says so. The default overloads take their workspace
+// (a few KiB) from cuprim::current_resource(), a caching stream-ordered pool.
+//
+// Determinism. For a given n, input alignment and device (SM count), the order of every operation is fixed, so
+// floating-point results are bitwise identical from run to run. Across GPUs with a different SM count the grid
+// changes and results may differ in the last bits (within the error bound of a blocked, pairwise summation).
+//
+// Errors. cuprim::invalid_argument, before anything is launched or written: null `in` with n > 0, null `out`,
+// n < 0, `out` overlapping the input, a workspace smaller than reduce_workspace_bytes. cuprim::cuda_error for a
+// failed launch, or for an error that was already pending (marked pre_existing()).
+#pragma once
+
+#include <cuprim/core/device.hpp>
+#include <cuprim/core/error.hpp>
+#include <cuprim/core/functional.cuh>
+#include <cuprim/core/memory.hpp>
+#include <cuprim/device/detail/reduce_kernel.cuh>
+#include <cuprim/device/detail/reduce_tuning.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+namespace cuprim {
+
+namespace detail {
+
+/// Grid of the single-pass kernel for n elements of In under Policy on the current device.
+template <class Policy, class In>
+inline unsigned reduce_grid(const In* in, std::uint64_t n) {
+  using vt = vector_traits<In, Policy::vector_bytes>;
+  const std::uint64_t tile = std::uint64_t(Policy::threads) * Policy::unroll * vt::elems;
+  const std::uint64_t head = vt::vectorized ? misaligned_head(in, n, Policy::vector_bytes) : 0;
+  const std::uint64_t full_tiles = (n - head) / tile;
+  const std::uint64_t max_grid = std::uint64_t(get_device_info().sm_count) * Policy::blocks_per_sm;
+  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(full_tiles, max_grid)));
+}
+
+/// Upper bound of reduce_grid over every policy and alignment: what the workspace is sized for.
+inline std::uint64_t reduce_max_partials(std::uint64_t n) {
+  return std::min<std::uint64_t>(n, std::uint64_t(get_device_info().sm_count) * 32);
+}
+
+inline bool ranges_overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+  auto pa = reinterpret_cast<std::uintptr_t>(a), pb = reinterpret_cast<std::uintptr_t>(b);
+  return a_bytes && b_bytes && pa < pb + b_bytes && pb < pa + a_bytes;
+}
+
+template <class In, class Out>
+void validate_reduce(const char* fn, const In* in, Out* out, std::int64_t n) {
+  if (n < 0) throw_invalid(fn, "n", "must be non-negative");
+  if (n > 0 && in == nullptr) throw_invalid(fn, "in", "must not be null when n > 0");
+  if (out == nullptr) throw_invalid(fn, "out", "must not be null");
+  if (ranges_overlap(in, std::size_t(n) * sizeof(In), out, sizeof(Out)))
+    throw_invalid(fn, "out", "must not overlap the input range [in, in + n)");
+}
+
+/// The one launch path behind every reduction entry point (arguments already validated).
+template <class Policy, class In, class Out, class Acc, class Op, class F>
+void reduce_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, F f, workspace ws,
+                   cudaStream_t stream) {
+  if (n == 0) {
+    write_value_kernel<Out, Acc><<<1, 1, 0, stream>>>(out, init);
+    check_launch(fn);
+    return;
+  }
+  const unsigned grid = reduce_grid<Policy>(in, n);
+  using vt = vector_traits<In, Policy::vector_bytes>;
+  const std::uint64_t head = vt::vectorized ? misaligned_head(in, n, Policy::vector_bytes) : 0;
+  unsigned* ticket = static_cast<unsigned*>(ws.data);
+  Acc* partials = ws.data ? reinterpret_cast<Acc*>(static_cast<char*>(ws.data) + 256) : nullptr;
+  if (grid > 1) CUPRIM_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream));
+  reduce_kernel<Policy, reduce_finish::single_pass><<<grid, Policy::threads, 0, stream>>>(
+      in, n, head, out, init, op, f, partials, ticket);
+  check_launch(fn);
+}
+
+template <class In, class Acc>
+struct arg_transform {
+  static constexpr bool indexed = true;
+  __host__ __device__ arg_result<Acc> operator()(const In& x, std::int64_t i) const {
+    return {convert<Acc>(x), i};
+  }
+};
+
+}  // namespace detail
+
+/// Bytes of workspace the explicit-workspace overloads need for n elements accumulated in Acc on the current
+/// device. Monotonic in n; 0 for n = 0.
+template <class Acc>
+std::size_t reduce_workspace_bytes(std::int64_t n) {
+  if (n <= 0) return 0;
+  using acc_t = accumulator_t<Acc>;
+  return 256 + detail::align_up(detail::reduce_max_partials(std::uint64_t(n)) * sizeof(acc_t));
+}
+
+/// *out = init ⊕ transform(in[0]) ⊕ ... ⊕ transform(in[n-1]), in the caller's workspace.
+template <class Policy = void, class In, class Out, class Transform, class Op, class Init>
+void transform_reduce(const In* in, Out* out, std::int64_t n, Transform transform, Op op, Init init, workspace ws,
+                      cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::transform_reduce";
+  using Acc = accumulator_t<Init>;
+  using P = std::conditional_t<std::is_void_v<Policy>, typename reduce_default_policy<In>::type, Policy>;
+  detail::validate_reduce(fn, in, out, n);
+  const std::size_t need = reduce_workspace_bytes<Acc>(n);
+  if (ws.bytes < need) detail::throw_invalid(fn, "workspace", "smaller than reduce_workspace_bytes(n)");
+  if (need && ws.data == nullptr) detail::throw_invalid(fn, "workspace", "data must not be null");
+  detail::check_no_pending_error(fn);
+  detail::reduce_launch<P>(fn, in, out, std::uint64_t(n), op, detail::convert<Acc>(init), transform, ws, stream);
+}
+
+/// *out = init ⊕ transform(in[0]) ⊕ ... ⊕ transform(in[n-1]); workspace from the current memory resource.
+template <class Policy = void, class In, class Out, class Transform, class Op, class Init>
+void transform_reduce(const In* in, Out* out, std::int64_t n, Transform transform, Op op, Init init,
+                      cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::transform_reduce";
+  using Acc = accumulator_t<Init>;
+  detail::validate_reduce(fn, in, out, n);
+  detail::check_no_pending_error(fn);
+  detail::scratch ws(reduce_workspace_bytes<Acc>(n), stream);
+  transform_reduce<Policy>(in, out, n, transform, op, init, ws.get(), stream);
+}
+
+/// *out = init ⊕ in[0] ⊕ ... ⊕ in[n-1], in the caller's workspace (see reduce_workspace_bytes).
+template <class Policy = void, class In, class Out, class Op, class Init>
+void reduce(const In* in, Out* out, std::int64_t n, Op op, Init init, workspace ws, cudaStream_t stream = 0) {
+  transform_reduce<Policy>(in, out, n, identity{}, op, init, ws, stream);
+}
+
+/// *out = init ⊕ in[0] ⊕ ... ⊕ in[n-1]; workspace from the current memory resource.
+template <class Policy = void, class In, class Out, class Op, class Init>
+void reduce(const In* in, Out* out, std::int64_t n, Op op, Init init, cudaStream_t stream = 0) {
+  transform_reduce<Policy>(in, out, n, identity{}, op, init, stream);
+}
+
+/// *out = Σ in[i], accumulated in *out's type (float for 16-bit floats).
+template <class In, class Out>
+void sum(const In* in, Out* out, std::int64_t n, cudaStream_t stream = 0) {
+  reduce(in, out, n, plus{}, detail::convert<Out>(0), stream);
+}
+
+/// *out = the smallest element, or the type's highest value (+inf for floats) when n = 0.
+template <class T>
+void min(const T* in, T* out, std::int64_t n, cudaStream_t stream = 0) {
+  reduce(in, out, n, minimum{}, numeric_traits<T>::highest(), stream);
+}
+
+/// *out = the largest element, or the type's lowest value (-inf for floats) when n = 0.
+template <class T>
+void max(const T* in, T* out, std::int64_t n, cudaStream_t stream = 0) {
+  reduce(in, out, n, maximum{}, numeric_traits<T>::lowest(), stream);
+}
+
+/// *out = (smallest value, lowest index where it occurs). A NaN counts as smaller than every number (the first
+/// NaN is reported). For n = 0, *out = (numeric_traits<T>::highest(), -1).
+template <class T>
+void argmin(const T* in, arg_result<T>* out, std::int64_t n, cudaStream_t stream = 0) {
+  detail::validate_reduce("cuprim::argmin", in, out, n);
+  transform_reduce(in, out, n, detail::arg_transform<T, T>{}, detail::arg_op<false>{},
+                   arg_result<T>{numeric_traits<T>::highest(), -1}, stream);
+}
+
+/// *out = (largest value, lowest index where it occurs). A NaN counts as larger than every number (the first
+/// NaN is reported). For n = 0, *out = (numeric_traits<T>::lowest(), -1).
+template <class T>
+void argmax(const T* in, arg_result<T>* out, std::int64_t n, cudaStream_t stream = 0) {
+  detail::validate_reduce("cuprim::argmax", in, out, n);
+  transform_reduce(in, out, n, detail::arg_transform<T, T>{}, detail::arg_op<true>{},
+                   arg_result<T>{numeric_traits<T>::lowest(), -1}, stream);
+}
+
+/// Returns init ⊕ in[0] ⊕ ... ⊕ in[n-1] to the host, in the accumulator type. Synchronises `stream`.
+template <class In, class Op, class Init>
+accumulator_t<Init> reduce_sync(const In* in, std::int64_t n, Op op, Init init, cudaStream_t stream = 0) {
+  using Acc = accumulator_t<Init>;
+  device_buffer<Acc> result(1, stream);
+  reduce(in, result.data(), n, op, init, stream);
+  return result.to_host_sync()[0];
+}
+
+}  // namespace cuprim

@@ -1,0 +1,164 @@
+// cuprim/device/reduce_ladder.cuh: the reduction optimisation ladder as selectable, correct variants.
+//
+//   cuprim::reduce_ladder(variant, in, out, n, op, init, stream)
+//
+// The seed's steps (003, "Parallel Reduction") in order, then three steps beyond it. Each variant computes the
+// same function as cuprim::reduce for any type and associative, commutative operator; they exist to be measured
+// (cuprim-lab run reduce/ladder) and read. Production code calls cuprim::reduce, which is the single_pass rung.
+//
+//   interleaved_divergent    1. interleaved addressing, `tid % (2s) == 0` (divergent warps)
+//   interleaved_strided      2. interleaved addressing, strided index (shared-memory bank conflicts)
+//   sequential_addressing    3. sequential addressing (conflict-free, half the threads idle)
+//   first_add_during_load    4. two loads and one add per thread before the tree
+//   unroll_last_warp         5. the last warp without __syncthreads (correct with __syncwarp, not `volatile`)
+//   complete_unroll          6. the whole tree unrolled with a template block size
+//   multiple_elements        7. grid-stride loop, many elements per thread (the seed's final kernel)
+//   warp_shuffle             8. 7 with a shuffle-based warp stage instead of shared memory
+//   vector_loads             9. 8 with 16-byte loads, several in flight per thread (two launches)
+//   single_pass             10. 9 finished in one launch by the last block (cuprim::reduce)
+//
+// Variants 1-8 launch passes until one value remains, as the seed's host loop does. Workspace comes from the
+// current memory resource. Errors as for cuprim::reduce.
+#pragma once
+
+#include <cuprim/device/detail/reduce_ladder_kernel.cuh>
+#include <cuprim/device/reduce.cuh>
+
+#include <array>
+#include <string_view>
+
+namespace cuprim {
+
+enum class reduce_variant {
+  interleaved_divergent,
+  interleaved_strided,
+  sequential_addressing,
+  first_add_during_load,
+  unroll_last_warp,
+  complete_unroll,
+  multiple_elements,
+  warp_shuffle,
+  vector_loads,
+  single_pass,
+};
+
+/// Every rung, in the ladder's order.
+inline constexpr std::array<reduce_variant, 10> reduce_variants = {
+    reduce_variant::interleaved_divergent, reduce_variant::interleaved_strided,
+    reduce_variant::sequential_addressing, reduce_variant::first_add_during_load,
+    reduce_variant::unroll_last_warp,      reduce_variant::complete_unroll,
+    reduce_variant::multiple_elements,     reduce_variant::warp_shuffle,
+    reduce_variant::vector_loads,          reduce_variant::single_pass};
+
+/// The rung's name as the lab prints it.
+constexpr std::string_view to_string(reduce_variant v) {
+  constexpr std::array<std::string_view, 10> names = {
+      "interleaved_divergent", "interleaved_strided", "sequential_addressing", "first_add_during_load",
+      "unroll_last_warp",      "complete_unroll",     "multiple_elements",     "warp_shuffle",
+      "vector_loads",          "single_pass"};
+  return names[static_cast<int>(v)];
+}
+
+namespace detail {
+
+template <class Acc, class Out, class Op>
+__global__ void ladder_finish_kernel(const Acc* partial, Out* out, Acc init, Op op) {
+  *out = convert<Out>(op(init, *partial));
+}
+
+/// One pass of rungs 1-8: reduces n elements to one partial per block; returns the number of partials.
+template <class In, class Acc, class Op>
+std::uint64_t ladder_pass(reduce_variant v, const In* in, std::uint64_t n, Acc* out, Op op, cudaStream_t stream) {
+  namespace L = ladder;
+  constexpr int B = L::block_threads;
+  const std::size_t smem = B * sizeof(Acc);
+  const std::uint64_t per_block = (v == reduce_variant::interleaved_divergent || v == reduce_variant::interleaved_strided ||
+                                   v == reduce_variant::sequential_addressing)
+                                      ? B
+                                      : 2 * B;
+  std::uint64_t grid = (n + per_block - 1) / per_block;
+  if (v == reduce_variant::multiple_elements || v == reduce_variant::warp_shuffle) {
+    // A fixed, occupancy-filling grid; each thread strides over many elements (the seed's final kernel).
+    grid = std::min<std::uint64_t>((n + B - 1) / B, std::uint64_t(get_device_info().sm_count) * 8);
+  }
+  const unsigned g = static_cast<unsigned>(grid);
+  switch (v) {
+    case reduce_variant::interleaved_divergent: L::interleaved_divergent<<<g, B, smem, stream>>>(in, n, out, op); break;
+    case reduce_variant::interleaved_strided: L::interleaved_strided<<<g, B, smem, stream>>>(in, n, out, op); break;
+    case reduce_variant::sequential_addressing: L::sequential_addressing<<<g, B, smem, stream>>>(in, n, out, op); break;
+    case reduce_variant::first_add_during_load: L::first_add_during_load<<<g, B, smem, stream>>>(in, n, out, op); break;
+    case reduce_variant::unroll_last_warp: L::unroll_last_warp<<<g, B, smem, stream>>>(in, n, out, op); break;
+    case reduce_variant::complete_unroll: L::complete_unroll<B><<<g, B, smem, stream>>>(in, n, out, op); break;
+    case reduce_variant::multiple_elements: L::multiple_elements<B><<<g, B, smem, stream>>>(in, n, out, op); break;
+    case reduce_variant::warp_shuffle: L::warp_shuffle<B><<<g, B, 0, stream>>>(in, n, out, op); break;
+    default: throw_invalid("cuprim::reduce_ladder", "variant", "is not a multi-pass rung");
+  }
+  check_launch("cuprim::reduce_ladder pass");
+  return grid;
+}
+
+}  // namespace detail
+
+/// Bytes of workspace reduce_ladder uses for n elements accumulated in Acc (two ping-pong partial arrays).
+template <class Acc>
+std::size_t reduce_ladder_workspace_bytes(std::int64_t n) {
+  using acc_t = accumulator_t<Acc>;
+  const std::uint64_t partials = (std::uint64_t(n > 0 ? n : 0) + detail::ladder::block_threads - 1) /
+                                 detail::ladder::block_threads;
+  return 2 * detail::align_up(partials * sizeof(acc_t)) + reduce_workspace_bytes<Acc>(n);
+}
+
+/// *out = init ⊕ in[0] ⊕ ... ⊕ in[n-1] computed by the ladder's rung `variant`.
+template <class In, class Out, class Op, class Init>
+void reduce_ladder(reduce_variant variant, const In* in, Out* out, std::int64_t n, Op op, Init init,
+                   cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::reduce_ladder";
+  using Acc = accumulator_t<Init>;
+  detail::validate_reduce(fn, in, out, n);
+  if (static_cast<unsigned>(variant) >= reduce_variants.size())
+    detail::throw_invalid(fn, "variant", "is not a reduce_variant");
+  detail::check_no_pending_error(fn);
+  const Acc acc_init = detail::convert<Acc>(init);
+  if (variant == reduce_variant::single_pass) {
+    reduce(in, out, n, op, init, stream);
+    return;
+  }
+  if (n == 0) {
+    detail::write_value_kernel<Out, Acc><<<1, 1, 0, stream>>>(out, acc_init);
+    detail::check_launch(fn);
+    return;
+  }
+  detail::scratch ws(reduce_ladder_workspace_bytes<Acc>(n), stream);
+  char* base = static_cast<char*>(ws.get().data);
+  const std::size_t half = detail::align_up(((std::uint64_t(n) + detail::ladder::block_threads - 1) /
+                                              detail::ladder::block_threads) * sizeof(Acc));
+  Acc* a = reinterpret_cast<Acc*>(base);
+  Acc* b = reinterpret_cast<Acc*>(base + half);
+  if (variant == reduce_variant::vector_loads) {
+    // Pass 1 writes one partial per block; pass 2 (one block, no ticket) finishes with init.
+    using P = typename reduce_default_policy<In>::type;
+    using PA = typename reduce_default_policy<Acc>::type;
+    const std::uint64_t un = std::uint64_t(n);
+    const unsigned grid = detail::reduce_grid<P>(in, un);
+    using vt = detail::vector_traits<In, P::vector_bytes>;
+    const std::uint64_t head = vt::vectorized ? detail::misaligned_head(in, un, P::vector_bytes) : 0;
+    detail::reduce_kernel<P, detail::reduce_finish::partials_only>
+        <<<grid, P::threads, 0, stream>>>(in, un, head, out, acc_init, op, identity{}, a, nullptr);
+    detail::check_launch(fn);
+    if (grid > 1) {
+      detail::reduce_kernel<PA, detail::reduce_finish::partials_only>
+          <<<1, PA::threads, 0, stream>>>(a, std::uint64_t(grid), 0, out, acc_init, op, identity{}, b, nullptr);
+      detail::check_launch(fn);
+    }
+    return;
+  }
+  std::uint64_t m = detail::ladder_pass(variant, in, std::uint64_t(n), a, op, stream);
+  while (m > 1) {
+    m = detail::ladder_pass(variant, static_cast<const Acc*>(a), m, b, op, stream);
+    std::swap(a, b);
+  }
+  detail::ladder_finish_kernel<<<1, 1, 0, stream>>>(a, out, acc_init, op);
+  detail::check_launch(fn);
+}
+
+}  // namespace cuprim
