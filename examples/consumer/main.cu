@@ -13,7 +13,7 @@ int main() {
   const std::int64_t n = 1 << 20;
   std::vector<std::uint32_t> host(n);
   std::iota(host.begin(), host.end(), 1u);
-  cuprim::device_buffer<std::uint32_t> data(std::span<const std::uint32_t>(host));
+  cuprim::device_buffer<std::uint32_t> data{std::span<const std::uint32_t>(host)};
   const auto total = cuprim::reduce_sync(data.data(), n, cuprim::plus{}, std::uint64_t{0});
   const std::uint64_t expected = std::uint64_t(n) * (n + 1) / 2;
   std::printf("consumer: sum of 1..%lld = %llu (%s)\n", static_cast<long long>(n),

@@ -18,7 +18,8 @@
 //
 // Streams and synchronisation. Everything is ordered on `stream` (default: the legacy default stream); no call
 // here waits for the GPU except reduce_sync, whose name says so. The default overloads take their workspace
-// (a few KiB) from cuprim::current_resource(), a caching stream-ordered pool.
+// (a few KiB) from cuprim::current_resource(), a caching stream-ordered pool. The explicit-workspace overloads
+// allocate nothing and can be captured in a CUDA graph.
 //
 // Determinism. For a given n, input alignment and device (SM count), the order of every operation is fixed, so
 // floating-point results are bitwise identical from run to run. Across GPUs with a different SM count the grid
@@ -74,7 +75,9 @@ void validate_reduce(const char* fn, const In* in, Out* out, std::int64_t n) {
     throw_invalid(fn, "out", "must not overlap the input range [in, in + n)");
 }
 
-/// The one launch path behind every reduction entry point (arguments already validated).
+/// The one launch path behind every reduction entry point (arguments already validated): a grid writes one
+/// partial per block into the workspace, and a single block, launched as a programmatic dependent launch,
+/// reduces the partials (see reduce_kernel.cuh). Inputs under one tile take one launch.
 template <class Policy, class In, class Out, class Acc, class Op, class F>
 void reduce_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, F f, workspace ws,
                    cudaStream_t stream) {
@@ -86,11 +89,39 @@ void reduce_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op o
   const unsigned grid = reduce_grid<Policy>(in, n);
   using vt = vector_traits<In, Policy::vector_bytes>;
   const std::uint64_t head = vt::vectorized ? misaligned_head(in, n, Policy::vector_bytes) : 0;
-  unsigned* ticket = static_cast<unsigned*>(ws.data);
-  Acc* partials = ws.data ? reinterpret_cast<Acc*>(static_cast<char*>(ws.data) + 256) : nullptr;
+  Acc* partials = static_cast<Acc*>(ws.data);
+  reduce_kernel<Policy, reduce_finish::partials_only><<<grid, Policy::threads, 0, stream>>>(
+      in, n, head, out, init, op, f, partials, nullptr);
+  check_launch(fn);
+  if (grid == 1) return;  // one block wrote *out itself
+  using final_policy = typename reduce_default_policy<Acc>::type;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(final_policy::threads);
+  config.stream = stream;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  const Acc* partials_in = partials;
+  CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&config,
+                                       reduce_kernel<final_policy, reduce_finish::partials_only, Acc, Acc, Out, Op, identity>,
+                                       partials_in, std::uint64_t(grid), std::uint64_t(0), out, init, op, identity{},
+                                       static_cast<Acc*>(nullptr), static_cast<unsigned*>(nullptr)));
+}
+
+/// The ladder's single_pass rung: one launch, finished by the last block to take a ticket. `ticket` is a
+/// device word this call zeroes first; `partials` holds reduce_grid<Policy>(in, n) values.
+template <class Policy, class In, class Out, class Acc, class Op>
+void reduce_single_pass_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init,
+                               Acc* partials, unsigned* ticket, cudaStream_t stream) {
+  const unsigned grid = reduce_grid<Policy>(in, n);
+  using vt = vector_traits<In, Policy::vector_bytes>;
+  const std::uint64_t head = vt::vectorized ? misaligned_head(in, n, Policy::vector_bytes) : 0;
   if (grid > 1) CUPRIM_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream));
   reduce_kernel<Policy, reduce_finish::single_pass><<<grid, Policy::threads, 0, stream>>>(
-      in, n, head, out, init, op, f, partials, ticket);
+      in, n, head, out, init, op, identity{}, partials, ticket);
   check_launch(fn);
 }
 
@@ -110,7 +141,7 @@ template <class Acc>
 std::size_t reduce_workspace_bytes(std::int64_t n) {
   if (n <= 0) return 0;
   using acc_t = accumulator_t<Acc>;
-  return 256 + detail::align_up(detail::reduce_max_partials(std::uint64_t(n)) * sizeof(acc_t));
+  return detail::align_up(detail::reduce_max_partials(std::uint64_t(n)) * sizeof(acc_t));
 }
 
 /// *out = init ⊕ transform(in[0]) ⊕ ... ⊕ transform(in[n-1]), in the caller's workspace.

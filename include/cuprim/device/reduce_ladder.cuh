@@ -15,7 +15,10 @@
 //   multiple_elements        7. grid-stride loop, many elements per thread (the seed's final kernel)
 //   warp_shuffle             8. 7 with a shuffle-based warp stage instead of shared memory
 //   vector_loads             9. 8 with 16-byte loads, several in flight per thread (two launches)
-//   single_pass             10. 9 finished in one launch by the last block (cuprim::reduce)
+//   single_pass             10. 9 finished in one launch by the last block to take an atomic ticket
+//   dependent_launch        11. 9 with the second launch a programmatic dependent launch (PDL): its launch
+//                               overlaps the first grid, and no ticket needs zeroing. This is cuprim::reduce:
+//                               it measured fastest on an H200 (docs/tuning.md).
 //
 // Variants 1-8 launch passes until one value remains, as the seed's host loop does. Workspace comes from the
 // current memory resource. Errors as for cuprim::reduce.
@@ -40,22 +43,24 @@ enum class reduce_variant {
   warp_shuffle,
   vector_loads,
   single_pass,
+  dependent_launch,
 };
 
 /// Every rung, in the ladder's order.
-inline constexpr std::array<reduce_variant, 10> reduce_variants = {
+inline constexpr std::array<reduce_variant, 11> reduce_variants = {
     reduce_variant::interleaved_divergent, reduce_variant::interleaved_strided,
     reduce_variant::sequential_addressing, reduce_variant::first_add_during_load,
     reduce_variant::unroll_last_warp,      reduce_variant::complete_unroll,
     reduce_variant::multiple_elements,     reduce_variant::warp_shuffle,
-    reduce_variant::vector_loads,          reduce_variant::single_pass};
+    reduce_variant::vector_loads,          reduce_variant::single_pass,
+    reduce_variant::dependent_launch};
 
 /// The rung's name as the lab prints it.
 constexpr std::string_view to_string(reduce_variant v) {
-  constexpr std::array<std::string_view, 10> names = {
+  constexpr std::array<std::string_view, 11> names = {
       "interleaved_divergent", "interleaved_strided", "sequential_addressing", "first_add_during_load",
       "unroll_last_warp",      "complete_unroll",     "multiple_elements",     "warp_shuffle",
-      "vector_loads",          "single_pass"};
+      "vector_loads",          "single_pass",         "dependent_launch"};
   return names[static_cast<int>(v)];
 }
 
@@ -105,7 +110,7 @@ std::size_t reduce_ladder_workspace_bytes(std::int64_t n) {
   using acc_t = accumulator_t<Acc>;
   const std::uint64_t partials = (std::uint64_t(n > 0 ? n : 0) + detail::ladder::block_threads - 1) /
                                  detail::ladder::block_threads;
-  return 2 * detail::align_up(partials * sizeof(acc_t)) + reduce_workspace_bytes<Acc>(n);
+  return 2 * detail::align_up(partials * sizeof(acc_t)) + 256;  // two partial arrays and a ticket
 }
 
 /// *out = init ⊕ in[0] ⊕ ... ⊕ in[n-1] computed by the ladder's rung `variant`.
@@ -119,7 +124,7 @@ void reduce_ladder(reduce_variant variant, const In* in, Out* out, std::int64_t 
     detail::throw_invalid(fn, "variant", "is not a reduce_variant");
   detail::check_no_pending_error(fn);
   const Acc acc_init = detail::convert<Acc>(init);
-  if (variant == reduce_variant::single_pass) {
+  if (variant == reduce_variant::dependent_launch) {
     reduce(in, out, n, op, init, stream);
     return;
   }
@@ -134,6 +139,12 @@ void reduce_ladder(reduce_variant variant, const In* in, Out* out, std::int64_t 
                                               detail::ladder::block_threads) * sizeof(Acc));
   Acc* a = reinterpret_cast<Acc*>(base);
   Acc* b = reinterpret_cast<Acc*>(base + half);
+  if (variant == reduce_variant::single_pass) {
+    using P = typename reduce_default_policy<In>::type;
+    auto* ticket = reinterpret_cast<unsigned*>(base + 2 * half);
+    detail::reduce_single_pass_launch<P>(fn, in, out, std::uint64_t(n), op, acc_init, a, ticket, stream);
+    return;
+  }
   if (variant == reduce_variant::vector_loads) {
     // Pass 1 writes one partial per block; pass 2 (one block, no ticket) finishes with init.
     using P = typename reduce_default_policy<In>::type;

@@ -1,15 +1,18 @@
 // cuprim/device/detail/reduce_kernel.cuh: the production reduction kernel (agent and __global__).
 //
-// One launch reduces the whole input:
+// Production path (two launches, the second a programmatic dependent launch, PDL):
 //  1. Each block strides over full tiles (threads × unroll vectors of 16 bytes), keeping `unroll` independent
 //     loads in flight per thread and one accumulator per load slot; every block owns at least one full tile,
 //     so accumulators start from data and no identity element is needed (any user operator works).
 //  2. The misaligned head (< one vector) and the partial last tile are spread over the grid's threads.
 //  3. The block reduces by warp shuffles (block::reducer) and writes one partial.
-//  4. The last block to finish (an atomic ticket after a fence) reduces the partials in block order, applies
-//     init and writes the result, then re-arms the ticket. The order of every operation depends only on n,
-//     the alignment of the input and the grid size, so results are bitwise reproducible run to run.
-// Inputs smaller than one tile run in one block with no ticket.
+//  4. One block (the same kernel over the partials, launched with programmatic stream serialisation so that
+//     its launch overlaps the first grid; it waits on griddepcontrol.wait) reduces the partials in block
+//     order, applies init and writes the result.
+// reduce_finish::single_pass instead finishes in the first launch: the last block to take an atomic ticket
+// reduces the partials (the ladder's single_pass rung; the ticket must be zeroed before the launch).
+// The order of every operation depends only on n, the alignment of the input and the grid size, so results
+// are bitwise reproducible run to run. Inputs smaller than one tile run in one block and one launch.
 #pragma once
 
 #include <cuprim/block/reduce.cuh>
@@ -35,13 +38,6 @@ __device__ __forceinline__ Acc feed(const F& f, const In& x, std::uint64_t i) {
 /// or only store it (the first pass of a two-pass reduction).
 enum class reduce_finish { single_pass, partials_only };
 
-/// Workspace layout: [ticket (256 B) | partials (grid × Acc)].
-template <class Acc>
-struct reduce_workspace_layout {
-  unsigned* ticket;
-  Acc* partials;
-};
-
 template <class Policy, reduce_finish Finish, class In, class Acc, class Out, class Op, class F>
 __global__ void __launch_bounds__(Policy::threads)
 reduce_kernel(const In* __restrict__ in, std::uint64_t n, std::uint64_t head, Out* out, Acc init, Op op, F f,
@@ -54,6 +50,12 @@ reduce_kernel(const In* __restrict__ in, std::uint64_t n, std::uint64_t head, Ou
   __shared__ bool is_last;
   auto& smem = smem_raw.get();
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Let a dependent launch (programmatic stream serialisation) start early; when this kernel is itself such a
+  // dependent launch, wait for the grid it depends on. Both are no-ops for ordinary launches.
+  asm volatile("griddepcontrol.launch_dependents;");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   const int tid = threadIdx.x;
   const In* body = in + head;
   const std::uint64_t full_tiles = (n - head) / tile_elems;

@@ -22,6 +22,8 @@ struct reduce_policy {
   static constexpr int blocks_per_sm = BlocksPerSm;
   static_assert(Threads % 32 == 0 && Threads <= 1024, "threads must be a multiple of 32, at most 1024");
   static_assert(VectorBytes == 4 || VectorBytes == 8 || VectorBytes == 16, "vector_bytes must be 4, 8 or 16");
+  static_assert(Unroll >= 1 && Unroll <= 16, "unroll must be in [1, 16]");
+  static_assert(BlocksPerSm >= 1 && BlocksPerSm <= 32, "blocks_per_sm must be in [1, 32] (workspace is sized for 32)");
 };
 
 namespace detail {
@@ -34,14 +36,16 @@ inline constexpr bool vectorizable_v =
 
 /// The tuning table, keyed by the size class of the input element type.
 ///
-/// sm_90 (H100 SXM, H200): `cuprim-lab run reduce/policy` sweeps threads ∈ {256, 512}, unroll ∈ {2, 4, 8} and
-/// blocks_per_sm ∈ {2, 4, 8} for 2^28 uint32 and float; the row kept is the fastest within run-to-run noise.
-/// See docs/tuning.md for the measured table and the date. Other architectures use the sm_90 row until measured.
+/// sm_90, NVIDIA H200 (132 SMs), 2^28 float sums, production path (partials grid + dependent launch), CUB
+/// DeviceReduce in the same run (2026-11-22; docs/tuning.md):
+///   threads/unroll/blocks_per_sm  256/4/4 1.009x   512/4/4 1.018x   1024/4/2 1.018x   512/2/4 1.007x
+///                                 512/4/2 1.013x   512/8/4 0.994x
+/// 512/4/4 is kept for every arithmetic type (16-byte loads make the bytes in flight the same whatever the
+/// element size); user structs load one element per slot. Other architectures use the sm_90 row until measured.
 template <class T>
 struct reduce_default_policy {
-  using type = std::conditional_t<(sizeof(T) <= 2), reduce_policy<256, 16, 4, 4>,   // 1- and 2-byte types
-               std::conditional_t<(sizeof(T) <= 8), reduce_policy<256, 16, 4, 4>,   // 4- and 8-byte types
-                                  reduce_policy<256, 16, 1, 4>>>;                    // large user structs
+  using type = std::conditional_t<detail::vectorizable_v<T, 16>, reduce_policy<512, 16, 4, 4>,   // arithmetic
+                                  reduce_policy<256, 16, 4, 4>>;                                // user structs
 };
 
 }  // namespace cuprim
