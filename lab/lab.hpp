@@ -176,8 +176,9 @@ struct case_def {
 
 void add_case(case_def c);
 const std::vector<case_def>& all_cases();
-/// A line printed in the header of a run that includes cases of `family` (e.g. the default policy).
-void add_note(const std::string& family, const std::string& line);
+/// A line printed in the header of a run that includes a case whose name starts with `name_prefix`
+/// (e.g. "reduce/" for the default policy, "reduce/policy/" for how to read the sweep's labels).
+void add_note(const std::string& name_prefix, const std::string& line);
 std::vector<std::string> notes_for(const std::vector<const case_def*>& selected);
 
 /// The families. Each lives in lab/<family>.cu.
@@ -231,8 +232,9 @@ struct pair_timing {
 int default_reps(std::int64_t n);
 /// Times b.run (and b.baseline, interleaved rep by rep) with CUDA events: `warmup` untimed calls of each, then
 /// `reps` timed calls of each, queued behind a kernel that holds the stream until they are all enqueued so that
-/// host launch overhead does not leak into the GPU times; rep r of the main call reads input 2r, of the
-/// baseline 2r + 1. Returns the medians.
+/// host launch overhead does not leak into the GPU times. Call i (warm-up calls first, then timed ones) of the
+/// main function reads input 2i, of the baseline input 2i + 1, so consecutive calls never share an input.
+/// Returns the medians.
 pair_timing time_device(const bench& b, int reps, int warmup, cudaStream_t stream);
 /// Times b.host_run with std::chrono::steady_clock: one warm-up, then `reps` runs; the median.
 timing time_host(const bench& b, int reps);

@@ -27,7 +27,7 @@ def table():
         dev = data.get("device", {})
         lines.append(f"**{dev.get('name', os.path.basename(path))}** (`{os.path.relpath(path, ROOT)}`, commit "
                      f"`{data.get('commit', '?')}`, {data.get('date', '?')}): device copy ceiling "
-                     f"{data.get('copy_ceiling_gbps', 0):.0f} GB/s (read + write).")
+                     f"{(data.get('copy_ceiling_gbps') or 0):.0f} GB/s (read + write).")
         lines.append("")
         lines.append("| op | variant | type | n | time (ms) | GB/s | % copy | baseline | speed-up |")
         lines.append("| --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: |")
@@ -35,7 +35,7 @@ def table():
             s = r.get("speedup_vs_baseline")
             lines.append(
                 f"| {r.get('op')} | {r.get('variant')} | {r.get('dtype')} | {fmt_n(r.get('n', 0))} | "
-                f"{r.get('median_ms', 0):.4f} | {r.get('gbps', 0):.0f} | {r.get('pct_copy', 0):.0f}% | "
+                f"{(r.get('median_ms') or 0):.4f} | {(r.get('gbps') or 0):.0f} | {(r.get('pct_copy') or 0):.0f}% | "
                 f"{r.get('baseline') or '-'} | {f'{s:.2f}x' if s else '-'} |"
                 + ("" if r.get("correct", True) else " **incorrect** |"))
         lines.append("")

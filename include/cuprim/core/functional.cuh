@@ -132,6 +132,30 @@ struct arg_op {
     if (equal && b.index < a.index) return b;
     return a;
   }
+
+  /// The same step when b is known to come later in index order than a and both hold data: no index
+  /// comparison, no empty check. Kernels use it inside a thread's run of increasing indices.
+  template <class T>
+  CUPRIM_HD arg_result<T> sequential(const arg_result<T>& a, const arg_result<T>& b) const {
+    if constexpr (is_half_like_v<T>) {
+      const float av = convert<float>(a.value), bv = convert<float>(b.value);
+      if (av != av) return a;
+      if (bv != bv) return b;
+      return (Max ? (av < bv) : (bv < av)) ? b : a;
+    } else {
+      if (is_nan(a.value)) return a;
+      if (is_nan(b.value)) return b;
+      return (Max ? (a.value < b.value) : (b.value < a.value)) ? b : a;
+    }
+  }
 };
+
+/// Combines a running value with a later one: op.sequential(a, b) when InOrder (the caller knows b follows a
+/// in index order) and the operator provides it, op(a, b) otherwise.
+template <bool InOrder, class Op, class T>
+CUPRIM_HD T step(const Op& op, const T& a, const T& b) {
+  if constexpr (InOrder && requires { op.sequential(a, b); }) return op.sequential(a, b);
+  else return op(a, b);
+}
 }  // namespace detail
 }  // namespace cuprim

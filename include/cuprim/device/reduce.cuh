@@ -58,7 +58,7 @@ inline unsigned reduce_grid(const In* in, std::uint64_t n) {
 
 /// Upper bound of reduce_grid over every policy and alignment: what the workspace is sized for.
 inline std::uint64_t reduce_max_partials(std::uint64_t n) {
-  return std::min<std::uint64_t>(n, std::uint64_t(get_device_info().sm_count) * 32);
+  return std::min<std::uint64_t>(n, std::uint64_t(get_device_info().sm_count) * 8);
 }
 
 inline bool ranges_overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {

@@ -13,6 +13,8 @@
 // reduces the partials (the ladder's single_pass rung; the ticket must be zeroed before the launch).
 // The order of every operation depends only on n, the alignment of the input and the grid size, so results
 // are bitwise reproducible run to run. Inputs smaller than one tile run in one block and one launch.
+// Inside a thread's run of increasing element indices, step() lets an indexed operator (argmin/argmax) use a
+// cheaper form with no index comparison; the pass over partials, whose indices are not in order, never does.
 #pragma once
 
 #include <cuprim/block/reduce.cuh>
@@ -76,7 +78,7 @@ reduce_kernel(const In* __restrict__ in, std::uint64_t n, std::uint64_t head, Ou
         std::uint64_t i0 = head + t * tile_elems + (std::uint64_t(k) * TH + tid) * V;
         accs[k] = feed<Acc>(f, v[k][0], i0);
 #pragma unroll
-        for (int e = 1; e < V; ++e) accs[k] = op(accs[k], feed<Acc>(f, v[k][e], i0 + e));
+        for (int e = 1; e < V; ++e) accs[k] = step<indexed_transform<F>>(op, accs[k], feed<Acc>(f, v[k][e], i0 + e));
       }
     }
     for (t += gridDim.x; t < full_tiles; t += gridDim.x) {
@@ -88,7 +90,7 @@ reduce_kernel(const In* __restrict__ in, std::uint64_t n, std::uint64_t head, Ou
       for (int k = 0; k < U; ++k) {
         std::uint64_t i0 = head + t * tile_elems + (std::uint64_t(k) * TH + tid) * V;
 #pragma unroll
-        for (int e = 0; e < V; ++e) accs[k] = op(accs[k], feed<Acc>(f, v[k][e], i0 + e));
+        for (int e = 0; e < V; ++e) accs[k] = step<indexed_transform<F>>(op, accs[k], feed<Acc>(f, v[k][e], i0 + e));
       }
     }
     acc = accs[0];
@@ -98,13 +100,13 @@ reduce_kernel(const In* __restrict__ in, std::uint64_t n, std::uint64_t head, Ou
     const std::uint64_t gtid = std::uint64_t(blockIdx.x) * TH + tid, gthreads = std::uint64_t(gridDim.x) * TH;
     if (gtid < head) acc = op(acc, feed<Acc>(f, in[gtid], gtid));
     for (std::uint64_t i = head + full_tiles * tile_elems + gtid; i < n; i += gthreads)
-      acc = op(acc, feed<Acc>(f, in[i], i));
+      acc = step<indexed_transform<F>>(op, acc, feed<Acc>(f, in[i], i));  // the partial tile follows every full tile
   } else {
     // Less than one tile: a single block, strided scalar loads; threads past n hold nothing.
     valid_threads = n < TH ? static_cast<int>(n) : TH;
     if (static_cast<std::uint64_t>(tid) < n) {
       acc = feed<Acc>(f, in[tid], tid);
-      for (std::uint64_t i = tid + TH; i < n; i += TH) acc = op(acc, feed<Acc>(f, in[i], i));
+      for (std::uint64_t i = tid + TH; i < n; i += TH) acc = step<indexed_transform<F>>(op, acc, feed<Acc>(f, in[i], i));
     }
   }
 

@@ -23,7 +23,9 @@ struct reduce_policy {
   static_assert(Threads % 32 == 0 && Threads <= 1024, "threads must be a multiple of 32, at most 1024");
   static_assert(VectorBytes == 4 || VectorBytes == 8 || VectorBytes == 16, "vector_bytes must be 4, 8 or 16");
   static_assert(Unroll >= 1 && Unroll <= 16, "unroll must be in [1, 16]");
-  static_assert(BlocksPerSm >= 1 && BlocksPerSm <= 32, "blocks_per_sm must be in [1, 32] (workspace is sized for 32)");
+  // The workspace holds 8 partials per SM, and the final pass must see them as one sub-tile input (it then reads
+  // them with coherent scalar loads, never the read-only vector path).
+  static_assert(BlocksPerSm >= 1 && BlocksPerSm <= 8, "blocks_per_sm must be in [1, 8]");
 };
 
 namespace detail {
