@@ -1,0 +1,302 @@
+// cuprim/device/detail/scan_kernel.cuh: the single-pass scan with decoupled look-back (Merrill & Garland,
+// "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016).
+//
+// Each block takes the next tile id from an atomic counter (so a tile only ever waits on tiles whose blocks
+// are already running: progress never depends on the order in which the hardware schedules blocks), loads its
+// tile with coalesced 16-byte loads, scans it in registers (per-thread chunks, warp shuffles, one shared-memory
+// exchange of warp totals), publishes its aggregate, looks back over its predecessors' published aggregates and
+// inclusive prefixes with one warp (32 tiles per step) until it meets an inclusive prefix, publishes its own
+// inclusive prefix, and writes the tile. Each element is read once and written once.
+//
+// No identity element is needed: "nothing yet" is tracked by flags, so any associative operator works.
+// The operator's left operand is always the earlier part of the sequence (non-commutative operators are fine).
+#pragma once
+
+#include <cuprim/core/functional.cuh>
+#include <cuprim/device/detail/load.cuh>
+#include <cuprim/warp/reduce.cuh>
+#include <cuprim/warp/scan.cuh>
+
+#include <cstdint>
+#include <cstring>
+
+namespace cuprim::detail {
+
+enum : unsigned { tile_invalid = 0, tile_aggregate = 1, tile_prefix = 2 };
+
+/// Published state of each tile. Types of up to 4 bytes pack status and value in one 64-bit word (one store,
+/// one load, no fence); larger types keep separate arrays ordered by fences.
+template <class T, bool Packed = (sizeof(T) <= 4)>
+struct tile_state;
+
+template <class T>
+struct tile_state<T, true> {
+  unsigned long long* words;  // zeroed before the launch
+
+  static constexpr std::size_t bytes(std::uint64_t tiles) { return tiles * sizeof(unsigned long long); }
+  static constexpr std::size_t zero_bytes(std::uint64_t tiles) { return bytes(tiles); }
+  static tile_state make(void* p, std::uint64_t) { return {static_cast<unsigned long long*>(p)}; }
+
+  __device__ __forceinline__ void publish(std::uint64_t tile, unsigned status, const T& v) const {
+    unsigned bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    const unsigned long long w = (static_cast<unsigned long long>(bits) << 32) | status;
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(words + tile), "l"(w) : "memory");
+  }
+  __device__ __forceinline__ unsigned read(std::uint64_t tile, T& v) const {
+    unsigned long long w;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(words + tile) : "memory");
+    const unsigned bits = static_cast<unsigned>(w >> 32);
+    std::memcpy(&v, &bits, sizeof(T));
+    return static_cast<unsigned>(w);
+  }
+};
+
+template <class T>
+struct tile_state<T, false> {
+  unsigned* status;  // zeroed before the launch
+  T* aggregates;     // separate from the inclusive prefixes: a reader that saw "aggregate" must not
+  T* inclusives;     // be able to read the inclusive value that overwrote it
+
+  static constexpr std::size_t status_bytes(std::uint64_t tiles) { return align_up(tiles * sizeof(unsigned)); }
+  static constexpr std::size_t value_bytes(std::uint64_t tiles) { return align_up(tiles * sizeof(T)); }
+  static constexpr std::size_t bytes(std::uint64_t tiles) { return status_bytes(tiles) + 2 * value_bytes(tiles); }
+  static constexpr std::size_t zero_bytes(std::uint64_t tiles) { return status_bytes(tiles); }
+  static tile_state make(void* p, std::uint64_t tiles) {
+    char* base = static_cast<char*>(p);
+    return {reinterpret_cast<unsigned*>(base), reinterpret_cast<T*>(base + status_bytes(tiles)),
+            reinterpret_cast<T*>(base + status_bytes(tiles) + value_bytes(tiles))};
+  }
+
+  __device__ __forceinline__ void publish(std::uint64_t tile, unsigned s, const T& v) const {
+    (s == tile_prefix ? inclusives : aggregates)[tile] = v;
+    __threadfence();  // the value is visible before the status that announces it
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(status + tile), "r"(s) : "memory");
+  }
+  __device__ __forceinline__ unsigned read(std::uint64_t tile, T& v) const {
+    unsigned s;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(s) : "l"(status + tile) : "memory");
+    if (s != tile_invalid) {
+      __threadfence();
+      v = load_cg((s == tile_prefix ? inclusives : aggregates) + tile);
+    }
+    return s;
+  }
+};
+
+/// A value that may be absent ("nothing scanned yet"), combined left to right.
+template <class T>
+struct maybe {
+  T value;
+  bool has;
+};
+template <class T, class Op>
+__device__ __forceinline__ maybe<T> combine(const maybe<T>& a, const maybe<T>& b, Op op) {
+  if (!a.has) return b;
+  if (!b.has) return a;
+  return {op(a.value, b.value), true};
+}
+
+/// Decoupled look-back, run by one whole warp: the op-combination of every tile before `tile`, in order.
+/// Each round trip reads a window of 32 × R predecessors (lane l holds R consecutive tiles, lane 31 the nearest);
+/// it waits only for tiles above the nearest published inclusive prefix, combines from there, and moves the
+/// window back while no prefix has been seen.
+template <int R, unsigned FirstWaitNs, unsigned PollWaitNs, class T, class Op>
+__device__ __forceinline__ T look_back(const tile_state<T>& state, std::uint64_t tile, Op op) {
+  const int lane = warp::lane_id();
+  if constexpr (FirstWaitNs > 0) __nanosleep(FirstWaitNs);
+  maybe<T> running{T{}, false};
+  std::int64_t window_end = static_cast<std::int64_t>(tile);
+  while (true) {
+    const std::int64_t base = window_end - std::int64_t(warp::size) * R + std::int64_t(lane) * R;
+    T v[R];
+    unsigned st[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      st[r] = tile_prefix;  // tiles before 0 do not exist; tile 0 (a real prefix) always lies above them
+      if (base + r >= 0) st[r] = state.read(static_cast<std::uint64_t>(base + r), v[r]);
+    }
+    int lane_p;  // highest real prefix among this lane's tiles, or -1
+    while (true) {
+      lane_p = -1;
+      bool lane_ready = true;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (st[r] == tile_prefix && base + r >= 0) lane_p = r;
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (r > lane_p && st[r] == tile_invalid) lane_ready = false;
+      }
+      const unsigned not_ready = __ballot_sync(warp::full_mask, !lane_ready);
+      const unsigned prefix_lanes = __ballot_sync(warp::full_mask, lane_p >= 0);
+      const unsigned above = prefix_lanes ? ~((1u << (31 - __clz(prefix_lanes))) - 1u) : 0xffffffffu;
+      if ((not_ready & above) == 0) break;
+      if constexpr (PollWaitNs > 0) __nanosleep(PollWaitNs);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (base + r >= 0 && st[r] == tile_invalid) st[r] = state.read(static_cast<std::uint64_t>(base + r), v[r]);
+      }
+    }
+    // This lane's part: its tiles from its own prefix (or its first real tile) to its last, in order.
+    maybe<T> mine{T{}, false};
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (r >= lane_p && base + r >= 0) mine = combine(mine, maybe<T>{v[r], true}, op);
+    }
+    const unsigned prefix_lanes = __ballot_sync(warp::full_mask, lane_p >= 0);
+    const int start = prefix_lanes ? 31 - __clz(prefix_lanes) : 0;
+    // Combine lanes [start, 31] in tile order: shift them down to lanes [0, 32 - start) and reduce in order.
+    // (Lanes holding no real tile lie below tile 0's lane, hence below `start`.)
+    T shifted = warp::shfl_down(mine.value, static_cast<unsigned>(start));
+    T window = warp::reduce(shifted, op, warp::size - start);
+    running = combine(maybe<T>{window, true}, running, op);
+    if (prefix_lanes || window_end <= std::int64_t(warp::size) * R) break;
+    window_end -= std::int64_t(warp::size) * R;
+  }
+  return running.value;
+}
+
+template <class T, int Bytes>
+__device__ __forceinline__ void store_vector(T* p, const T (&v)[Bytes / sizeof(T)]) {
+  using raw = typename raw_vector<Bytes>::type;
+  raw r;
+  std::memcpy(&r, v, Bytes);
+  *reinterpret_cast<raw*>(p) = r;
+}
+
+/// Scans one tile held in registers (x[k][e] is element warp_base + (k*32 + lane)*V + e), looks back for the
+/// tile's prefix, publishes, and writes the tile. Called by every thread of the block. Elements past n (last
+/// tile only) hold unspecified values; a scan is causal, so they never reach an element before them.
+template <class Policy, bool Exclusive, bool HasInit, int V, class Out, class Acc, class Op>
+__device__ __forceinline__ void scan_tile(Acc (&x)[Policy::vectors][V], std::uint64_t tile, std::uint64_t n, Out* out,
+                                          Op op, const Acc& init, const tile_state<Acc>& state,
+                                          std::uint64_t num_tiles, bool vector_out) {
+  constexpr int TH = Policy::threads, K = Policy::vectors, WARPS = TH / warp::size;
+  constexpr std::uint64_t warp_tile = std::uint64_t(warp::size) * K * V, tile_elems = warp_tile * WARPS;
+  constexpr bool out_vectorizable = vector_traits<Out, Policy::vector_bytes>::vectorized &&
+                                    sizeof(Out) * V <= 16 && (sizeof(Out) * V) % 4 == 0;
+  static_assert(!Exclusive || HasInit, "an exclusive scan needs an init value");
+  __shared__ uninitialized<Acc> warp_totals[WARPS];
+  __shared__ uninitialized<Acc> warp_prefix[WARPS];
+  __shared__ bool warp_has_prefix[WARPS];
+
+  const int tid = threadIdx.x, lane = tid % warp::size, w = tid / warp::size;
+  const std::uint64_t tile_base = tile * tile_elems;
+  const std::uint64_t warp_base = tile_base + std::uint64_t(w) * warp_tile;
+  const bool full = tile_base + tile_elems <= n;
+
+  // Scan each thread's chunks, then each chunk across the warp.
+  Acc lane_prefix[K];  // op over the earlier lanes of chunk k (absent for lane 0)
+  Acc chunk_total[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+#pragma unroll
+    for (int e = 1; e < V; ++e) x[k][e] = op(x[k][e - 1], x[k][e]);
+    Acc incl = warp::inclusive_scan(x[k][V - 1], op, chunk_total[k]);
+    lane_prefix[k] = warp::shfl_up(incl, 1);
+  }
+  Acc warp_total = chunk_total[0];
+#pragma unroll
+  for (int k = 1; k < K; ++k) warp_total = op(warp_total, chunk_total[k]);
+  if (lane == 0) warp_totals[w].get() = warp_total;
+  __syncthreads();
+
+  // Warp 0: scan the warp totals, look back for the tile's prefix, publish, hand each warp its prefix.
+  if (w == 0) {
+    Acc t = warp_totals[lane < WARPS ? lane : 0].get();
+    Acc block_total;
+    Acc incl = warp::inclusive_scan(t, op, WARPS, block_total);
+    Acc excl = warp::shfl_up(incl, 1);
+    maybe<Acc> tile_prefix_v{init, HasInit};
+    if (tile > 0) {
+      if (lane == 0) state.publish(tile, tile_aggregate, block_total);
+      tile_prefix_v = {look_back<Policy::lookback_tiles_per_lane, Policy::first_wait_ns, Policy::poll_wait_ns>(state, tile, op), true};
+    }
+    if (lane == 0 && tile + 1 < num_tiles) {
+      maybe<Acc> inclusive = combine(tile_prefix_v, maybe<Acc>{block_total, true}, op);
+      state.publish(tile, tile_prefix, inclusive.value);  // tile 0's includes init, so every prefix does
+    }
+    if (lane < WARPS) {
+      maybe<Acc> p = combine(tile_prefix_v, maybe<Acc>{excl, lane > 0}, op);
+      warp_prefix[lane].get() = p.value;
+      warp_has_prefix[lane] = p.has;
+    }
+  }
+  __syncthreads();
+
+  // Apply: element (k, lane, e) gets prefix(warp) ⊕ carry(chunks before k) ⊕ lane_prefix(k) ⊕ x[k][e].
+  maybe<Acc> carry{warp_prefix[w].get(), warp_has_prefix[w]};
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const maybe<Acc> p = combine(carry, maybe<Acc>{lane_prefix[k], lane > 0}, op);
+    Out y[V];
+    if constexpr (Exclusive) {
+      // p.has always holds here: an exclusive scan has an init.
+#pragma unroll
+      for (int e = V - 1; e > 0; --e) y[e] = convert<Out>(op(p.value, x[k][e - 1]));
+      y[0] = convert<Out>(p.value);
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; ++e) y[e] = convert<Out>(p.has ? op(p.value, x[k][e]) : x[k][e]);
+    }
+    const std::uint64_t i0 = warp_base + (std::uint64_t(k) * warp::size + lane) * V;
+    bool stored = false;
+    if constexpr (out_vectorizable) {
+      if (full && vector_out) {
+        store_vector<Out, int(sizeof(Out) * V)>(out + i0, y);
+        stored = true;
+      }
+    }
+    if (!stored) {
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        if (full || i0 + e < n) out[i0 + e] = y[e];
+    }
+    carry = combine(carry, maybe<Acc>{chunk_total[k], true}, op);
+  }
+}
+
+/// One tile per block, loaded straight from global memory into registers (16-byte vectors when the input is
+/// aligned); a single-tile input takes one block and no look-back.
+template <class Policy, bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
+__global__ void __launch_bounds__(Policy::threads)
+scan_kernel(const In* in, Out* out, std::uint64_t n, Op op, Acc init, tile_state<Acc> state, unsigned* counter,
+            std::uint64_t num_tiles, bool vector_in, bool vector_out) {
+  using vt = vector_traits<In, Policy::vector_bytes>;
+  constexpr int TH = Policy::threads, K = Policy::vectors, V = vt::elems, WARPS = TH / warp::size;
+  constexpr std::uint64_t warp_tile = std::uint64_t(warp::size) * K * V, tile_elems = warp_tile * WARPS;
+  __shared__ unsigned tile_slot;
+  const int tid = threadIdx.x, lane = tid % warp::size, w = tid / warp::size;
+  std::uint64_t tile = 0;
+  if (num_tiles > 1) {
+    if (tid == 0) tile_slot = atomicAdd(counter, 1u);
+    __syncthreads();
+    tile = tile_slot;
+  }
+  const std::uint64_t tile_base = tile * tile_elems;
+  const std::uint64_t warp_base = tile_base + std::uint64_t(w) * warp_tile;
+  const bool full = tile_base + tile_elems <= n;
+
+  // Chunk k of this warp is vectors [k*32, k*32+32) of the warp's range; lane l holds vector k*32+l.
+  Acc x[K][V];
+  if (full && vector_in) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      In raw[V];
+      load_vector<In, Policy::vector_bytes>(in + warp_base + (std::uint64_t(k) * warp::size + lane) * V, raw);
+#pragma unroll
+      for (int e = 0; e < V; ++e) x[k][e] = convert<Acc>(raw[e]);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const std::uint64_t i0 = warp_base + (std::uint64_t(k) * warp::size + lane) * V;
+#pragma unroll
+      for (int e = 0; e < V; ++e) x[k][e] = (full || i0 + e < n) ? convert<Acc>(in[i0 + e]) : Acc{};
+    }
+  }
+  scan_tile<Policy, Exclusive, HasInit, V>(x, tile, n, out, op, init, state, num_tiles, vector_out);
+}
+
+}  // namespace cuprim::detail

@@ -1,0 +1,162 @@
+// cuprim/device/scan.cuh: device-wide prefix scans (host entry points).
+//
+//   cuprim::inclusive_scan(in, out, n, op, stream)          out[i] = in[0] ⊕ ... ⊕ in[i]
+//   cuprim::exclusive_scan(in, out, n, op, init, stream)    out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i-1]
+//   cuprim::inclusive_sum / exclusive_sum(in, out, n, stream)
+//   ... each with a `workspace` overload sized by cuprim::scan_workspace_bytes<In, Out>(n).
+//
+// Types. `in` holds n elements of any type cuprim handles (int8..uint64, float, double, __half,
+// __nv_bfloat16, user structs); the scan accumulates in *out's type (float for 16-bit floats) and each input is
+// converted to it, so scanning int8 into int64 widens.
+//
+// Operator. Any associative `Acc op(Acc, Acc)`; it need not be commutative (the earlier part of the sequence is
+// always the left operand) and needs no identity element.
+//
+// In place: out == in is allowed; any other overlap is rejected.
+//
+// One pass: each element is read once and written once (single-pass scan with decoupled look-back); the tile
+// ids come from an atomic counter, so progress never depends on block scheduling order. Inputs of one tile take
+// a single block. Floating-point results are bitwise identical from run to run on the same GPU (the order of
+// operations depends only on n, the policy and the input's alignment).
+//
+// Errors. cuprim::invalid_argument before anything runs: n < 0, null pointers with n > 0, partial overlap of
+// in and out, a workspace too small. cuprim::cuda_error for failed launches or an error already pending.
+#pragma once
+
+#include <cuprim/core/device.hpp>
+#include <cuprim/core/error.hpp>
+#include <cuprim/core/functional.cuh>
+#include <cuprim/core/memory.hpp>
+#include <cuprim/device/detail/scan_kernel.cuh>
+#include <cuprim/device/detail/scan_tuning.cuh>
+#include <cuprim/device/reduce.cuh>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace cuprim {
+
+namespace detail {
+
+template <class Policy, class In>
+constexpr std::uint64_t scan_tile_elems() {
+  return std::uint64_t(Policy::threads) * Policy::vectors * vector_traits<In, Policy::vector_bytes>::elems;
+}
+
+template <class Policy, class In, class Acc>
+std::size_t scan_workspace_bytes_for(std::int64_t n) {
+  if (n <= 0) return 0;
+  const std::uint64_t tiles = (std::uint64_t(n) + scan_tile_elems<Policy, In>() - 1) / scan_tile_elems<Policy, In>();
+  if (tiles <= 1) return 0;
+  return 256 + align_up(tile_state<Acc>::bytes(tiles));
+}
+
+template <class In, class Out>
+void validate_scan(const char* fn, const In* in, Out* out, std::int64_t n) {
+  if (n < 0) throw_invalid(fn, "n", "must be non-negative");
+  if (n > 0 && in == nullptr) throw_invalid(fn, "in", "must not be null when n > 0");
+  if (n > 0 && out == nullptr) throw_invalid(fn, "out", "must not be null when n > 0");
+  const bool same = static_cast<const void*>(in) == static_cast<const void*>(out) && sizeof(In) == sizeof(Out);
+  if (!same && ranges_overlap(in, std::size_t(n) * sizeof(In), out, std::size_t(n) * sizeof(Out)))
+    throw_invalid(fn, "out", "must either equal in (in place) or not overlap [in, in + n)");
+}
+
+template <class Policy, bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
+void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, workspace ws,
+                 cudaStream_t stream) {
+  if (n == 0) return;
+  using vt = vector_traits<In, Policy::vector_bytes>;
+  constexpr std::uint64_t tile = scan_tile_elems<Policy, In>();
+  const std::uint64_t tiles = (n + tile - 1) / tile;
+  constexpr unsigned vout = sizeof(Out) * vt::elems;
+  const bool vector_in = reinterpret_cast<std::uintptr_t>(in) % vt::bytes == 0;
+  const bool vector_out = reinterpret_cast<std::uintptr_t>(out) % (vout <= 16 ? vout : 16) == 0;
+  if (tiles == 1) {  // one block, no look-back, nothing to zero
+    scan_kernel<Policy, Exclusive, HasInit><<<1, Policy::threads, 0, stream>>>(
+        in, out, n, op, init, tile_state<Acc>{}, nullptr, 1, vector_in, vector_out);
+    check_launch(fn);
+    return;
+  }
+  auto* counter = static_cast<unsigned*>(ws.data);
+  const tile_state<Acc> state = tile_state<Acc>::make(static_cast<char*>(ws.data) + 256, tiles);
+  CUPRIM_CUDA_CHECK(cudaMemsetAsync(ws.data, 0, 256 + tile_state<Acc>::zero_bytes(tiles), stream));
+  scan_kernel<Policy, Exclusive, HasInit><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
+      in, out, n, op, init, state, counter, tiles, vector_in, vector_out);
+  check_launch(fn);
+}
+
+template <class Policy, class In>
+using scan_policy_or_default = std::conditional_t<std::is_void_v<Policy>, typename scan_default_policy<In>::type, Policy>;
+
+}  // namespace detail
+
+/// Bytes of workspace the explicit-workspace scans need for n elements of In scanned into Out. Monotonic in n;
+/// 0 when the input fits one tile.
+template <class In, class Out = In, class Policy = void>
+std::size_t scan_workspace_bytes(std::int64_t n) {
+  return detail::scan_workspace_bytes_for<detail::scan_policy_or_default<Policy, In>, In, accumulator_t<Out>>(n);
+}
+
+/// out[i] = in[0] ⊕ ... ⊕ in[i], in the caller's workspace.
+template <class Policy = void, class In, class Out, class Op>
+void inclusive_scan(const In* in, Out* out, std::int64_t n, Op op, workspace ws, cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::inclusive_scan";
+  using Acc = accumulator_t<Out>;
+  using P = detail::scan_policy_or_default<Policy, In>;
+  detail::validate_scan(fn, in, out, n);
+  const std::size_t need = detail::scan_workspace_bytes_for<P, In, Acc>(n);
+  if (ws.bytes < need) detail::throw_invalid(fn, "workspace", "smaller than scan_workspace_bytes(n)");
+  if (need && ws.data == nullptr) detail::throw_invalid(fn, "workspace", "data must not be null");
+  detail::check_no_pending_error(fn);
+  detail::scan_launch<P, false, false>(fn, in, out, std::uint64_t(n), op, Acc{}, ws, stream);
+}
+
+/// out[i] = in[0] ⊕ ... ⊕ in[i]; workspace from the current memory resource.
+template <class Policy = void, class In, class Out, class Op>
+void inclusive_scan(const In* in, Out* out, std::int64_t n, Op op, cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::inclusive_scan";
+  using P = detail::scan_policy_or_default<Policy, In>;
+  detail::validate_scan(fn, in, out, n);
+  detail::check_no_pending_error(fn);
+  detail::scratch ws(detail::scan_workspace_bytes_for<P, In, accumulator_t<Out>>(n), stream);
+  inclusive_scan<P>(in, out, n, op, ws.get(), stream);
+}
+
+/// out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i-1] (out[0] = init), in the caller's workspace.
+template <class Policy = void, class In, class Out, class Op, class Init>
+void exclusive_scan(const In* in, Out* out, std::int64_t n, Op op, Init init, workspace ws, cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::exclusive_scan";
+  using Acc = accumulator_t<Out>;
+  using P = detail::scan_policy_or_default<Policy, In>;
+  detail::validate_scan(fn, in, out, n);
+  const std::size_t need = detail::scan_workspace_bytes_for<P, In, Acc>(n);
+  if (ws.bytes < need) detail::throw_invalid(fn, "workspace", "smaller than scan_workspace_bytes(n)");
+  if (need && ws.data == nullptr) detail::throw_invalid(fn, "workspace", "data must not be null");
+  detail::check_no_pending_error(fn);
+  detail::scan_launch<P, true, true>(fn, in, out, std::uint64_t(n), op, detail::convert<Acc>(init), ws, stream);
+}
+
+/// out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i-1] (out[0] = init); workspace from the current memory resource.
+template <class Policy = void, class In, class Out, class Op, class Init>
+void exclusive_scan(const In* in, Out* out, std::int64_t n, Op op, Init init, cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::exclusive_scan";
+  using P = detail::scan_policy_or_default<Policy, In>;
+  detail::validate_scan(fn, in, out, n);
+  detail::check_no_pending_error(fn);
+  detail::scratch ws(detail::scan_workspace_bytes_for<P, In, accumulator_t<Out>>(n), stream);
+  exclusive_scan<P>(in, out, n, op, init, ws.get(), stream);
+}
+
+/// out[i] = in[0] + ... + in[i].
+template <class In, class Out>
+void inclusive_sum(const In* in, Out* out, std::int64_t n, cudaStream_t stream = 0) {
+  inclusive_scan(in, out, n, plus{}, stream);
+}
+
+/// out[i] = in[0] + ... + in[i-1] (out[0] = 0).
+template <class In, class Out>
+void exclusive_sum(const In* in, Out* out, std::int64_t n, cudaStream_t stream = 0) {
+  exclusive_scan(in, out, n, plus{}, detail::convert<accumulator_t<Out>>(0), stream);
+}
+
+}  // namespace cuprim
