@@ -12,8 +12,11 @@
 #include <cuprim/core/functional.cuh>
 #include <cuprim/core/memory.hpp>
 #include <cuprim/warp/reduce.cuh>
+#include <cuprim/warp/scan.cuh>
 #include <cuprim/warp/shuffle.cuh>
 #include <cuprim/warp/vote.cuh>
 #include <cuprim/block/reduce.cuh>
+#include <cuprim/block/scan.cuh>
 #include <cuprim/device/reduce.cuh>
 #include <cuprim/device/reduce_ladder.cuh>
+#include <cuprim/device/scan.cuh>
