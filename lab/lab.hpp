@@ -184,9 +184,13 @@ std::vector<std::string> notes_for(const std::vector<const case_def*>& selected)
 /// The families. Each lives in lab/<family>.cu.
 void register_reduce();
 void register_reduce_policy();
+void register_scan();
+void register_scan_kernels();
 inline void register_all() {
   register_reduce();
   register_reduce_policy();
+  register_scan();
+  register_scan_kernels();
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -20,3 +20,4 @@
 #include <cuprim/device/reduce.cuh>
 #include <cuprim/device/reduce_ladder.cuh>
 #include <cuprim/device/scan.cuh>
+#include <cuprim/device/scan_ladder.cuh>

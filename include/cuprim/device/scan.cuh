@@ -54,6 +54,8 @@ std::size_t scan_workspace_bytes_for(std::int64_t n) {
 template <class In, class Out>
 void validate_scan(const char* fn, const In* in, Out* out, std::int64_t n) {
   if (n < 0) throw_invalid(fn, "n", "must be non-negative");
+  // One block per tile and 32-bit tile ids: at least 2^31 - 1 tiles of 1024 or more elements fit.
+  if (std::uint64_t(n) / 1024 >= (std::uint64_t(1) << 31) - 1) throw_invalid(fn, "n", "must be below 2^41");
   if (n > 0 && in == nullptr) throw_invalid(fn, "in", "must not be null when n > 0");
   if (n > 0 && out == nullptr) throw_invalid(fn, "out", "must not be null when n > 0");
   const bool same = static_cast<const void*>(in) == static_cast<const void*>(out) && sizeof(In) == sizeof(Out);

@@ -13,7 +13,7 @@
 // and the ballot scan of a predicate:
 //   int ballot_exclusive_scan(pred, total)            lanes below with pred set (__ballot_sync + __popc)
 //   int ballot_exclusive_scan_bfi(pred, total)        the same with the seed's `bfi` inline-PTX lane mask
-//   int compact(value, pred, smem, out)               warp compaction: lanes with pred, in order
+//   int compact(value, pred, out)                     warp compaction: lanes with pred, in order
 //
 // `op` must be associative; it need not be commutative (the earlier value is always the left operand).
 #pragma once
