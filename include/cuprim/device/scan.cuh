@@ -54,8 +54,6 @@ std::size_t scan_workspace_bytes_for(std::int64_t n) {
 template <class In, class Out>
 void validate_scan(const char* fn, const In* in, Out* out, std::int64_t n) {
   if (n < 0) throw_invalid(fn, "n", "must be non-negative");
-  // One block per tile and 32-bit tile ids: at least 2^31 - 1 tiles of 1024 or more elements fit.
-  if (std::uint64_t(n) / 1024 >= (std::uint64_t(1) << 31) - 1) throw_invalid(fn, "n", "must be below 2^41");
   if (n > 0 && in == nullptr) throw_invalid(fn, "in", "must not be null when n > 0");
   if (n > 0 && out == nullptr) throw_invalid(fn, "out", "must not be null when n > 0");
   const bool same = static_cast<const void*>(in) == static_cast<const void*>(out) && sizeof(In) == sizeof(Out);
@@ -70,6 +68,8 @@ void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op,
   using vt = vector_traits<In, Policy::vector_bytes>;
   constexpr std::uint64_t tile = scan_tile_elems<Policy, In>();
   const std::uint64_t tiles = (n + tile - 1) / tile;
+  // One block per tile, 32-bit tile ids (2^41 elements with the default 4-byte policy): checked before anything runs.
+  if (tiles > 0x7fffffffu) throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
   constexpr unsigned vout = sizeof(Out) * vt::elems;
   const bool vector_in = reinterpret_cast<std::uintptr_t>(in) % vt::bytes == 0;
   const bool vector_out = reinterpret_cast<std::uintptr_t>(out) % (vout <= 16 ? vout : 16) == 0;
