@@ -69,6 +69,7 @@ inline bool ranges_overlap(const void* a, std::size_t a_bytes, const void* b, st
 template <class In, class Out>
 void validate_reduce(const char* fn, const In* in, Out* out, std::int64_t n) {
   if (n < 0) throw_invalid(fn, "n", "must be non-negative");
+  if (std::uint64_t(n) > SIZE_MAX / sizeof(In)) throw_invalid(fn, "n", "is larger than the address space");
   if (n > 0 && in == nullptr) throw_invalid(fn, "in", "must not be null when n > 0");
   if (out == nullptr) throw_invalid(fn, "out", "must not be null");
   if (ranges_overlap(in, std::size_t(n) * sizeof(In), out, sizeof(Out)))
@@ -90,7 +91,7 @@ void reduce_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op o
   using vt = vector_traits<In, Policy::vector_bytes>;
   const std::uint64_t head = vt::vectorized ? misaligned_head(in, n, Policy::vector_bytes) : 0;
   Acc* partials = static_cast<Acc*>(ws.data);
-  reduce_kernel<Policy, reduce_finish::partials_only><<<grid, Policy::threads, 0, stream>>>(
+  reduce_kernel<Policy, reduce_finish::partials_only, true><<<grid, Policy::threads, 0, stream>>>(
       in, n, head, out, init, op, f, partials, nullptr);
   check_launch(fn);
   if (grid == 1) return;  // one block wrote *out itself
@@ -106,7 +107,7 @@ void reduce_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op o
   config.numAttrs = 1;
   const Acc* partials_in = partials;
   CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&config,
-                                       reduce_kernel<final_policy, reduce_finish::partials_only, Acc, Acc, Out, Op, identity>,
+                                       reduce_kernel<final_policy, reduce_finish::partials_only, false, Acc, Acc, Out, Op, identity>,
                                        partials_in, std::uint64_t(grid), std::uint64_t(0), out, init, op, identity{},
                                        static_cast<Acc*>(nullptr), static_cast<unsigned*>(nullptr)));
 }
@@ -120,7 +121,7 @@ void reduce_single_pass_launch(const char* fn, const In* in, Out* out, std::uint
   using vt = vector_traits<In, Policy::vector_bytes>;
   const std::uint64_t head = vt::vectorized ? misaligned_head(in, n, Policy::vector_bytes) : 0;
   if (grid > 1) CUPRIM_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream));
-  reduce_kernel<Policy, reduce_finish::single_pass><<<grid, Policy::threads, 0, stream>>>(
+  reduce_kernel<Policy, reduce_finish::single_pass, true><<<grid, Policy::threads, 0, stream>>>(
       in, n, head, out, init, op, identity{}, partials, ticket);
   check_launch(fn);
 }
@@ -144,79 +145,92 @@ std::size_t reduce_workspace_bytes(std::int64_t n) {
   return detail::align_up(detail::reduce_max_partials(std::uint64_t(n)) * sizeof(acc_t));
 }
 
+namespace detail {
+/// Every reduction entry point ends here; `fn` names the caller's entry point in errors.
+template <class Policy, class In, class Out, class Transform, class Op, class Init>
+void transform_reduce_impl(const char* fn, const In* in, Out* out, std::int64_t n, Transform transform, Op op,
+                           Init init, const workspace* ws, cudaStream_t stream) {
+  using Acc = accumulator_t<Init>;
+  using P = std::conditional_t<std::is_void_v<Policy>, typename reduce_default_policy<In>::type, Policy>;
+  validate_reduce(fn, in, out, n);
+  const std::size_t need = reduce_workspace_bytes<Acc>(n);
+  if (ws) {
+    if (ws->bytes < need) throw_invalid(fn, "workspace", "smaller than reduce_workspace_bytes(n)");
+    if (need && ws->data == nullptr) throw_invalid(fn, "workspace", "data must not be null");
+  }
+  check_no_pending_error(fn);
+  if (ws) {
+    reduce_launch<P>(fn, in, out, std::uint64_t(n), op, convert<Acc>(init), transform, *ws, stream);
+  } else {
+    scratch own(need, stream);
+    reduce_launch<P>(fn, in, out, std::uint64_t(n), op, convert<Acc>(init), transform, own.get(), stream);
+  }
+}
+}  // namespace detail
+
 /// *out = init ⊕ transform(in[0]) ⊕ ... ⊕ transform(in[n-1]), in the caller's workspace.
 template <class Policy = void, class In, class Out, class Transform, class Op, class Init>
 void transform_reduce(const In* in, Out* out, std::int64_t n, Transform transform, Op op, Init init, workspace ws,
                       cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::transform_reduce";
-  using Acc = accumulator_t<Init>;
-  using P = std::conditional_t<std::is_void_v<Policy>, typename reduce_default_policy<In>::type, Policy>;
-  detail::validate_reduce(fn, in, out, n);
-  const std::size_t need = reduce_workspace_bytes<Acc>(n);
-  if (ws.bytes < need) detail::throw_invalid(fn, "workspace", "smaller than reduce_workspace_bytes(n)");
-  if (need && ws.data == nullptr) detail::throw_invalid(fn, "workspace", "data must not be null");
-  detail::check_no_pending_error(fn);
-  detail::reduce_launch<P>(fn, in, out, std::uint64_t(n), op, detail::convert<Acc>(init), transform, ws, stream);
+  detail::transform_reduce_impl<Policy>("cuprim::transform_reduce", in, out, n, transform, op, init, &ws, stream);
 }
 
 /// *out = init ⊕ transform(in[0]) ⊕ ... ⊕ transform(in[n-1]); workspace from the current memory resource.
 template <class Policy = void, class In, class Out, class Transform, class Op, class Init>
 void transform_reduce(const In* in, Out* out, std::int64_t n, Transform transform, Op op, Init init,
                       cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::transform_reduce";
-  using Acc = accumulator_t<Init>;
-  detail::validate_reduce(fn, in, out, n);
-  detail::check_no_pending_error(fn);
-  detail::scratch ws(reduce_workspace_bytes<Acc>(n), stream);
-  transform_reduce<Policy>(in, out, n, transform, op, init, ws.get(), stream);
+  detail::transform_reduce_impl<Policy>("cuprim::transform_reduce", in, out, n, transform, op, init, nullptr, stream);
 }
 
 /// *out = init ⊕ in[0] ⊕ ... ⊕ in[n-1], in the caller's workspace (see reduce_workspace_bytes).
 template <class Policy = void, class In, class Out, class Op, class Init>
 void reduce(const In* in, Out* out, std::int64_t n, Op op, Init init, workspace ws, cudaStream_t stream = 0) {
-  transform_reduce<Policy>(in, out, n, identity{}, op, init, ws, stream);
+  detail::transform_reduce_impl<Policy>("cuprim::reduce", in, out, n, identity{}, op, init, &ws, stream);
 }
 
 /// *out = init ⊕ in[0] ⊕ ... ⊕ in[n-1]; workspace from the current memory resource.
 template <class Policy = void, class In, class Out, class Op, class Init>
 void reduce(const In* in, Out* out, std::int64_t n, Op op, Init init, cudaStream_t stream = 0) {
-  transform_reduce<Policy>(in, out, n, identity{}, op, init, stream);
+  detail::transform_reduce_impl<Policy>("cuprim::reduce", in, out, n, identity{}, op, init, nullptr, stream);
 }
 
 /// *out = Σ in[i], accumulated in *out's type (float for 16-bit floats).
 template <class In, class Out>
 void sum(const In* in, Out* out, std::int64_t n, cudaStream_t stream = 0) {
-  reduce(in, out, n, plus{}, detail::convert<Out>(0), stream);
+  detail::transform_reduce_impl<void>("cuprim::sum", in, out, n, identity{}, plus{}, detail::convert<Out>(0), nullptr,
+                                      stream);
 }
 
 /// *out = the smallest element, or the type's highest value (+inf for floats) when n = 0.
 template <class T>
 void min(const T* in, T* out, std::int64_t n, cudaStream_t stream = 0) {
-  reduce(in, out, n, minimum{}, numeric_traits<T>::highest(), stream);
+  detail::transform_reduce_impl<void>("cuprim::min", in, out, n, identity{}, minimum{}, numeric_traits<T>::highest(),
+                                      nullptr, stream);
 }
 
 /// *out = the largest element, or the type's lowest value (-inf for floats) when n = 0.
 template <class T>
 void max(const T* in, T* out, std::int64_t n, cudaStream_t stream = 0) {
-  reduce(in, out, n, maximum{}, numeric_traits<T>::lowest(), stream);
+  detail::transform_reduce_impl<void>("cuprim::max", in, out, n, identity{}, maximum{}, numeric_traits<T>::lowest(),
+                                      nullptr, stream);
 }
 
 /// *out = (smallest value, lowest index where it occurs). A NaN counts as smaller than every number (the first
 /// NaN is reported). For n = 0, *out = (numeric_traits<T>::highest(), -1).
 template <class T>
 void argmin(const T* in, arg_result<T>* out, std::int64_t n, cudaStream_t stream = 0) {
-  detail::validate_reduce("cuprim::argmin", in, out, n);
-  transform_reduce(in, out, n, detail::arg_transform<T, T>{}, detail::arg_op<false>{},
-                   arg_result<T>{numeric_traits<T>::highest(), -1}, stream);
+  detail::transform_reduce_impl<void>("cuprim::argmin", in, out, n, detail::arg_transform<T, T>{},
+                                      detail::arg_op<false>{}, arg_result<T>{numeric_traits<T>::highest(), -1},
+                                      nullptr, stream);
 }
 
 /// *out = (largest value, lowest index where it occurs). A NaN counts as larger than every number (the first
 /// NaN is reported). For n = 0, *out = (numeric_traits<T>::lowest(), -1).
 template <class T>
 void argmax(const T* in, arg_result<T>* out, std::int64_t n, cudaStream_t stream = 0) {
-  detail::validate_reduce("cuprim::argmax", in, out, n);
-  transform_reduce(in, out, n, detail::arg_transform<T, T>{}, detail::arg_op<true>{},
-                   arg_result<T>{numeric_traits<T>::lowest(), -1}, stream);
+  detail::transform_reduce_impl<void>("cuprim::argmax", in, out, n, detail::arg_transform<T, T>{},
+                                      detail::arg_op<true>{}, arg_result<T>{numeric_traits<T>::lowest(), -1},
+                                      nullptr, stream);
 }
 
 /// Returns init ⊕ in[0] ⊕ ... ⊕ in[n-1] to the host, in the accumulator type. Synchronises `stream`.

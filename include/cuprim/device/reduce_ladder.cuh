@@ -153,11 +153,11 @@ void reduce_ladder(reduce_variant variant, const In* in, Out* out, std::int64_t 
     const unsigned grid = detail::reduce_grid<P>(in, un);
     using vt = detail::vector_traits<In, P::vector_bytes>;
     const std::uint64_t head = vt::vectorized ? detail::misaligned_head(in, un, P::vector_bytes) : 0;
-    detail::reduce_kernel<P, detail::reduce_finish::partials_only>
+    detail::reduce_kernel<P, detail::reduce_finish::partials_only, true>
         <<<grid, P::threads, 0, stream>>>(in, un, head, out, acc_init, op, identity{}, a, nullptr);
     detail::check_launch(fn);
     if (grid > 1) {
-      detail::reduce_kernel<PA, detail::reduce_finish::partials_only>
+      detail::reduce_kernel<PA, detail::reduce_finish::partials_only, false>
           <<<1, PA::threads, 0, stream>>>(a, std::uint64_t(grid), 0, out, acc_init, op, identity{}, b, nullptr);
       detail::check_launch(fn);
     }

@@ -24,13 +24,15 @@ struct vector_traits {
   static constexpr int bytes = vectorized ? VectorBytes : static_cast<int>(sizeof(T));
 };
 
-/// Loads `elems` consecutive values from p (aligned to the vector size when vectorized) through the
-/// read-only path.
-template <class T, int VectorBytes>
+/// Loads `elems` consecutive values from p (aligned to the vector size when vectorized), through the
+/// read-only path when ReadOnly (the data must not change while the kernel runs).
+template <class T, int VectorBytes, bool ReadOnly = true>
 __device__ __forceinline__ void load_vector(const T* p, T (&out)[vector_traits<T, VectorBytes>::elems]) {
   if constexpr (vector_traits<T, VectorBytes>::vectorized) {
     using raw = typename raw_vector<VectorBytes>::type;
-    raw r = __ldg(reinterpret_cast<const raw*>(p));
+    raw r;
+    if constexpr (ReadOnly) r = __ldg(reinterpret_cast<const raw*>(p));
+    else r = *reinterpret_cast<const raw*>(p);
     std::memcpy(out, &r, VectorBytes);
   } else {
     out[0] = *p;

@@ -40,9 +40,12 @@ __device__ __forceinline__ Acc feed(const F& f, const In& x, std::uint64_t i) {
 /// or only store it (the first pass of a two-pass reduction).
 enum class reduce_finish { single_pass, partials_only };
 
-template <class Policy, reduce_finish Finish, class In, class Acc, class Out, class Op, class F>
+/// ReadOnly: the input does not change while the kernel runs, so it may be read through the read-only cache.
+/// The final pass over partials is a dependent launch that starts while the first grid still writes them:
+/// it is instantiated with ReadOnly = false and reads them with ordinary coherent loads.
+template <class Policy, reduce_finish Finish, bool ReadOnly, class In, class Acc, class Out, class Op, class F>
 __global__ void __launch_bounds__(Policy::threads)
-reduce_kernel(const In* __restrict__ in, std::uint64_t n, std::uint64_t head, Out* out, Acc init, Op op, F f,
+reduce_kernel(const In* in, std::uint64_t n, std::uint64_t head, Out* out, Acc init, Op op, F f,
               Acc* partials, unsigned* ticket) {
   using vt = vector_traits<In, Policy::vector_bytes>;
   using reducer = block::reducer<Acc, Policy::threads>;
@@ -72,7 +75,7 @@ reduce_kernel(const In* __restrict__ in, std::uint64_t n, std::uint64_t head, Ou
       In v[U][V];
       const In* base = body + t * tile_elems;
 #pragma unroll
-      for (int k = 0; k < U; ++k) load_vector<In, Policy::vector_bytes>(base + (std::uint64_t(k) * TH + tid) * V, v[k]);
+      for (int k = 0; k < U; ++k) load_vector<In, Policy::vector_bytes, ReadOnly>(base + (std::uint64_t(k) * TH + tid) * V, v[k]);
 #pragma unroll
       for (int k = 0; k < U; ++k) {
         std::uint64_t i0 = head + t * tile_elems + (std::uint64_t(k) * TH + tid) * V;
@@ -85,7 +88,7 @@ reduce_kernel(const In* __restrict__ in, std::uint64_t n, std::uint64_t head, Ou
       In v[U][V];
       const In* base = body + t * tile_elems;
 #pragma unroll
-      for (int k = 0; k < U; ++k) load_vector<In, Policy::vector_bytes>(base + (std::uint64_t(k) * TH + tid) * V, v[k]);
+      for (int k = 0; k < U; ++k) load_vector<In, Policy::vector_bytes, ReadOnly>(base + (std::uint64_t(k) * TH + tid) * V, v[k]);
 #pragma unroll
       for (int k = 0; k < U; ++k) {
         std::uint64_t i0 = head + t * tile_elems + (std::uint64_t(k) * TH + tid) * V;

@@ -23,8 +23,7 @@ struct reduce_policy {
   static_assert(Threads % 32 == 0 && Threads <= 1024, "threads must be a multiple of 32, at most 1024");
   static_assert(VectorBytes == 4 || VectorBytes == 8 || VectorBytes == 16, "vector_bytes must be 4, 8 or 16");
   static_assert(Unroll >= 1 && Unroll <= 16, "unroll must be in [1, 16]");
-  // The workspace holds 8 partials per SM, and the final pass must see them as one sub-tile input (it then reads
-  // them with coherent scalar loads, never the read-only vector path).
+  // The workspace holds 8 partials per SM; the final pass reads them with coherent loads.
   static_assert(BlocksPerSm >= 1 && BlocksPerSm <= 8, "blocks_per_sm must be in [1, 8]");
 };
 
