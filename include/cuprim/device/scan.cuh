@@ -16,8 +16,10 @@
 //
 // One pass: each element is read once and written once (single-pass scan with decoupled look-back); the tile
 // ids come from an atomic counter, so progress never depends on block scheduling order. Inputs of one tile take
-// a single block. Floating-point results are bitwise identical from run to run on the same GPU (the order of
-// operations depends only on n, the policy and the input's alignment).
+// a single block. Floating-point results are bitwise identical from run to run on the same GPU: every tile's
+// published prefix is the left fold P(t) = P(t-1) ⊕ A(t), and the look-back folds left to right from whatever
+// prefix it meets, which gives that same value whichever it meets (the order of operations depends only on n,
+// the policy and the input's alignment).
 //
 // Errors. cuprim::invalid_argument before anything runs: n < 0, null pointers with n > 0, partial overlap of
 // in and out, a workspace too small. cuprim::cuda_error for failed launches or an error already pending.
@@ -51,9 +53,19 @@ std::size_t scan_workspace_bytes_for(std::int64_t n) {
   return 256 + align_up(tile_state<Acc>::bytes(tiles));
 }
 
+/// One block per tile and 32-bit tile ids (2^41 elements with the default 4-byte policy): every entry point checks
+/// this before it allocates or launches anything.
+template <class Policy, class In>
+void check_scan_tiles(const char* fn, std::int64_t n) {
+  if (n > 0 && (std::uint64_t(n) - 1) / scan_tile_elems<Policy, In>() >= 0x7fffffffu)
+    throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
+}
+
 template <class In, class Out>
 void validate_scan(const char* fn, const In* in, Out* out, std::int64_t n) {
   if (n < 0) throw_invalid(fn, "n", "must be non-negative");
+  if (std::uint64_t(n) > SIZE_MAX / (sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out)))
+    throw_invalid(fn, "n", "is larger than the address space");
   if (n > 0 && in == nullptr) throw_invalid(fn, "in", "must not be null when n > 0");
   if (n > 0 && out == nullptr) throw_invalid(fn, "out", "must not be null when n > 0");
   const bool same = static_cast<const void*>(in) == static_cast<const void*>(out) && sizeof(In) == sizeof(Out);
@@ -68,8 +80,6 @@ void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op,
   using vt = vector_traits<In, Policy::vector_bytes>;
   constexpr std::uint64_t tile = scan_tile_elems<Policy, In>();
   const std::uint64_t tiles = (n + tile - 1) / tile;
-  // One block per tile, 32-bit tile ids (2^41 elements with the default 4-byte policy): checked before anything runs.
-  if (tiles > 0x7fffffffu) throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
   constexpr unsigned vout = sizeof(Out) * vt::elems;
   const bool vector_in = reinterpret_cast<std::uintptr_t>(in) % vt::bytes == 0;
   const bool vector_out = reinterpret_cast<std::uintptr_t>(out) % (vout <= 16 ? vout : 16) == 0;
@@ -106,6 +116,7 @@ void inclusive_scan(const In* in, Out* out, std::int64_t n, Op op, workspace ws,
   using Acc = accumulator_t<Out>;
   using P = detail::scan_policy_or_default<Policy, In>;
   detail::validate_scan(fn, in, out, n);
+  detail::check_scan_tiles<P, In>(fn, n);
   const std::size_t need = detail::scan_workspace_bytes_for<P, In, Acc>(n);
   if (ws.bytes < need) detail::throw_invalid(fn, "workspace", "smaller than scan_workspace_bytes(n)");
   if (need && ws.data == nullptr) detail::throw_invalid(fn, "workspace", "data must not be null");
@@ -119,6 +130,7 @@ void inclusive_scan(const In* in, Out* out, std::int64_t n, Op op, cudaStream_t 
   constexpr const char* fn = "cuprim::inclusive_scan";
   using P = detail::scan_policy_or_default<Policy, In>;
   detail::validate_scan(fn, in, out, n);
+  detail::check_scan_tiles<P, In>(fn, n);
   detail::check_no_pending_error(fn);
   detail::scratch ws(detail::scan_workspace_bytes_for<P, In, accumulator_t<Out>>(n), stream);
   inclusive_scan<P>(in, out, n, op, ws.get(), stream);
@@ -131,6 +143,7 @@ void exclusive_scan(const In* in, Out* out, std::int64_t n, Op op, Init init, wo
   using Acc = accumulator_t<Out>;
   using P = detail::scan_policy_or_default<Policy, In>;
   detail::validate_scan(fn, in, out, n);
+  detail::check_scan_tiles<P, In>(fn, n);
   const std::size_t need = detail::scan_workspace_bytes_for<P, In, Acc>(n);
   if (ws.bytes < need) detail::throw_invalid(fn, "workspace", "smaller than scan_workspace_bytes(n)");
   if (need && ws.data == nullptr) detail::throw_invalid(fn, "workspace", "data must not be null");
@@ -144,6 +157,7 @@ void exclusive_scan(const In* in, Out* out, std::int64_t n, Op op, Init init, cu
   constexpr const char* fn = "cuprim::exclusive_scan";
   using P = detail::scan_policy_or_default<Policy, In>;
   detail::validate_scan(fn, in, out, n);
+  detail::check_scan_tiles<P, In>(fn, n);
   detail::check_no_pending_error(fn);
   detail::scratch ws(detail::scan_workspace_bytes_for<P, In, accumulator_t<Out>>(n), stream);
   exclusive_scan<P>(in, out, n, op, init, ws.get(), stream);

@@ -13,12 +13,14 @@
 #pragma once
 
 #include <cuprim/core/functional.cuh>
+#include <cuprim/core/memory.hpp>
 #include <cuprim/device/detail/load.cuh>
 #include <cuprim/warp/reduce.cuh>
 #include <cuprim/warp/scan.cuh>
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace cuprim::detail {
 
@@ -97,12 +99,136 @@ __device__ __forceinline__ maybe<T> combine(const maybe<T>& a, const maybe<T>& b
   return {op(a.value, b.value), true};
 }
 
-/// Decoupled look-back, run by one whole warp: the op-combination of every tile before `tile`, in order.
+/// Folds one window of 32 × R tiles (lane 0's tiles first, lane l holding R consecutive ones) into `running`,
+/// strictly left to right from position (lane, r) = (from_lane, from_r) on. Called by the whole warp; the
+/// loop runs only over the tiles after the window's nearest published prefix.
+template <int R, class T, class Op>
+__device__ __forceinline__ T fold_window(T running, const T (&v)[R], int from_lane, int from_r, Op op) {
+  for (int k = from_lane; k < warp::size; ++k) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const T x = warp::shfl(v[r], k);
+      if (k > from_lane || r >= from_r) running = op(running, x);
+    }
+  }
+  return running;
+}
+
+/// Reads one window of tiles [window_end - 32R, window_end) and waits until every tile above the nearest
+/// published prefix is valid. Returns the lane holding that prefix (-1 if none) and, in `prefix_r`, its slot.
+template <int R, unsigned PollWaitNs, class T>
+__device__ __forceinline__ int read_window(const tile_state<T>& state, std::int64_t window_end, T (&v)[R],
+                                           int& prefix_r) {
+  const int lane = warp::lane_id();
+  const std::int64_t base = window_end - std::int64_t(warp::size) * R + std::int64_t(lane) * R;
+  unsigned st[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    st[r] = tile_invalid;
+    v[r] = T{};
+    if (base + r >= 0) st[r] = state.read(static_cast<std::uint64_t>(base + r), v[r]);
+  }
+  while (true) {
+    int lane_p = -1;
+    bool lane_ready = true;
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (base + r >= 0 && st[r] == tile_prefix) lane_p = r;
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (base + r >= 0 && r > lane_p && st[r] == tile_invalid) lane_ready = false;
+    const unsigned not_ready = __ballot_sync(warp::full_mask, !lane_ready);
+    const unsigned prefix_lanes = __ballot_sync(warp::full_mask, lane_p >= 0);
+    const unsigned above = prefix_lanes ? ~((1u << (31 - __clz(prefix_lanes))) - 1u) : 0xffffffffu;
+    if ((not_ready & above) == 0) {
+      if (!prefix_lanes) return -1;
+      const int p_lane = 31 - __clz(prefix_lanes);
+      prefix_r = warp::shfl(lane_p, p_lane);
+      return p_lane;
+    }
+    if constexpr (PollWaitNs > 0) __nanosleep(PollWaitNs);
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (base + r >= 0 && st[r] == tile_invalid) st[r] = state.read(static_cast<std::uint64_t>(base + r), v[r]);
+  }
+}
+
+/// Decoupled look-back, run by one whole warp: the left fold of every tile before `tile`.
+///
+/// Every tile publishes P(t) = P(t-1) ⊕ A(t). Windows of 32 × R predecessors are read nearest first until one
+/// holds a published prefix P(j); the result is then folded strictly left to right from P(j): P(j) ⊕ A(j+1) ⊕ ...
+/// ⊕ A(t-1), evaluated as ((P(j) ⊕ A(j+1)) ⊕ ...). Since P(j) is itself that left fold, the value is the same
+/// whichever prefix the walk met first, so floating-point scans are bitwise reproducible despite the timing-
+/// dependent walk. The first `Kept` windows stay in registers; a longer walk re-reads the windows in between
+/// (all valid by then).
+template <int R, unsigned FirstWaitNs, unsigned PollWaitNs, class T, class Op>
+__device__ __forceinline__ T look_back_ordered(const tile_state<T>& state, std::uint64_t tile, Op op) {
+  constexpr int Kept = 2;
+  constexpr std::int64_t span = std::int64_t(warp::size) * R;
+  if constexpr (FirstWaitNs > 0) __nanosleep(FirstWaitNs);
+  T v[Kept][R];
+  int found = -1, p_lane = -1, p_r = 0;
+#pragma unroll
+  for (int w = 0; w < Kept; ++w) {
+    if (found < 0) {
+      p_lane = read_window<R, PollWaitNs>(state, static_cast<std::int64_t>(tile) - w * span, v[w], p_r);
+      if (p_lane >= 0) found = w;
+    }
+  }
+  T running{};
+  if (found >= 0) {
+#pragma unroll
+    for (int w = Kept - 1; w >= 0; --w) {
+      if (w == found) {
+        T pr = v[w][0];
+#pragma unroll
+        for (int r = 1; r < R; ++r)
+          if (r == p_r) pr = v[w][r];
+        running = fold_window<R>(warp::shfl(pr, p_lane), v[w], p_lane, p_r + 1, op);
+      } else if (w < found) {
+        running = fold_window<R>(running, v[w], 0, 0, op);
+      }
+    }
+    return running;
+  }
+  // Long walk: further windows back until one holds a prefix, then fold forward, re-reading each window up to
+  // the kept ones, then the kept ones.
+  std::int64_t end = static_cast<std::int64_t>(tile) - Kept * span;
+  T tv[R];
+  while ((p_lane = read_window<R, PollWaitNs>(state, end, tv, p_r)) < 0) end -= span;
+  {
+    T pr = tv[0];
+#pragma unroll
+    for (int r = 1; r < R; ++r)
+      if (r == p_r) pr = tv[r];
+    running = fold_window<R>(warp::shfl(pr, p_lane), tv, p_lane, p_r + 1, op);
+  }
+  for (end += span; end <= static_cast<std::int64_t>(tile) - Kept * span; end += span) {
+    // All valid by now. A tile that has published its prefix since the walk passed it no longer shows its
+    // aggregate, but its prefix is the same left fold: restart from it.
+    if ((p_lane = read_window<R, PollWaitNs>(state, end, tv, p_r)) >= 0) {
+      T pr = tv[0];
+#pragma unroll
+      for (int r = 1; r < R; ++r)
+        if (r == p_r) pr = tv[r];
+      running = fold_window<R>(warp::shfl(pr, p_lane), tv, p_lane, p_r + 1, op);
+    } else {
+      running = fold_window<R>(running, tv, 0, 0, op);
+    }
+  }
+#pragma unroll
+  for (int w = Kept - 1; w >= 0; --w) running = fold_window<R>(running, v[w], 0, 0, op);
+  return running;
+}
+
+/// Decoupled look-back for exact (integral) types, run by one whole warp: the op-combination of every tile
+/// before `tile`, in order. Windows are combined as trees, so the association depends on which prefix the walk
+/// meets first; for integers every association gives the same bits.
 /// Each round trip reads a window of 32 × R predecessors (lane l holds R consecutive tiles, lane 31 the nearest);
 /// it waits only for tiles above the nearest published inclusive prefix, combines from there, and moves the
 /// window back while no prefix has been seen.
 template <int R, unsigned FirstWaitNs, unsigned PollWaitNs, class T, class Op>
-__device__ __forceinline__ T look_back(const tile_state<T>& state, std::uint64_t tile, Op op) {
+__device__ __forceinline__ T look_back_tree(const tile_state<T>& state, std::uint64_t tile, Op op) {
   const int lane = warp::lane_id();
   if constexpr (FirstWaitNs > 0) __nanosleep(FirstWaitNs);
   maybe<T> running{T{}, false};
@@ -155,6 +281,19 @@ __device__ __forceinline__ T look_back(const tile_state<T>& state, std::uint64_t
     window_end -= std::int64_t(warp::size) * R;
   }
   return running.value;
+}
+
+/// Whether every association of the operator gives the same bits for T (integers; internal count types
+/// specialise it). Such types may take the faster tree look-back.
+template <class T>
+struct exact_combine : std::is_integral<T> {};
+
+/// The look-back: exact types combine windows as trees (fastest; any association gives the same bits), every
+/// other type folds strictly left to right so that results are bitwise reproducible.
+template <int R, unsigned FirstWaitNs, unsigned PollWaitNs, class T, class Op>
+__device__ __forceinline__ T look_back(const tile_state<T>& state, std::uint64_t tile, Op op) {
+  if constexpr (exact_combine<T>::value) return look_back_tree<R, FirstWaitNs, PollWaitNs>(state, tile, op);
+  else return look_back_ordered<R, FirstWaitNs, PollWaitNs>(state, tile, op);
 }
 
 template <class T, int Bytes>
@@ -277,6 +416,7 @@ scan_kernel(const In* in, Out* out, std::uint64_t n, Op op, Acc init, tile_state
   const std::uint64_t tile_base = tile * tile_elems;
   const std::uint64_t warp_base = tile_base + std::uint64_t(w) * warp_tile;
   const bool full = tile_base + tile_elems <= n;
+  const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
 
   // Chunk k of this warp is vectors [k*32, k*32+32) of the warp's range; lane l holds vector k*32+l.
   Acc x[K][V];
@@ -284,7 +424,10 @@ scan_kernel(const In* in, Out* out, std::uint64_t n, Op op, Acc init, tile_state
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       In raw[V];
-      load_vector<In, Policy::vector_bytes>(in + warp_base + (std::uint64_t(k) * warp::size + lane) * V, raw);
+      const In* src = in + warp_base + (std::uint64_t(k) * warp::size + lane) * V;
+      // In place, the tile is overwritten while the kernel runs: no read-only cache path then.
+      if (in_place) load_vector<In, Policy::vector_bytes, false>(src, raw);
+      else load_vector<In, Policy::vector_bytes, true>(src, raw);
 #pragma unroll
       for (int e = 0; e < V; ++e) x[k][e] = convert<Acc>(raw[e]);
     }
