@@ -186,11 +186,15 @@ void register_reduce();
 void register_reduce_policy();
 void register_scan();
 void register_scan_kernels();
+void register_select();
+void register_segmented();
 inline void register_all() {
   register_reduce();
   register_reduce_policy();
   register_scan();
   register_scan_kernels();
+  register_select();
+  register_segmented();
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -21,3 +21,6 @@
 #include <cuprim/device/reduce_ladder.cuh>
 #include <cuprim/device/scan.cuh>
 #include <cuprim/device/scan_ladder.cuh>
+#include <cuprim/device/segmented_reduce.cuh>
+#include <cuprim/device/segmented_scan.cuh>
+#include <cuprim/device/select.cuh>

@@ -38,6 +38,11 @@ struct maximum {
   template <class T>
   CUPRIM_HD T operator()(const T& a, const T& b) const { return a < b ? b : a; }
 };
+/// a == b (the default key equality of the by-key scans, and the default equality of unique and run_length_encode).
+struct equal_to {
+  template <class T>
+  CUPRIM_HD bool operator()(const T& a, const T& b) const { return a == b; }
+};
 /// Returns its argument unchanged (the default transform).
 struct identity {
   template <class T>
