@@ -25,9 +25,13 @@ def table():
     for path in sorted(glob.glob(os.path.join(ROOT, "bench", "results", "*.json"))):
         data = json.load(open(path))
         dev = data.get("device", {})
+        ceiling = data.get('copy_ceiling_gbps')
+        ceiling = f"{ceiling:.0f} GB/s (read + write)" if ceiling else "not recorded"
         lines.append(f"**{dev.get('name', os.path.basename(path))}** (`{os.path.relpath(path, ROOT)}`, commit "
-                     f"`{data.get('commit', '?')}`, {data.get('date', '?')}): device copy ceiling "
-                     f"{(data.get('copy_ceiling_gbps') or 0):.0f} GB/s (read + write).")
+                     f"`{data.get('commit', '?')}`, {data.get('date', '?')}): device copy ceiling {ceiling}.")
+        if data.get('note'):
+            lines.append("")
+            lines.append(f"_{data['note']}_")
         lines.append("")
         lines.append("| op | variant | type | n | time (ms) | GB/s | % copy | baseline | speed-up |")
         lines.append("| --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: |")
