@@ -7,6 +7,7 @@
 #include <cuprim/host/reduce.hpp>
 
 #include "common/test_util.hpp"
+#include "common/pending_error.cuh"
 #include "device/reduce_cases.hpp"
 
 #include <gtest/gtest.h>
@@ -387,31 +388,7 @@ TEST_F(ReduceApi, OutputJustPastTheInputIsAllowed) {
 
 // ---- an error left pending by someone else
 
-__global__ void empty_kernel() {}
-
-/// Leaves a launch-configuration error pending on this thread: a launch of 2048 threads per block, which no
-/// device allows. Such errors are not sticky. Returns the error (cudaErrorInvalidConfiguration on older
-/// runtimes, cudaErrorInvalidValue on CUDA 13).
-cudaError_t make_pending_error() {
-  if (cudaPeekAtLastError() == cudaSuccess) empty_kernel<<<1, 2048>>>();
-  return cudaPeekAtLastError();
-}
-
-template <class F>
-void expect_pre_existing(F&& call, const char* what) {
-  const cudaError_t pending = make_pending_error();
-  ASSERT_NE(pending, cudaSuccess) << "could not set up the pending error";
-  try {
-    call();
-    ADD_FAILURE() << what << ": no exception although an error was pending";
-  } catch (const cuprim::cuda_error& e) {
-    EXPECT_TRUE(e.pre_existing()) << what << ": " << e.what();
-    EXPECT_EQ(e.code(), pending) << what << ": " << e.what();
-    EXPECT_NE(std::string(e.what()).find(cudaGetErrorName(pending)), std::string::npos) << e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << what << ": wrong exception: " << e.what();
-  }
-}
+using cuprim_test::expect_pre_existing;
 
 TEST_F(ReduceApi, PendingErrorIsReportedAsPreExistingAndNothingWritten) {
   CUPRIM_TEST_RNG(r);

@@ -9,6 +9,7 @@
 
 #include "common/scan_types.hpp"
 #include "common/test_util.hpp"
+#include "common/pending_error.cuh"
 #include "device/scan_cases.hpp"
 
 #include <cuda_runtime_api.h>
@@ -480,28 +481,7 @@ TEST_F(ScanApi, HugeCountsAreInvalidArguments) {
 
 // ---- an error left pending by someone else
 
-__global__ void empty_kernel() {}
-
-/// Leaves a launch-configuration error pending on this thread (2048 threads per block: no device allows it).
-cudaError_t make_pending_error() {
-  if (cudaPeekAtLastError() == cudaSuccess) empty_kernel<<<1, 2048>>>();
-  return cudaPeekAtLastError();
-}
-
-template <class F>
-void expect_pre_existing(F&& call, const char* what) {
-  const cudaError_t pending = make_pending_error();
-  ASSERT_NE(pending, cudaSuccess) << "could not set up the pending error";
-  try {
-    call();
-    ADD_FAILURE() << what << ": no exception although an error was pending";
-  } catch (const cuprim::cuda_error& e) {
-    EXPECT_TRUE(e.pre_existing()) << what << ": " << e.what();
-    EXPECT_EQ(e.code(), pending) << what << ": " << e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << what << ": wrong exception: " << e.what();
-  }
-}
+using cuprim_test::expect_pre_existing;
 
 TEST_F(ScanApi, PendingErrorIsReportedAsPreExistingAndNothingWritten) {
   CUPRIM_TEST_RNG(r);

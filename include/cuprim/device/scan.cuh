@@ -29,6 +29,7 @@
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/functional.cuh>
 #include <cuprim/core/memory.hpp>
+#include <cuprim/device/detail/launch.cuh>
 #include <cuprim/device/detail/scan_kernel.cuh>
 #include <cuprim/device/detail/scan_tuning.cuh>
 #include <cuprim/device/reduce.cuh>
@@ -73,9 +74,11 @@ void validate_scan(const char* fn, const In* in, Out* out, std::int64_t n) {
     throw_invalid(fn, "out", "must either equal in (in place) or not overlap [in, in + n)");
 }
 
+/// The one launch path behind every scan (arguments validated, workspace large enough). `waits` overrides the
+/// look-back back-off that scale_waits derives from the policy (for tuning experiments).
 template <class Policy, bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
 void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, workspace ws,
-                 cudaStream_t stream) {
+                 cudaStream_t stream, const lookback_waits* waits = nullptr) {
   if (n == 0) return;
   using vt = vector_traits<In, Policy::vector_bytes>;
   constexpr std::uint64_t tile = scan_tile_elems<Policy, In>();
@@ -85,16 +88,18 @@ void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op,
   const bool vector_out = reinterpret_cast<std::uintptr_t>(out) % (vout <= 16 ? vout : 16) == 0;
   if (tiles == 1) {  // one block, no look-back, nothing to zero
     scan_kernel<Policy, Exclusive, HasInit><<<1, Policy::threads, 0, stream>>>(
-        in, out, n, op, init, tile_state<Acc>{}, nullptr, 1, vector_in, vector_out);
+        in, out, n, op, init, tile_state<Acc>{}, nullptr, 1, vector_in, vector_out, lookback_waits{});
     check_launch(fn);
     return;
   }
   auto* counter = static_cast<unsigned*>(ws.data);
   const tile_state<Acc> state = tile_state<Acc>::make(static_cast<char*>(ws.data) + 256, tiles);
-  CUPRIM_CUDA_CHECK(cudaMemsetAsync(ws.data, 0, 256 + tile_state<Acc>::zero_bytes(tiles), stream));
-  scan_kernel<Policy, Exclusive, HasInit><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
-      in, out, n, op, init, state, counter, tiles, vector_in, vector_out);
-  check_launch(fn);
+  // The zeroing kernel lets the scan's launch overlap it; the scan waits for it before taking a tile id.
+  zero_async(fn, ws.data, 256 + tile_state<Acc>::zero_bytes(tiles), stream);
+  launch_dependent(fn, scan_kernel<Policy, Exclusive, HasInit, In, Out, Acc, Op>, static_cast<unsigned>(tiles),
+                   Policy::threads, stream, in, out, n, op, init, state, counter, tiles, vector_in, vector_out,
+                   waits ? *waits
+                         : scale_waits(Policy::first_wait_ns, Policy::poll_wait_ns, tiles, get_device_info().sm_count));
 }
 
 template <class Policy, class In>

@@ -118,16 +118,16 @@ void segmented_scan_launch(const char* fn, const In* in, Out* out, std::uint64_t
   const pair pinit{init, true};
   if (tiles == 1) {
     segmented_scan_kernel<Policy, Exclusive><<<1, Policy::threads, 0, stream>>>(
-        in, out, n, pop, pinit, heads, tile_state<pair>{}, nullptr, 1, vector_in, vector_out);
+        in, out, n, pop, pinit, heads, tile_state<pair>{}, nullptr, 1, vector_in, vector_out, lookback_waits{});
     check_launch(fn);
     return;
   }
   auto* counter = static_cast<unsigned*>(ws.data);
   const tile_state<pair> state = tile_state<pair>::make(static_cast<char*>(ws.data) + 256, tiles);
-  CUPRIM_CUDA_CHECK(cudaMemsetAsync(ws.data, 0, 256 + tile_state<pair>::zero_bytes(tiles), stream));
-  segmented_scan_kernel<Policy, Exclusive><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
-      in, out, n, pop, pinit, heads, state, counter, tiles, vector_in, vector_out);
-  check_launch(fn);
+  zero_async(fn, ws.data, 256 + tile_state<pair>::zero_bytes(tiles), stream);
+  launch_dependent(fn, segmented_scan_kernel<Policy, Exclusive, In, Out, Acc, Op, Heads>, static_cast<unsigned>(tiles),
+                   Policy::threads, stream, in, out, n, pop, pinit, heads, state, counter, tiles, vector_in, vector_out,
+                   scale_waits(Policy::first_wait_ns, Policy::poll_wait_ns, tiles, get_device_info().sm_count));
 }
 
 template <class Policy, class In, class T>

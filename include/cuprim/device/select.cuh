@@ -133,6 +133,7 @@ void select_launch(const char* fn, select_params<T, F, Fn, Count> p, workspace w
   }
   const std::uint64_t tiles = select_tiles<Policy, T>(p.n);
   p.num_tiles = tiles;
+  p.waits = scale_waits(Policy::first_wait_ns, Policy::poll_wait_ns, tiles, get_device_info().sm_count);
   p.vector_in = reinterpret_cast<std::uintptr_t>(p.in) % shape::vt::bytes == 0;
   if constexpr (Mode == select_mode::flagged) {
     constexpr std::size_t fb = std::size_t(shape::V) * sizeof(F);
@@ -155,11 +156,14 @@ void select_launch(const char* fn, select_params<T, F, Fn, Count> p, workspace w
     select_count_kernel<Policy><<<grid, shape::threads, 0, stream>>>(p, state, total);
     check_launch(fn);
     p.total = total;
+    select_kernel<Policy, Mode><<<static_cast<unsigned>(tiles), shape::threads, 0, stream>>>(p, state);
+    check_launch(fn);
   } else {
-    CUPRIM_CUDA_CHECK(cudaMemsetAsync(ws.data, 0, 256 + tile_state<carry>::zero_bytes(tiles), stream));
+    // The zeroing kernel lets the select's launch overlap it; the kernel waits for it before taking a tile id.
+    zero_async(fn, ws.data, 256 + tile_state<carry>::zero_bytes(tiles), stream);
+    launch_dependent(fn, select_kernel<Policy, Mode, T, F, Fn, Count, carry>, static_cast<unsigned>(tiles), shape::threads,
+                     stream, p, state);
   }
-  select_kernel<Policy, Mode><<<static_cast<unsigned>(tiles), shape::threads, 0, stream>>>(p, state);
-  check_launch(fn);
 }
 
 template <class T, class F, class Fn, class Count>

@@ -14,6 +14,7 @@
 
 #include <cuprim/core/functional.cuh>
 #include <cuprim/core/memory.hpp>
+#include <cuprim/device/detail/launch.cuh>
 #include <cuprim/device/detail/load.cuh>
 #include <cuprim/warp/reduce.cuh>
 #include <cuprim/warp/scan.cuh>
@@ -23,6 +24,22 @@
 #include <type_traits>
 
 namespace cuprim::detail {
+
+// Diagnostics for tuning (off unless the including file defines CUPRIM_SCAN_LOOKBACK_STATS): counters of
+// look-backs (slot 0: windows read, 1: re-polls of windows not yet ready, 2: look-backs), read back by the
+// experiment that defines the macro.
+#ifdef CUPRIM_SCAN_LOOKBACK_STATS
+__device__ unsigned long long scan_lookback_stats[4];
+#define CUPRIM_SCAN_STATS_ADD(slot, v)                                                                 \
+  do {                                                                                                  \
+    if (::cuprim::warp::lane_id() == 0)                                                                 \
+      atomicAdd(&::cuprim::detail::scan_lookback_stats[slot], static_cast<unsigned long long>(v));      \
+  } while (0)
+#else
+#define CUPRIM_SCAN_STATS_ADD(slot, v) \
+  do {                                 \
+  } while (0)
+#endif
 
 enum : unsigned { tile_invalid = 0, tile_aggregate = 1, tile_prefix = 2 };
 
@@ -86,6 +103,23 @@ struct tile_state<T, false> {
   }
 };
 
+/// The look-back's back-off in nanoseconds: a sleep before the first read of the predecessors (they are usually
+/// about to publish) and between polls of a window that is not ready yet (polling flat out floods L2 with status
+/// reads that slow every block's data traffic).
+struct lookback_waits {
+  unsigned first_ns;
+  unsigned poll_ns;
+};
+
+/// The back-off for a launch of `tiles` tiles from the policy's (tuned at 2^28, grids many waves deep). When the
+/// whole grid fits in about one wave, predecessors publish at about the same moment as the tile itself: half the
+/// waits up to 4 tiles per SM. (H100 sweep, docs/tuning.md: at 2^20 halving gained 3-5%; at 2^22 it lost 1-3%.)
+inline lookback_waits scale_waits(unsigned first_ns, unsigned poll_ns, std::uint64_t tiles, int sm_count) {
+  const std::uint64_t sms = sm_count > 0 ? std::uint64_t(sm_count) : 1;
+  if (tiles <= 4 * sms) return {first_ns / 2, poll_ns / 2};
+  return {first_ns, poll_ns};
+}
+
 /// A value that may be absent ("nothing scanned yet"), combined left to right.
 template <class T>
 struct maybe {
@@ -116,9 +150,9 @@ __device__ __forceinline__ T fold_window(T running, const T (&v)[R], int from_la
 
 /// Reads one window of tiles [window_end - 32R, window_end) and waits until every tile above the nearest
 /// published prefix is valid. Returns the lane holding that prefix (-1 if none) and, in `prefix_r`, its slot.
-template <int R, unsigned PollWaitNs, class T>
+template <int R, class T>
 __device__ __forceinline__ int read_window(const tile_state<T>& state, std::int64_t window_end, T (&v)[R],
-                                           int& prefix_r) {
+                                           int& prefix_r, unsigned poll_ns) {
   const int lane = warp::lane_id();
   const std::int64_t base = window_end - std::int64_t(warp::size) * R + std::int64_t(lane) * R;
   unsigned st[R];
@@ -146,7 +180,8 @@ __device__ __forceinline__ int read_window(const tile_state<T>& state, std::int6
       prefix_r = warp::shfl(lane_p, p_lane);
       return p_lane;
     }
-    if constexpr (PollWaitNs > 0) __nanosleep(PollWaitNs);
+    CUPRIM_SCAN_STATS_ADD(1, 1);
+    if (poll_ns > 0) __nanosleep(poll_ns);
 #pragma unroll
     for (int r = 0; r < R; ++r)
       if (base + r >= 0 && st[r] == tile_invalid) st[r] = state.read(static_cast<std::uint64_t>(base + r), v[r]);
@@ -159,65 +194,55 @@ __device__ __forceinline__ int read_window(const tile_state<T>& state, std::int6
 /// holds a published prefix P(j); the result is then folded strictly left to right from P(j): P(j) ⊕ A(j+1) ⊕ ...
 /// ⊕ A(t-1), evaluated as ((P(j) ⊕ A(j+1)) ⊕ ...). Since P(j) is itself that left fold, the value is the same
 /// whichever prefix the walk met first, so floating-point scans are bitwise reproducible despite the timing-
-/// dependent walk. The first `Kept` windows stay in registers; a longer walk re-reads the windows in between
-/// (all valid by then).
-template <int R, unsigned FirstWaitNs, unsigned PollWaitNs, class T, class Op>
-__device__ __forceinline__ T look_back_ordered(const tile_state<T>& state, std::uint64_t tile, Op op) {
-  constexpr int Kept = 2;
-  constexpr std::int64_t span = std::int64_t(warp::size) * R;
-  if constexpr (FirstWaitNs > 0) __nanosleep(FirstWaitNs);
-  T v[Kept][R];
-  int found = -1, p_lane = -1, p_r = 0;
+/// dependent walk. The aggregates of the first `Cached` windows walked are kept in shared memory, so the fold
+/// costs no further global reads; a longer walk re-reads the windows beyond them (all valid by then).
+template <int R, int Cached, class T, class Op>
+__device__ __forceinline__ T look_back_ordered(const tile_state<T>& state, std::uint64_t tile, Op op,
+                                               lookback_waits waits) {
+  constexpr int span = warp::size * R;
+  __shared__ uninitialized<T> cache[Cached][span];
+  const int lane = warp::lane_id();
+  if (waits.first_ns > 0) __nanosleep(waits.first_ns);
+  T v[R];
+  int p_lane, p_r = 0, walked = 0;
+  std::int64_t end = static_cast<std::int64_t>(tile);
+  // Walk back (tile 0 always publishes a prefix, so the walk ends): windows without a prefix are all valid.
+  while ((p_lane = read_window<R>(state, end, v, p_r, waits.poll_ns)) < 0) {
+    if (walked < Cached) {
 #pragma unroll
-  for (int w = 0; w < Kept; ++w) {
-    if (found < 0) {
-      p_lane = read_window<R, PollWaitNs>(state, static_cast<std::int64_t>(tile) - w * span, v[w], p_r);
-      if (p_lane >= 0) found = w;
+      for (int r = 0; r < R; ++r) cache[walked][lane * R + r].get() = v[r];
     }
+    ++walked;
+    end -= span;
   }
-  T running{};
-  if (found >= 0) {
+  CUPRIM_SCAN_STATS_ADD(0, walked + 1);
+  CUPRIM_SCAN_STATS_ADD(2, 1);
+  __syncwarp();
+  T pr = v[0];
 #pragma unroll
-    for (int w = Kept - 1; w >= 0; --w) {
-      if (w == found) {
-        T pr = v[w][0];
-#pragma unroll
-        for (int r = 1; r < R; ++r)
-          if (r == p_r) pr = v[w][r];
-        running = fold_window<R>(warp::shfl(pr, p_lane), v[w], p_lane, p_r + 1, op);
-      } else if (w < found) {
-        running = fold_window<R>(running, v[w], 0, 0, op);
-      }
-    }
-    return running;
-  }
-  // Long walk: further windows back until one holds a prefix, then fold forward, re-reading each window up to
-  // the kept ones, then the kept ones.
-  std::int64_t end = static_cast<std::int64_t>(tile) - Kept * span;
-  T tv[R];
-  while ((p_lane = read_window<R, PollWaitNs>(state, end, tv, p_r)) < 0) end -= span;
-  {
-    T pr = tv[0];
-#pragma unroll
-    for (int r = 1; r < R; ++r)
-      if (r == p_r) pr = tv[r];
-    running = fold_window<R>(warp::shfl(pr, p_lane), tv, p_lane, p_r + 1, op);
-  }
-  for (end += span; end <= static_cast<std::int64_t>(tile) - Kept * span; end += span) {
-    // All valid by now. A tile that has published its prefix since the walk passed it no longer shows its
-    // aggregate, but its prefix is the same left fold: restart from it.
-    if ((p_lane = read_window<R, PollWaitNs>(state, end, tv, p_r)) >= 0) {
-      T pr = tv[0];
+  for (int r = 1; r < R; ++r)
+    if (r == p_r) pr = v[r];
+  T running = fold_window<R>(warp::shfl(pr, p_lane), v, p_lane, p_r + 1, op);
+  // Windows beyond the cache, far to near. A tile that has published its prefix since the walk passed it no
+  // longer shows its aggregate, but its prefix is the same left fold: restart from it.
+  for (int u = walked - 1; u >= Cached; --u) {
+    if ((p_lane = read_window<R>(state, static_cast<std::int64_t>(tile) - std::int64_t(u) * span, v, p_r,
+                                 waits.poll_ns)) >= 0) {
+      pr = v[0];
 #pragma unroll
       for (int r = 1; r < R; ++r)
-        if (r == p_r) pr = tv[r];
-      running = fold_window<R>(warp::shfl(pr, p_lane), tv, p_lane, p_r + 1, op);
+        if (r == p_r) pr = v[r];
+      running = fold_window<R>(warp::shfl(pr, p_lane), v, p_lane, p_r + 1, op);
     } else {
-      running = fold_window<R>(running, tv, 0, 0, op);
+      running = fold_window<R>(running, v, 0, 0, op);
     }
   }
-#pragma unroll
-  for (int w = Kept - 1; w >= 0; --w) running = fold_window<R>(running, v[w], 0, 0, op);
+  // Cached windows, far to near: every lane folds the same values (broadcast reads), so all lanes agree.
+  for (int u = (walked < Cached ? walked : Cached) - 1; u >= 0; --u) {
+#pragma unroll 8
+    for (int i = 0; i < span; ++i) running = op(running, cache[u][i].get());
+  }
+  __syncwarp();  // the cache is reused by this warp's next look-back (persistent callers)
   return running;
 }
 
@@ -227,10 +252,11 @@ __device__ __forceinline__ T look_back_ordered(const tile_state<T>& state, std::
 /// Each round trip reads a window of 32 × R predecessors (lane l holds R consecutive tiles, lane 31 the nearest);
 /// it waits only for tiles above the nearest published inclusive prefix, combines from there, and moves the
 /// window back while no prefix has been seen.
-template <int R, unsigned FirstWaitNs, unsigned PollWaitNs, class T, class Op>
-__device__ __forceinline__ T look_back_tree(const tile_state<T>& state, std::uint64_t tile, Op op) {
+template <int R, class T, class Op>
+__device__ __forceinline__ T look_back_tree(const tile_state<T>& state, std::uint64_t tile, Op op,
+                                            lookback_waits waits) {
   const int lane = warp::lane_id();
-  if constexpr (FirstWaitNs > 0) __nanosleep(FirstWaitNs);
+  if (waits.first_ns > 0) __nanosleep(waits.first_ns);
   maybe<T> running{T{}, false};
   std::int64_t window_end = static_cast<std::int64_t>(tile);
   while (true) {
@@ -258,7 +284,8 @@ __device__ __forceinline__ T look_back_tree(const tile_state<T>& state, std::uin
       const unsigned prefix_lanes = __ballot_sync(warp::full_mask, lane_p >= 0);
       const unsigned above = prefix_lanes ? ~((1u << (31 - __clz(prefix_lanes))) - 1u) : 0xffffffffu;
       if ((not_ready & above) == 0) break;
-      if constexpr (PollWaitNs > 0) __nanosleep(PollWaitNs);
+      CUPRIM_SCAN_STATS_ADD(1, 1);
+      if (waits.poll_ns > 0) __nanosleep(waits.poll_ns);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         if (base + r >= 0 && st[r] == tile_invalid) st[r] = state.read(static_cast<std::uint64_t>(base + r), v[r]);
@@ -277,7 +304,11 @@ __device__ __forceinline__ T look_back_tree(const tile_state<T>& state, std::uin
     T shifted = warp::shfl_down(mine.value, static_cast<unsigned>(start));
     T window = warp::reduce(shifted, op, warp::size - start);
     running = combine(maybe<T>{window, true}, running, op);
-    if (prefix_lanes || window_end <= std::int64_t(warp::size) * R) break;
+    CUPRIM_SCAN_STATS_ADD(0, 1);
+    if (prefix_lanes || window_end <= std::int64_t(warp::size) * R) {
+      CUPRIM_SCAN_STATS_ADD(2, 1);
+      break;
+    }
     window_end -= std::int64_t(warp::size) * R;
   }
   return running.value;
@@ -288,12 +319,28 @@ __device__ __forceinline__ T look_back_tree(const tile_state<T>& state, std::uin
 template <class T>
 struct exact_combine : std::is_integral<T> {};
 
+/// How many walked windows the ordered look-back keeps in shared memory: up to 4 KiB of aggregates.
+template <class T, int R>
+inline constexpr int lookback_cached_windows = (4096 / int(warp::size * R * sizeof(T))) > 1
+                                                   ? (4096 / int(warp::size * R * sizeof(T))) : 1;
+
 /// The look-back: exact types combine windows as trees (fastest; any association gives the same bits), every
 /// other type folds strictly left to right so that results are bitwise reproducible.
-template <int R, unsigned FirstWaitNs, unsigned PollWaitNs, class T, class Op>
-__device__ __forceinline__ T look_back(const tile_state<T>& state, std::uint64_t tile, Op op) {
-  if constexpr (exact_combine<T>::value) return look_back_tree<R, FirstWaitNs, PollWaitNs>(state, tile, op);
-  else return look_back_ordered<R, FirstWaitNs, PollWaitNs>(state, tile, op);
+template <int R, class T, class Op, int Cached = lookback_cached_windows<T, R>>
+__device__ __forceinline__ T look_back(const tile_state<T>& state, std::uint64_t tile, Op op, lookback_waits waits) {
+  if constexpr (exact_combine<T>::value) return look_back_tree<R>(state, tile, op, waits);
+  else return look_back_ordered<R, Cached>(state, tile, op, waits);
+}
+
+/// The block's tile id, from the atomic counter: ids follow the order in which blocks start, so a tile only ever
+/// waits on tiles whose blocks are already running. 0 without touching the counter when there is one tile.
+/// Called by every thread of the block (contains a barrier when there are several tiles).
+__device__ __forceinline__ std::uint64_t take_tile_id(unsigned* counter, std::uint64_t num_tiles) {
+  __shared__ unsigned slot;
+  if (num_tiles <= 1) return 0;
+  if (threadIdx.x == 0) slot = atomicAdd(counter, 1u);
+  __syncthreads();
+  return slot;
 }
 
 template <class T, int Bytes>
@@ -310,7 +357,7 @@ __device__ __forceinline__ void store_vector(T* p, const T (&v)[Bytes / sizeof(T
 template <class Policy, bool Exclusive, bool HasInit, int V, class Out, class Acc, class Op>
 __device__ __forceinline__ void scan_tile(Acc (&x)[Policy::vectors][V], std::uint64_t tile, std::uint64_t n, Out* out,
                                           Op op, const Acc& init, const tile_state<Acc>& state,
-                                          std::uint64_t num_tiles, bool vector_out) {
+                                          std::uint64_t num_tiles, bool vector_out, lookback_waits waits) {
   constexpr int TH = Policy::threads, K = Policy::vectors, WARPS = TH / warp::size;
   constexpr std::uint64_t warp_tile = std::uint64_t(warp::size) * K * V, tile_elems = warp_tile * WARPS;
   constexpr bool out_vectorizable = vector_traits<Out, Policy::vector_bytes>::vectorized &&
@@ -350,7 +397,10 @@ __device__ __forceinline__ void scan_tile(Acc (&x)[Policy::vectors][V], std::uin
     maybe<Acc> tile_prefix_v{init, HasInit};
     if (tile > 0) {
       if (lane == 0) state.publish(tile, tile_aggregate, block_total);
-      tile_prefix_v = {look_back<Policy::lookback_tiles_per_lane, Policy::first_wait_ns, Policy::poll_wait_ns>(state, tile, op), true};
+      constexpr int R = Policy::lookback_tiles_per_lane;
+      constexpr int cached = Policy::lookback_cached_windows > 0 ? Policy::lookback_cached_windows
+                                                                 : lookback_cached_windows<Acc, R>;
+      tile_prefix_v = {look_back<R, Acc, Op, cached>(state, tile, op, waits), true};
     }
     if (lane == 0 && tile + 1 < num_tiles) {
       maybe<Acc> inclusive = combine(tile_prefix_v, maybe<Acc>{block_total, true}, op);
@@ -401,18 +451,13 @@ __device__ __forceinline__ void scan_tile(Acc (&x)[Policy::vectors][V], std::uin
 template <class Policy, bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
 __global__ void __launch_bounds__(Policy::threads)
 scan_kernel(const In* in, Out* out, std::uint64_t n, Op op, Acc init, tile_state<Acc> state, unsigned* counter,
-            std::uint64_t num_tiles, bool vector_in, bool vector_out) {
+            std::uint64_t num_tiles, bool vector_in, bool vector_out, lookback_waits waits) {
   using vt = vector_traits<In, Policy::vector_bytes>;
   constexpr int TH = Policy::threads, K = Policy::vectors, V = vt::elems, WARPS = TH / warp::size;
   constexpr std::uint64_t warp_tile = std::uint64_t(warp::size) * K * V, tile_elems = warp_tile * WARPS;
-  __shared__ unsigned tile_slot;
   const int tid = threadIdx.x, lane = tid % warp::size, w = tid / warp::size;
-  std::uint64_t tile = 0;
-  if (num_tiles > 1) {
-    if (tid == 0) tile_slot = atomicAdd(counter, 1u);
-    __syncthreads();
-    tile = tile_slot;
-  }
+  wait_for_prerequisite_grid();  // the zeroed counter and tile states (multi-tile launches are dependent launches)
+  const std::uint64_t tile = take_tile_id(counter, num_tiles);
   const std::uint64_t tile_base = tile * tile_elems;
   const std::uint64_t warp_base = tile_base + std::uint64_t(w) * warp_tile;
   const bool full = tile_base + tile_elems <= n;
@@ -439,7 +484,7 @@ scan_kernel(const In* in, Out* out, std::uint64_t n, Op op, Acc init, tile_state
       for (int e = 0; e < V; ++e) x[k][e] = (full || i0 + e < n) ? convert<Acc>(in[i0 + e]) : Acc{};
     }
   }
-  scan_tile<Policy, Exclusive, HasInit, V>(x, tile, n, out, op, init, state, num_tiles, vector_out);
+  scan_tile<Policy, Exclusive, HasInit, V>(x, tile, n, out, op, init, state, num_tiles, vector_out, waits);
 }
 
 }  // namespace cuprim::detail

@@ -14,11 +14,13 @@ namespace cuprim {
 /// Before its first look-back read a block sleeps first_wait_ns (its predecessors are usually about to
 /// publish), and between polls of a window that is not ready, poll_wait_ns: polling flat out floods L2 with
 /// status reads and slows every block's data traffic. Each look-back round trip reads 32 × lookback_tiles_per_lane
-/// predecessors.
+/// predecessors. The ordered look-back (floating-point and user types) keeps the aggregates of up to
+/// lookback_cached_windows walked windows in shared memory for its fold (0: as many as fit in 4 KiB).
 template <int Threads, int VectorBytes, int Vectors, int FirstWaitNs = 1200, int PollWaitNs = 650,
-          int LookbackTilesPerLane = 1>
+          int LookbackTilesPerLane = 1, int LookbackCachedWindows = 0>
 struct scan_policy {
   static constexpr int lookback_tiles_per_lane = LookbackTilesPerLane;
+  static constexpr int lookback_cached_windows = LookbackCachedWindows;
   static constexpr int threads = Threads;
   static constexpr int vector_bytes = VectorBytes;
   static constexpr int vectors = Vectors;
@@ -28,6 +30,7 @@ struct scan_policy {
   static_assert(VectorBytes == 4 || VectorBytes == 8 || VectorBytes == 16, "vector_bytes must be 4, 8 or 16");
   static_assert(Vectors >= 1 && Vectors <= 16, "vectors must be in [1, 16]");
   static_assert(LookbackTilesPerLane >= 1 && LookbackTilesPerLane <= 8, "lookback_tiles_per_lane must be in [1, 8]");
+  static_assert(LookbackCachedWindows >= 0 && LookbackCachedWindows <= 64, "lookback_cached_windows must be in [0, 64]");
 };
 
 /// The tuning table, keyed by the input element's size class. sm_90 rows (H200, docs/tuning.md "Scan"):

@@ -389,14 +389,14 @@ segmented_reduce_kernel(const In* in, Out* out, const Offset* offsets, std::int6
       if (lane == 0 && chunks > 1) state.publish(0, tile_prefix, carry.value);
     } else if (carry.flag) {
       if (lane == 0) state.publish(chunk, tile_prefix, carry.value);  // independent of earlier chunks
-      const Acc prefix = look_back<1, 0, 100>(state, chunk, op);
+      const Acc prefix = look_back<1>(state, chunk, op, lookback_waits{0, 100});
       if (lane == 0 && smem.head_has) {
         const maybe<Acc> hv = smem.head_value.get();
         out[smem.head_seg] = convert<Out>(hv.has ? op(prefix, hv.value) : prefix);
       }
     } else {
       if (lane == 0) state.publish(chunk, tile_aggregate, carry.value);
-      const Acc prefix = look_back<1, 0, 100>(state, chunk, op);
+      const Acc prefix = look_back<1>(state, chunk, op, lookback_waits{0, 100});
       if (lane == 0 && chunk + 1 < chunks) state.publish(chunk, tile_prefix, op(prefix, carry.value));
     }
   }

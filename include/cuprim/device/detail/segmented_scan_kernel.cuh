@@ -255,18 +255,13 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
 __global__ void __launch_bounds__(Policy::threads)
 segmented_scan_kernel(const In* in, Out* out, std::uint64_t n, seg_pair_op<Op> op, seg_pair<Acc> init, Heads heads,
                       tile_state<seg_pair<Acc>> state, unsigned* counter, std::uint64_t num_tiles, bool vector_in,
-                      bool vector_out) {
+                      bool vector_out, lookback_waits waits) {
   using vt = vector_traits<In, Policy::vector_bytes>;
   constexpr int TH = Policy::threads, K = Policy::vectors, V = vt::elems;
   constexpr std::uint64_t warp_tile = std::uint64_t(warp::size) * K * V, tile_elems = warp_tile * (TH / warp::size);
-  __shared__ unsigned tile_slot;
   const int tid = threadIdx.x, lane = tid % warp::size, w = tid / warp::size;
-  std::uint64_t tile = 0;
-  if (num_tiles > 1) {
-    if (tid == 0) tile_slot = atomicAdd(counter, 1u);
-    __syncthreads();
-    tile = tile_slot;
-  }
+  wait_for_prerequisite_grid();  // the zeroed counter and tile states (multi-tile launches are dependent launches)
+  const std::uint64_t tile = take_tile_id(counter, num_tiles);
   const std::uint64_t tile_base = tile * tile_elems;
   const std::uint64_t warp_base = tile_base + std::uint64_t(w) * warp_tile;
   const bool full = tile_base + tile_elems <= n;
@@ -298,7 +293,7 @@ segmented_scan_kernel(const In* in, Out* out, std::uint64_t n, seg_pair_op<Op> o
       }
     }
   }
-  scan_tile<Policy, Exclusive, Exclusive, V>(x, tile, n, out, op, init, state, num_tiles, vector_out);
+  scan_tile<Policy, Exclusive, Exclusive, V>(x, tile, n, out, op, init, state, num_tiles, vector_out, waits);
 }
 
 }  // namespace cuprim::detail

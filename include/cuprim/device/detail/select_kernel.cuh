@@ -99,6 +99,7 @@ struct select_params {
   Fn fn;                                 // predicate (predicate, partition) or equality (unique, run_length)
   bool vector_in;                        // in is aligned for vector loads
   bool vector_flags;                     // flags are aligned for vector loads
+  lookback_waits waits;                  // the look-back's back-off for this launch
 };
 
 /// A functor slot for modes that take none.
@@ -208,6 +209,7 @@ select_kernel(select_params<T, F, Fn, Count> p, tile_state<Carry> state) {
   __shared__ select_storage<T, Carry, tile_elems, WARPS, RL> s;
 
   const int tid = threadIdx.x, lane = tid % warp::size, w = tid / warp::size;
+  wait_for_prerequisite_grid();  // the zeroed counter and tile states (multi-tile launches are dependent launches)
   std::uint64_t tile = 0;
   if (p.num_tiles > 1) {
     if (tid == 0) {
@@ -298,8 +300,8 @@ select_kernel(select_params<T, F, Fn, Count> p, tile_state<Carry> state) {
     if constexpr (RL) prefix.last = -1;
     if (tile > 0) {
       // Partition's counts are all published already: no first wait.
-      constexpr unsigned first_wait = PART ? 0u : Policy::first_wait_ns;
-      prefix = look_back<1, first_wait, Policy::poll_wait_ns>(state, tile, op_t{});
+      const lookback_waits waits{PART ? 0u : p.waits.first_ns, p.waits.poll_ns};
+      prefix = look_back<1>(state, tile, op_t{}, waits);
       if (lane == 0 && tile + 1 < p.num_tiles) state.publish(tile, tile_prefix, op_t{}(prefix, aggregate));
     }
     if (lane == 0) s.prefix.get() = prefix;

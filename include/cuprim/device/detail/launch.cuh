@@ -1,0 +1,70 @@
+// cuprim/device/detail/launch.cuh: zeroing a look-back workspace and launching the kernel that uses it as a
+// programmatic dependent launch (Hopper's PDL), so that the second launch overlaps the first instead of
+// queueing behind it.
+//
+//   zero_async(fn, p, bytes, stream);                       // a small kernel; lets the next launch start early
+//   launch_dependent(fn, kernel, grid, block, stream, args...);
+//   // in kernel, before touching what zero_async wrote:   wait_for_prerequisite_grid();
+#pragma once
+
+#include <cuprim/core/device.hpp>
+#include <cuprim/core/error.hpp>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+
+namespace cuprim::detail {
+
+/// Waits until the grid launched before this one on the stream has finished and its writes are visible. Called
+/// by every kernel launched with launch_dependent before it reads anything that grid writes; a no-op for an
+/// ordinary launch.
+__device__ __forceinline__ void wait_for_prerequisite_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+template <class Word>
+__global__ void zero_words_kernel(Word* p, std::size_t count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");  // the dependent grid may be scheduled now
+#endif
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) p[i] = Word{};
+}
+
+/// Zeroes [p, p + bytes rounded up to 16) on the stream: p is 16-byte aligned and the rounded region lies inside
+/// the caller's allocation (cuprim workspaces are laid out in 256-byte-aligned parts).
+inline void zero_async(const char* fn, void* p, std::size_t bytes, cudaStream_t stream) {
+  const std::size_t words = (bytes + 15) / 16;
+  if (words == 0) return;
+  constexpr unsigned threads = 256;
+  const std::size_t most = std::size_t(get_device_info().sm_count) * 4;
+  const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(most, (words + threads - 1) / threads)));
+  zero_words_kernel<<<blocks, threads, 0, stream>>>(static_cast<uint4*>(p), words);
+  check_launch(fn);
+}
+
+/// kernel<<<grid, block, 0, stream>>>(args...) as a programmatic dependent launch: its blocks may be scheduled
+/// while the previous grid on the stream is still running, and wait in wait_for_prerequisite_grid() until it
+/// has finished.
+template <class... Params, class... Args>
+void launch_dependent(const char* fn, void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream,
+                      Args&&... args) {
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(block);
+  config.stream = stream;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  check_launch(fn);
+}
+
+}  // namespace cuprim::detail
