@@ -169,7 +169,8 @@ void select_launch(const char* fn, select_params<T, F, Fn, Count> p, workspace w
 template <class T, class F, class Fn, class Count>
 select_params<T, F, Fn, Count> make_select_params(const T* in, const F* flags, T* out, Count* counts,
                                                  std::int64_t* num_selected, std::int64_t n, Fn fn) {
-  return {in, flags, out, counts, num_selected, std::uint64_t(n), 0, nullptr, nullptr, fn, false, false};
+  return {in, flags, out, counts, num_selected, std::uint64_t(n), 0, nullptr, nullptr, fn, false, false,
+          lookback_waits{}};
 }
 
 /// Parameters of the modes without flags or run lengths.
