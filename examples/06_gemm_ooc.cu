@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <vector>
 
 int main() {
   if (!cuprim::has_device()) {
@@ -41,14 +42,19 @@ int main() {
       std::printf("4-way: no CPU BLAS found (install OpenBLAS or set CUPRIM_CBLAS); skipped\n");
       continue;
     }
-    std::copy(C0.begin(), C0.end(), C.data());
     cuprim::gemm_ooc_options opt;
     opt.mode = mode;
     opt.device_budget_bytes = C.size() * sizeof(double) / 4;  // the GPU may hold a quarter of C
-    const auto t0 = std::chrono::steady_clock::now();
-    const cuprim::gemm_ooc_report r =
-        cuprim::gemm_ooc_sync<double>('N', 'N', m, n, k, alpha, A.data(), m, B.data(), k, beta, C.data(), m, opt);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    // Timed: the second call (the first also creates the cuBLAS handle, fills the memory pool and, for 4-way,
+    // measures the rates the CPU share is chosen from; later calls reuse all three).
+    cuprim::gemm_ooc_report r;
+    double ms = 0;
+    for (int call = 0; call < 2; ++call) {
+      std::copy(C0.begin(), C0.end(), C.data());
+      const auto t0 = std::chrono::steady_clock::now();
+      r = cuprim::gemm_ooc_sync<double>('N', 'N', m, n, k, alpha, A.data(), m, B.data(), k, beta, C.data(), m, opt);
+      ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
     std::printf("%s: %.2f ms (%.0f GFLOP/s), %lld tiles of %lld x %lld x %lld, %.1f MiB of device memory, "
                 "%.0f MB in, %.0f MB out, CPU columns %lld\n",
                 cuprim::ooc_mode_name(mode), ms, 2.0 * m * n * k / (ms * 1e-3) / 1e9, (long long)r.tiles,

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -89,6 +91,9 @@ const cblas_library& cblas() {
       lib.sgemm = s;
       lib.set_threads = reinterpret_cast<set_threads_fn>(dlsym(h, "openblas_set_num_threads"));
       lib.path = c;
+      using corename_fn = char* (*)();
+      if (auto core = reinterpret_cast<corename_fn>(dlsym(h, "openblas_get_corename")))
+        if (const char* name = core()) lib.path += std::string(" (") + name + ")";
       return;
     }
   });
@@ -339,7 +344,79 @@ struct block2d {
   std::int64_t ld, rows, cols;
 };
 
-/// Packs or unpacks a strided host block to or from a contiguous staging buffer; run by a stream callback.
+/// A few host threads that split a memcpy with the thread that asks (the staging of pageable arrays: one thread's
+/// memcpy runs at a fraction of the host's memory bandwidth). run() calls are serialised.
+class copy_pool {
+public:
+  explicit copy_pool(int threads) {
+    for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { loop(); });
+  }
+  ~copy_pool() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+  copy_pool(const copy_pool&) = delete;
+  copy_pool& operator=(const copy_pool&) = delete;
+  int threads() const { return int(workers_.size()); }
+
+  /// Runs fn(part) for every part in [0, parts) on the workers and the caller; returns when all are done.
+  void run(int parts, const std::function<void(int)>& fn) {
+    std::lock_guard<std::mutex> one_at_a_time(run_mu_);
+    std::unique_lock<std::mutex> l(mu_);
+    fn_ = &fn;
+    parts_ = parts;
+    next_ = 0;
+    done_ = 0;
+    ++generation_;
+    cv_.notify_all();
+    l.unlock();
+    work();
+    l.lock();
+    done_cv_.wait(l, [&] { return done_ == parts_; });
+    fn_ = nullptr;
+  }
+
+private:
+  void work() {
+    for (;;) {
+      int p;
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        if (!fn_ || next_ >= parts_) return;
+        p = next_++;
+      }
+      (*fn_)(p);
+      std::lock_guard<std::mutex> l(mu_);
+      if (++done_ == parts_) done_cv_.notify_all();
+    }
+  }
+  void loop() {
+    std::uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> l(mu_);
+        cv_.wait(l, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+      }
+      work();
+    }
+  }
+  std::vector<std::thread> workers_;
+  std::mutex mu_, run_mu_;
+  std::condition_variable cv_, done_cv_;
+  const std::function<void(int)>* fn_ = nullptr;
+  int parts_ = 0, next_ = 0, done_ = 0;
+  std::uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+/// Packs or unpacks a strided host block to or from a contiguous staging buffer; run by a stream callback, split
+/// over the copy pool.
 template <class T>
 struct host_copy_job {
   const T* src;
@@ -347,14 +424,25 @@ struct host_copy_job {
   T* dst;
   std::int64_t dst_ld;
   std::int64_t rows, cols;
+  copy_pool* pool;
   static void CUDART_CB run(void* p) {
     auto* j = static_cast<host_copy_job*>(p);
-    if (j->src_ld == j->rows && j->dst_ld == j->rows) {
-      std::memcpy(j->dst, j->src, std::size_t(j->rows * j->cols) * sizeof(T));
-      return;
-    }
-    for (std::int64_t c = 0; c < j->cols; ++c)
-      std::memcpy(j->dst + c * j->dst_ld, j->src + c * j->src_ld, std::size_t(j->rows) * sizeof(T));
+    const bool flat = j->src_ld == j->rows && j->dst_ld == j->rows;
+    const std::int64_t total = j->rows * j->cols;
+    const int parts = int(std::clamp<std::int64_t>(total * std::int64_t(sizeof(T)) / (std::int64_t(1) << 20), 1,
+                                                   j->pool ? j->pool->threads() + 1 : 1));
+    auto part = [j, flat, total, parts](int q) {
+      if (flat) {
+        const std::int64_t b = total * q / parts, e = total * (q + 1) / parts;
+        std::memcpy(j->dst + b, j->src + b, std::size_t(e - b) * sizeof(T));
+      } else {
+        const std::int64_t b = j->cols * q / parts, e = j->cols * (q + 1) / parts;
+        for (std::int64_t c = b; c < e; ++c)
+          std::memcpy(j->dst + c * j->dst_ld, j->src + c * j->src_ld, std::size_t(j->rows) * sizeof(T));
+      }
+    };
+    if (parts == 1) part(0);
+    else j->pool->run(parts, part);
   }
 };
 
@@ -403,6 +491,10 @@ public:
       for (int i = 0; i < S; ++i) bstage_.emplace_back(b_el);
     if (stage_a_)
       for (int i = 0; i < t.a_bufs; ++i) astage_.emplace_back(a_el);
+    if (stage_a_ || stage_b_ || stage_c_) {
+      const unsigned hw = std::thread::hardware_concurrency();
+      pool_ = std::make_unique<copy_pool>(int(std::clamp<unsigned>(hw > 2 ? hw - 2 : 1, 1, 7)));
+    }
     auto make = [](std::vector<std::unique_ptr<event_handle>>& v, int count) {
       for (int i = 0; i < count; ++i) v.push_back(std::make_unique<event_handle>());
     };
@@ -493,7 +585,7 @@ private:
     const T* from = src.p;
     std::int64_t from_ld = src.ld;
     if (stage) {
-      jobs_.push_back(host_copy_job<T>{src.p, src.ld, stage, src.rows, src.rows, src.cols});
+      jobs_.push_back(host_copy_job<T>{src.p, src.ld, stage, src.rows, src.rows, src.cols, pool_.get()});
       CUPRIM_CUDA_CHECK(cudaLaunchHostFunc(h2d_, &host_copy_job<T>::run, &jobs_.back()));
       from = stage;
       from_ld = src.rows;
@@ -525,7 +617,7 @@ private:
       T* st = cstage_[sl].data();
       CUPRIM_CUDA_CHECK(cudaMemcpyAsync(st, cbuf_[sl].data(), std::size_t(rows * cols) * sizeof(T),
                                         cudaMemcpyDeviceToHost, d2h_));
-      jobs_.push_back(host_copy_job<T>{st, rows, dst, s_.ldc, rows, cols});
+      jobs_.push_back(host_copy_job<T>{st, rows, dst, s_.ldc, rows, cols, pool_.get()});
       CUPRIM_CUDA_CHECK(cudaLaunchHostFunc(d2h_, &host_copy_job<T>::run, &jobs_.back()));
     } else {
       CUPRIM_CUDA_CHECK(cudaMemcpy2DAsync(dst, std::size_t(s_.ldc) * sizeof(T), cbuf_[sl].data(),
@@ -558,6 +650,7 @@ private:
   std::vector<std::unique_ptr<event_handle>> loaded_, computed_, stored_, panel_free_, a_loaded_, a_free_;
   std::deque<host_copy_job<T>> jobs_;  // stable addresses for the callbacks
   std::vector<pinned_buffer<T>> cstage_, bstage_, astage_;
+  std::unique_ptr<copy_pool> pool_;
   cudaStream_t h2d_ = nullptr, comp_ = nullptr, d2h_ = nullptr;
 };
 
@@ -824,15 +917,18 @@ gemm_ooc_report gemm_ooc_sync(char transa, char transb, std::int64_t m, std::int
     const int threads = cpu_thread_count(options);
     const T* Bc = s.tb == 'N' ? B + gpu_n * ldb : B + gpu_n;
     T* Cc = C + gpu_n * ldc;
-    cpu.t = std::thread([=, &cpu_error] {
+    cpu.t = std::thread([=, &cpu_error, &report] {
       try {
+        const auto t0 = std::chrono::steady_clock::now();
         cpu_gemm<T>(threads, s.ta, s.tb, m, cpu_cols, k, alpha, A, lda, Bc, ldb, beta, Cc, ldc);
+        report.cpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       } catch (...) {
         cpu_error = std::current_exception();
       }
     });
   }
   if (gpu_n > 0) {
+    const auto t0 = std::chrono::steady_clock::now();
     const bool c_in = beta != T(0);
     const tiling t = choose_tiling(s, options, budget, sizeof(T), c_in, gpu_n, fn_sync);
     const ooc_mode gpu_mode = options.mode == ooc_mode::four_way ? ooc_mode::three_way : options.mode;
@@ -841,6 +937,7 @@ gemm_ooc_report gemm_ooc_sync(char transa, char transb, std::int64_t m, std::int
     report.tiles = pipe.tiles();
     report.bytes_h2d = pipe.bytes_h2d_;
     report.bytes_d2h = pipe.bytes_d2h_;
+    report.gpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   if (cpu.t.joinable()) cpu.t.join();
   if (cpu_error) std::rethrow_exception(cpu_error);

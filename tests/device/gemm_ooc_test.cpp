@@ -204,7 +204,7 @@ std::vector<T> cublas_in_core(const problem& p, inputs<T>& in) {
 }
 
 template <class T>
-void check_against_cublas(const problem& p, std::size_t cap, bool pinned) {
+void check_against_cublas(const problem& p, std::size_t cap, bool pinned, std::int64_t min_tiles = 8) {
   inputs<T> in(p, pinned, cuprim_test::test_seed(), 5);
   const std::vector<T> expect = cublas_in_core<T>(p, in);
   // Bound: |alpha| * sum |a||b| + |beta c| from the host (a cheap O(mnk) pass at these sizes).
@@ -223,7 +223,8 @@ void check_against_cublas(const problem& p, std::size_t cap, bool pinned) {
     const auto r = cuprim::gemm_ooc_sync<T>(p.ta, p.tb, p.m, p.n, p.k, T(p.alpha), in.A.data(), in.lda, in.B.data(),
                                             in.ldb, T(p.beta), in.C.data(), in.ldc, o);
     EXPECT_LE(r.device_bytes, cap);
-    EXPECT_GE(r.tiles, 8) << "the cap should force many tiles";
+    EXPECT_GE(r.tiles, min_tiles) << "the cap should force many tiles";
+    EXPECT_EQ(r.staged_a, !pinned);
     // Everything C holds was computed out of core: the bytes moved match the plan.
     EXPECT_DOUBLE_EQ(r.bytes_d2h, double(p.m) * double(r.gpu_columns) * sizeof(T));
     expect_close<T>(p, in, expect, bound, label(p, mode, pinned) + " vs cuBLAS tiles=" + std::to_string(r.tiles));
@@ -236,6 +237,8 @@ TEST(GemmOoc, MediumAgainstInCoreCublasDouble) {
   check_against_cublas<double>({'N', 'N', 1000, 1500, 300, 1.0, 0.5}, std::size_t(4) << 20, true);
   check_against_cublas<double>({'T', 'N', 1000, 1500, 300, -1.0, 0.0}, std::size_t(600) << 10, true);
   check_against_cublas<double>({'N', 'T', 777, 1023, 513, 2.0, 1.0}, std::size_t(600) << 10, false);
+  // Pageable with tiles of several MiB: the staging copies are split over the copy threads.
+  check_against_cublas<double>({'N', 'N', 1000, 1500, 300, 1.0, 0.5}, std::size_t(64) << 20, false, 2);
 }
 
 TEST(GemmOoc, MediumAgainstInCoreCublasFloat) {

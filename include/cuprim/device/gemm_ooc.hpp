@@ -138,6 +138,8 @@ struct gemm_ooc_report {
   double bytes_d2h = 0;            ///< bytes copied device -> host
   bool staged_a = false, staged_b = false, staged_c = false;  ///< pageable arrays staged through pinned buffers
   std::string engine;              ///< the tile engine's name
+  double gpu_ms = 0;               ///< wall time of the GPU pipeline (set up, run, drained)
+  double cpu_ms = 0;               ///< wall time of the CPU BLAS part (four_way)
 };
 
 /// Rates measured on the current device (cached per device, T and thread count after the first call).
@@ -164,7 +166,7 @@ gemm_ooc_rates gemm_ooc_measure_rates(const gemm_ooc_options& options = {}, gemm
 
 /// True when a CPU BLAS (cblas_dgemm and cblas_sgemm) could be loaded; never throws.
 bool cpu_blas_available() noexcept;
-/// The path of the loaded CPU BLAS, or "" when none.
+/// The path of the loaded CPU BLAS (with OpenBLAS's core name in parentheses when it reports one), or "" when none.
 std::string cpu_blas_name();
 
 }  // namespace cuprim
