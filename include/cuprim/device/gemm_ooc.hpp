@@ -52,7 +52,9 @@
 // libcblas.so.3, libblis.so.4, libmkl_rt.so, libblas.so.3 (the first that exports cblas_dgemm and cblas_sgemm).
 // If none loads, four_way throws cuprim::cpu_blas_unavailable (naming what was tried) before anything else happens,
 // unless options.cpu_share == 0 (then it runs as three_way). The CPU's dimensions must fit a 32-bit int.
-// OpenBLAS's thread count is set to options.cpu_threads (0 = hardware threads - 1) while the CPU part runs.
+// OpenBLAS's thread count is set to options.cpu_threads (0 = hardware threads - 1) while the CPU part runs. Under
+// a VM that hides the CPU's features OpenBLAS may pick a slow generic kernel: OPENBLAS_CORETYPE (e.g. SkylakeX)
+// overrides it (docs/tuning.md, "Out-of-core GEMM", has the measured effect).
 //
 // Errors. cuprim::invalid_argument before any allocation or transfer: transa/transb not N/T/C, m, n or k < 0,
 // lda/ldb/ldc below the rule above, a null A, B (when m, n, k > 0) or C (when m, n > 0), C overlapping A or B,
