@@ -257,6 +257,25 @@ const std::vector<case_def>& all_cases() { return registry(); }
 void add_note(const std::string& name_prefix, const std::string& line) {
   note_registry().emplace_back(name_prefix, line);
 }
+namespace {
+using summary_fn = std::function<std::vector<std::string>(const std::vector<result>&)>;
+std::vector<std::pair<std::string, summary_fn>>& summary_registry() {
+  static std::vector<std::pair<std::string, summary_fn>> r;
+  return r;
+}
+}  // namespace
+void add_summary(const std::string& name_prefix, summary_fn make_lines) {
+  summary_registry().emplace_back(name_prefix, std::move(make_lines));
+}
+std::vector<std::string> summaries_for(const std::vector<result>& results) {
+  std::vector<std::string> out;
+  for (const auto& [prefix, fn] : summary_registry()) {
+    auto hit = [&](const result& r) { return r.c && r.c->name.rfind(prefix, 0) == 0; };
+    if (!std::any_of(results.begin(), results.end(), hit)) continue;
+    for (auto& line : fn(results)) out.push_back(std::move(line));
+  }
+  return out;
+}
 std::vector<std::string> notes_for(const std::vector<const case_def*>& selected) {
   std::vector<std::string> out;
   for (const auto& [prefix, line] : note_registry()) {

@@ -155,7 +155,9 @@ struct bench {
   std::function<verify_result()> verify;
   std::function<void(cudaStream_t, int)> run;       ///< device cases: the cuprim call
   std::function<void(cudaStream_t, int)> baseline;  ///< device cases: the reference library's call, or empty
-  std::function<void()> host_run;                   ///< host cases: the timed host function
+  std::function<void()> host_run;                   ///< host cases: the timed host function; device cases whose
+                                                    ///< call blocks the host (out-of-core operations) set it
+                                                    ///< instead of run: timed by the wall clock like host cases
   int input_slices = 1;                             ///< how many inputs run() rotates through
 };
 
@@ -180,6 +182,12 @@ const std::vector<case_def>& all_cases();
 /// (e.g. "reduce/" for the default policy, "reduce/policy/" for how to read the sweep's labels).
 void add_note(const std::string& name_prefix, const std::string& line);
 std::vector<std::string> notes_for(const std::vector<const case_def*>& selected);
+struct result;
+/// Lines printed after the table of a run that includes a case whose name starts with `name_prefix`, computed from
+/// that run's results (e.g. a bound built from several cases, and how close each case came to it).
+void add_summary(const std::string& name_prefix,
+                 std::function<std::vector<std::string>(const std::vector<result>&)> make_lines);
+std::vector<std::string> summaries_for(const std::vector<result>& results);
 
 /// The families. Each lives in lab/<family>.cu.
 void register_reduce();
@@ -188,6 +196,7 @@ void register_scan();
 void register_scan_kernels();
 void register_select();
 void register_segmented();
+void register_gemm_ooc();
 inline void register_all() {
   register_reduce();
   register_reduce_policy();
@@ -195,6 +204,7 @@ inline void register_all() {
   register_scan_kernels();
   register_select();
   register_segmented();
+  register_gemm_ooc();
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -207,6 +207,7 @@ int finish(const options& o, const lab::environment& env, const std::vector<cons
   lab::print_header(stdout, env, lab::notes_for(sel));
   std::printf("\n");
   lab::print_table(stdout, env, results);
+  for (const auto& line : lab::summaries_for(results)) std::printf("%s\n", line.c_str());
   bool ok = !aborted;
   for (const auto& r : results) ok = ok && r.correct && r.baseline_correct;
   if (!o.json.empty()) {
@@ -324,7 +325,9 @@ int run_device(const options& o, bool verify_only) {
       lab::bench b = setup_and_verify(*c, r);
       const int reps = o.reps > 0 ? o.reps : lab::default_reps(c->n);
       const int warmup = std::max(3, reps / 10);
-      lab::pair_timing t = lab::time_device(b, reps, warmup, stream);
+      lab::pair_timing t;
+      if (b.host_run) t.main = lab::time_host(b, reps);  // a call that blocks the host: wall clock
+      else t = lab::time_device(b, reps, warmup, stream);
       r.median_ms = t.main.median_ms;
       if (t.base) r.baseline_ms = t.base->median_ms;
       r.reps = t.main.reps;
