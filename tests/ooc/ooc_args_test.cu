@@ -112,7 +112,7 @@ TEST(OocArgs, Options) {
 
 // The plan: pure arithmetic, no CUDA.
 TEST(OocPlan, DefaultChunkFollowsTheMeasuredRates) {
-  // R × t0 / f = 55e9 × 30e-6 / 0.025 = 66 MB: the nearest power of two is 64 MiB.
+  // R × t0 / f = 55e9 × 4e-6 / 0.0025 = 88 MB: the nearest power of two is 64 MiB.
   EXPECT_EQ(cuprim::ooc::tuning::chunk_bytes(), std::size_t(64) << 20);
   const auto p = cuprim::ooc::make_plan("f", std::int64_t(1) << 31, 4, 0, 0, 0, false, false, {}, std::size_t(80) << 30);
   EXPECT_EQ(p.chunk_elems, (std::int64_t(64) << 20) / 4);
