@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace {
@@ -86,10 +87,15 @@ TEST(OocArgs, Overlap) {
 
 TEST(OocArgs, HistogramLevels) {
   expect_invalid([] { cuprim::ooc::histogram_even(in, n, hist, 0, 0, 100); }, "num_bins", "cuprim::ooc::histogram_even");
-  expect_invalid([] { cuprim::ooc::histogram_even_add(in, n, hist, 16, 100, 100); }, "upper",
+  // The in-core histogram's level rules (device/histogram.cuh), under the out-of-core name.
+  expect_invalid([] { cuprim::ooc::histogram_even_add(in, n, hist, 16, 100, 100); }, "lower",
                  "cuprim::ooc::histogram_even_add");
-  expect_invalid([] { cuprim::ooc::histogram_even(in, n, hist, 16, 5.0, -1.0); }, "upper",
+  expect_invalid([] { cuprim::ooc::histogram_even(in, n, hist, 16, 5.0, -1.0); }, "lower",
                  "cuprim::ooc::histogram_even");
+  expect_invalid([] { cuprim::ooc::histogram_even(in, n, hist, 16, 0.0, std::numeric_limits<double>::infinity()); },
+                 "upper", "cuprim::ooc::histogram_even");
+  expect_invalid([] { cuprim::ooc::histogram_even(static_cast<const int*>(nullptr), n, hist, 16, 0, 100); },
+                 "samples", "cuprim::ooc::histogram_even");
 }
 
 TEST(OocArgs, Options) {

@@ -1,5 +1,5 @@
-// cuprim/ooc/detail/kernels.cuh: the small kernels that join chunks: the running total of a reduction, the
-// carry of a scan, and a histogram of one chunk added to device-wide counts.
+// cuprim/ooc/detail/kernels.cuh: the small kernels that join chunks: the running total of a reduction and the
+// carry of a scan.
 #pragma once
 
 #include <cuprim/core/functional.cuh>
@@ -49,50 +49,6 @@ __global__ void carry_kernel(Out* buf, std::int64_t count, const Acc* carry_in, 
       if (has_carry) buf[j] = convert<Out>(v);
       if (j == last) *carry_out = v;
     }
-  }
-}
-
-/// The bin of sample x in `bins` equal bins over [lower, upper), or -1 outside. Integers: exact 64-bit
-/// arithmetic; floating point: (x - lower) × bins / (upper - lower) in double, clamped to the last bin.
-template <class T, class Level>
-CUPRIM_HD int even_bin(const T& x_, int bins, Level lower, Level upper) {
-  if constexpr (std::is_integral_v<T> && std::is_integral_v<Level>) {
-    const long long x = static_cast<long long>(x_);
-    if (x < static_cast<long long>(lower) || x >= static_cast<long long>(upper)) return -1;
-    const unsigned long long off = static_cast<unsigned long long>(x - static_cast<long long>(lower));
-    const unsigned long long range = static_cast<unsigned long long>(static_cast<long long>(upper) -
-                                                                     static_cast<long long>(lower));
-    return static_cast<int>(off * static_cast<unsigned long long>(bins) / range);
-  } else {
-    const double x = cuprim::detail::convert<double>(x_);
-    const double lo = static_cast<double>(lower), hi = static_cast<double>(upper);
-    if (!(x >= lo && x < hi)) return -1;
-    int b = static_cast<int>((x - lo) * bins / (hi - lo));
-    return b >= bins ? bins - 1 : b;
-  }
-}
-
-/// counts[b] += number of samples of the chunk in bin b. Per-block counts in shared memory when they fit.
-template <class T, class Level>
-__global__ void histogram_even_kernel(const T* samples, std::int64_t n, unsigned long long* counts, int bins,
-                                      Level lower, Level upper, bool shared) {
-  extern __shared__ unsigned local[];  // per-block counts (a chunk has < 2^32 samples)
-  if (shared) {
-    for (int b = threadIdx.x; b < bins; b += blockDim.x) local[b] = 0;
-    __syncthreads();
-  }
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const int b = even_bin(samples[i], bins, lower, upper);
-    if (b >= 0) {
-      if (shared) atomicAdd(&local[b], 1u);
-      else atomicAdd(&counts[b], 1ull);
-    }
-  }
-  if (shared) {
-    __syncthreads();
-    for (int b = threadIdx.x; b < bins; b += blockDim.x)
-      if (local[b]) atomicAdd(&counts[b], static_cast<unsigned long long>(local[b]));
   }
 }
 
