@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -157,6 +158,34 @@ TEST(OocPlan, SettableAndValidated) {
   o = {};
   o.chunk_bytes = 4000;
   EXPECT_EQ(cuprim::ooc::make_plan("f", 1500, 4, 0, 0, 0, false, false, o, 1u << 30).streams, 2);
+}
+
+TEST(OocPlan, SmallInputsStillPipeline) {
+  // 64 MiB of ints, default options: at least 4 chunks per stream (3 streams), so 12 chunks of 1398102 ints.
+  const std::int64_t n = std::int64_t(16) << 20;
+  const auto p = cuprim::ooc::make_plan("f", n, 4, 4, 0, 0, false, false, {}, std::size_t(80) << 30);
+  EXPECT_EQ(p.chunks, 12);
+  EXPECT_EQ(p.chunk_elems, (n + 11) / 12);
+  // Never under min_chunk_bytes: 1 MiB of ints is one chunk of 1 MiB.
+  const auto q = cuprim::ooc::make_plan("f", 1 << 18, 4, 0, 0, 0, false, false, {}, std::size_t(80) << 30);
+  EXPECT_EQ(q.chunks, 1);
+  EXPECT_EQ(q.streams, 1);
+}
+
+// The staging threads' copy: every byte, for sizes below and above the split threshold, odd sizes and offsets.
+TEST(OocHostCopier, CopiesEveryByte) {
+  for (int threads : {1, 3, 8}) {
+    cuprim::ooc::detail::host_copier copier(threads);
+    for (std::size_t bytes : {std::size_t(0), std::size_t(1), std::size_t(4097), (std::size_t(1) << 20) + 13,
+                              (std::size_t(37) << 20) + 5}) {
+      std::vector<unsigned char> src(bytes + 3), dst(bytes + 3, 0xEE);
+      for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 2654435761u >> 13);
+      copier.copy(dst.data() + 1, src.data() + 2, bytes);
+      bool ok = dst[0] == 0xEE && dst[bytes + 1] == 0xEE;
+      for (std::size_t i = 0; i < bytes && ok; ++i) ok = dst[i + 1] == src[i + 2];
+      EXPECT_TRUE(ok) << threads << " threads, " << bytes << " bytes";
+    }
+  }
 }
 
 }  // namespace

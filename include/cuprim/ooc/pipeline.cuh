@@ -228,7 +228,8 @@ public:
 
 private:
   void part(int t) {
-    const std::size_t per = (bytes_ / threads_ + 4095) / 4096 * 4096;
+    const std::size_t share = (bytes_ + std::size_t(threads_) - 1) / std::size_t(threads_);
+    const std::size_t per = (share + 4095) / 4096 * 4096;  // parts of whole pages covering every byte
     const std::size_t lo = std::min(bytes_, per * std::size_t(t)), hi = std::min(bytes_, lo + per);
     if (hi > lo) std::memcpy(dst_ + lo, src_ + lo, hi - lo);
   }
