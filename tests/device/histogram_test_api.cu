@@ -46,7 +46,7 @@ void check_multi(int channels, std::vector<int> chosen, std::vector<int> bins, b
                                  lower.data(), upper.data());
   CUPRIM_CUDA_CHECK(cudaDeviceSynchronize());
   for (int k = 0; k < active; ++k) {
-    std::vector<C> want(std::size_t(bins[k]));
+    std::vector<C> want(static_cast<std::size_t>(bins[k]));
     if (range)
       cuprim::host::histogram_range_strided(x.data(), pixels, channels, chosen[k], want.data(), bins[k], edges[k].data());
     else
@@ -218,7 +218,7 @@ TEST(HistogramLadder, EveryRung) {
       ASSERT_EQ(first_diff(h2.get(), want2), "");
     }
     for (int nb : {1024, 1 << 16, 1 << 20}) {
-      std::vector<std::uint32_t> want(std::size_t(nb));
+      std::vector<std::uint32_t> want(static_cast<std::size_t>(nb));
       cuprim::host::histogram_even(y.data(), std::int64_t(y.size()), want.data(), nb, std::int64_t(0), std::int64_t(1) << 32);
       guarded<std::uint32_t> h(nb);
       h.poison();
