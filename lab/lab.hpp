@@ -207,6 +207,11 @@ inline void register_all() {
   register_gemm_ooc();
 }
 
+/// Studies outside the case registry (synchronous host-memory work that the stream-timed cases cannot express):
+/// `cuprim-lab transfer` (lab/transfer.cu) and `cuprim-lab ooc` (lab/ooc.cu); argv[1] is the command.
+int run_transfer_study(int argc, char** argv);
+int run_ooc_study(int argc, char** argv);
+
 // ---------------------------------------------------------------------------------------------------------
 // Verification helpers
 

@@ -24,6 +24,9 @@ constexpr const char* usage_text =
     "  run    [pattern...] [--quick|--full] [--json FILE] [--reps N]\n"
     "                                                     verify, then time the cases; table on stdout\n"
     "  verify [pattern...] [--quick|--full]               verify only: PASS/FAIL per case\n"
+    "  transfer [--json FILE] [--min-bytes N] [--max-bytes N]\n"
+    "                                                     host-memory transfer study (lab/transfer.cu)\n"
+    "  ooc    [--gib G] [--reps N] [--json FILE]          out-of-core rows beside their bandwidth references\n"
     "  --help                                             this text\n"
     "\n"
     "patterns: a glob (*, ?, [...]) matched against the whole case name, otherwise a substring of it,\n"
@@ -357,6 +360,18 @@ int run_device(const options& o, bool verify_only) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && (std::strcmp(argv[1], "transfer") == 0 || std::strcmp(argv[1], "ooc") == 0)) {
+    try {
+      if (cuprim::device_count() == 0) {
+        std::fprintf(stderr, "cuprim-lab %s: needs a CUDA device\n", argv[1]);
+        return 77;
+      }
+      return std::strcmp(argv[1], "transfer") == 0 ? lab::run_transfer_study(argc, argv) : lab::run_ooc_study(argc, argv);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cuprim-lab: %s\n", e.what());
+      return 1;
+    }
+  }
   options o = parse(argc, argv);
   if (o.command == "help") {
     std::printf("%s", usage_text);

@@ -1,0 +1,209 @@
+// cuprim/device/detail/histogram_kernel.cuh: the histogram kernels.
+//
+// One kernel template covers the production path and the lab's ladder; its layout parameter says where a sample's
+// count goes first:
+//
+//   global_plain   an atomic add on the output bin in device memory (L2) per sample (the seed's first kernels)
+//   global_runs    the same, but each thread first merges runs of equal bins in its own samples into one atomic
+//                  of the run's length: the path for histograms too large for shared memory, robust to contention
+//                  (every sample in one bin costs one atomic per thread, not per sample). No workspace.
+//   shared         `copies` privatized histograms of 32-bit counters in shared memory (warp w uses copy
+//                  w % copies: copies = 1 is the seed's privatized kernel, one per warp the per-warp sub-histograms),
+//                  each thread merging runs of equal bins before its shared atomic; merged into the output with
+//                  one global atomic per nonzero bin per block.
+//   lanes          for small histograms (≤ 512 bins): 32 sub-histograms per copy, one per lane, laid out so that
+//                  lane l's counter of bin b is word (b * 32 + l): every lane of a warp always addresses its own
+//                  bank, so a warp's 32 shared atomics never conflict, whatever the data (uniform bytes or all
+//                  equal). Merged like `shared` (each thread sums a bin's 32 lane counters, rotated by the bin so
+//                  that the merge reads are conflict-free too).
+//
+// Vector = true reads 16-byte vectors (ld.global.cs: the input is streamed once), two in flight per thread, with
+// scalar loads for the misaligned head and the tail; Vector = false reads one sample per thread per step.
+// The grid strides over the input; the host picks the grid (persistent: the resident blocks; otherwise one block
+// per 512 × 64 samples) and launches slices of at most grid × 2^31 samples, so that no block's 32-bit shared
+// counters can overflow within one launch.
+#pragma once
+
+#include <cuprim/device/detail/histogram_bins.cuh>
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace cuprim::detail {
+
+enum class hist_layout : int { global_plain = 0, global_runs = 1, shared = 2, lanes = 3 };
+
+inline constexpr int hist_threads = 512;
+
+template <class S, class B, class C>
+struct hist_params {
+  const S* in;
+  std::uint64_t n;      ///< samples in this launch
+  std::uint64_t first;  ///< index of in[0] in the caller's input (the channel of sample i is (first + i) % channels)
+  B bin;
+  C* out[hist_max_channels];
+  int offset[hist_max_channels];  ///< first bin of each output in the concatenated histogram
+  int num_out;
+  int total_bins;
+  int copies;
+};
+
+template <class B>
+struct hist_is_multi : std::false_type {};
+template <class B>
+struct hist_is_multi<hist_multi<B>> : std::true_type {};
+
+template <class S, class B>
+__device__ __forceinline__ int hist_bin_of(const B& b, S x, int channel) {
+  if constexpr (hist_is_multi<B>::value) {
+    const int slot = b.slot[channel];
+    if (slot < 0) return -1;
+    const int r = b.b[slot](x);
+    return r < 0 ? -1 : b.offset[slot] + r;
+  } else {
+    (void)channel;
+    return b(x);
+  }
+}
+
+template <class S, class B, class C>
+__device__ __forceinline__ C* hist_out_of(const hist_params<S, B, C>& p, int bin) {
+  if constexpr (hist_is_multi<B>::value) {
+    int k = p.num_out - 1;
+    while (k > 0 && bin < p.offset[k]) --k;
+    return p.out[k] + (bin - p.offset[k]);
+  } else {
+    return p.out[0] + bin;
+  }
+}
+
+template <class C>
+__device__ __forceinline__ void hist_atomic_add(C* where, std::uint32_t v) {
+  if constexpr (sizeof(C) == 8) atomicAdd(reinterpret_cast<unsigned long long*>(where), static_cast<unsigned long long>(v));
+  else atomicAdd(reinterpret_cast<unsigned*>(where), static_cast<unsigned>(v));
+}
+
+template <class S, class B, class C, hist_layout L, bool Vector>
+__global__ void __launch_bounds__(hist_threads) histogram_kernel(const hist_params<S, B, C> p) {
+  extern __shared__ unsigned hist_smem[];
+  constexpr bool multi = hist_is_multi<B>::value;
+  constexpr bool privatized = L == hist_layout::shared || L == hist_layout::lanes;
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const int T = p.total_bins;
+
+  unsigned* mine = nullptr;
+  if constexpr (privatized) {
+    const unsigned words = unsigned(p.copies) * unsigned(T) * (L == hist_layout::lanes ? 32u : 1u);
+    for (unsigned i = threadIdx.x; i < words; i += blockDim.x) hist_smem[i] = 0;
+    __syncthreads();
+    const unsigned copy = warp % unsigned(p.copies);
+    mine = L == hist_layout::lanes ? hist_smem + copy * unsigned(T) * 32u + lane : hist_smem + copy * unsigned(T);
+  }
+
+  int run_bin = -1;
+  unsigned run_count = 0;
+  auto flush = [&]() {
+    if (run_count) {
+      if constexpr (L == hist_layout::shared) atomicAdd(mine + run_bin, run_count);
+      else hist_atomic_add(hist_out_of(p, run_bin), run_count);
+    }
+  };
+  auto add = [&](int b) {
+    if (b < 0) return;
+    if constexpr (L == hist_layout::lanes) {
+      atomicAdd(mine + (unsigned(b) << 5), 1u);
+    } else if constexpr (L == hist_layout::global_plain) {
+      hist_atomic_add(hist_out_of(p, b), 1u);
+    } else {
+      if (b == run_bin) {
+        ++run_count;
+      } else {
+        flush();
+        run_bin = b;
+        run_count = 1;
+      }
+    }
+  };
+  auto channel_of = [&](std::uint64_t i) -> int {
+    if constexpr (multi) return static_cast<int>((p.first + i) % static_cast<unsigned>(p.bin.channels));
+    else return 0;
+  };
+
+  const std::uint64_t G = std::uint64_t(gridDim.x) * blockDim.x;
+  const std::uint64_t g = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::uint64_t n = p.n;
+
+  if constexpr (Vector) {
+    constexpr int V = 16 / int(sizeof(S));
+    const std::uint64_t mis = (16u - (reinterpret_cast<std::uintptr_t>(p.in) & 15u)) & 15u;
+    const std::uint64_t head = mis / sizeof(S) < n ? mis / sizeof(S) : n;
+    const std::uint64_t nvec = (n - head) / V;
+    const uint4* vin = reinterpret_cast<const uint4*>(p.in + head);
+    auto process = [&](const uint4& raw, std::uint64_t base) {
+      S s[V];
+      std::memcpy(s, &raw, 16);
+      int c = channel_of(base);
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        add(hist_bin_of(p.bin, s[j], c));
+        if constexpr (multi) c = c + 1 == p.bin.channels ? 0 : c + 1;
+      }
+    };
+    std::uint64_t v = g;
+    for (; v + G < nvec; v += 2 * G) {
+      const uint4 a = __ldcs(vin + v);
+      const uint4 b = __ldcs(vin + v + G);
+      process(a, head + v * V);
+      process(b, head + (v + G) * V);
+    }
+    if (v < nvec) process(__ldcs(vin + v), head + v * V);
+    const std::uint64_t tail0 = head + nvec * V;
+    const std::uint64_t rest = head + (n - tail0);
+    for (std::uint64_t i = g; i < rest; i += G) {
+      const std::uint64_t e = i < head ? i : tail0 + (i - head);
+      add(hist_bin_of(p.bin, p.in[e], channel_of(e)));
+    }
+  } else {
+    for (std::uint64_t i = g; i < n; i += G) add(hist_bin_of(p.bin, p.in[i], channel_of(i)));
+  }
+  if constexpr (L == hist_layout::shared || L == hist_layout::global_runs) flush();
+
+  if constexpr (privatized) {
+    __syncthreads();
+    for (int b = threadIdx.x; b < T; b += blockDim.x) {
+      unsigned sum = 0;
+      for (int k = 0; k < p.copies; ++k) {
+        if constexpr (L == hist_layout::lanes) {
+          const unsigned* w = hist_smem + (unsigned(k) * unsigned(T) + unsigned(b)) * 32u;
+#pragma unroll 8
+          for (int l = 0; l < 32; ++l) sum += w[(l + b) & 31];
+        } else {
+          sum += hist_smem[unsigned(k) * unsigned(T) + unsigned(b)];
+        }
+      }
+      if (sum) hist_atomic_add(hist_out_of(p, b), sum);
+    }
+  }
+}
+
+/// The seed's first kernel: thread t bins the contiguous section [t·s, (t+1)·s) of the input with one global
+/// atomic per sample (adjacent threads read addresses s apart: uncoalesced).
+template <class S, class B, class C>
+__global__ void __launch_bounds__(hist_threads) histogram_sectioned_kernel(const hist_params<S, B, C> p) {
+  const std::uint64_t G = std::uint64_t(gridDim.x) * blockDim.x;
+  const std::uint64_t g = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::uint64_t section = (p.n + G - 1) / G;
+  const std::uint64_t begin = g * section;
+  const std::uint64_t end = begin + section < p.n ? begin + section : p.n;
+  for (std::uint64_t i = begin; i < end; ++i) {
+    int c = 0;
+    if constexpr (hist_is_multi<B>::value) c = static_cast<int>((p.first + i) % static_cast<unsigned>(p.bin.channels));
+    const int b = hist_bin_of(p.bin, p.in[i], c);
+    if (b >= 0) hist_atomic_add(hist_out_of(p, b), 1u);
+  }
+}
+
+}  // namespace cuprim::detail
