@@ -27,7 +27,7 @@ std::vector<K> edge_values() {
   std::vector<K> v;
   auto from_bits = [](B b) {
     K k;
-    std::memcpy(&k, &b, sizeof(K));
+    std::memcpy(static_cast<void*>(&k), &b, sizeof(K));
     return k;
   };
   if constexpr (std::is_integral_v<K>) {
@@ -55,7 +55,7 @@ std::vector<K> make_keys(std::int64_t n, shape s, rng& r) {
   auto random_bits = [&] {
     B b = static_cast<B>(r.next());
     K x;
-    std::memcpy(&x, &b, sizeof(K));
+    std::memcpy(static_cast<void*>(&x), &b, sizeof(K));
     return x;
   };
   const auto edges = edge_values<K>();
@@ -72,7 +72,7 @@ std::vector<K> make_keys(std::int64_t n, shape s, rng& r) {
       case shape::low_entropy: {  // one bit of entropy per byte: each byte 0 or 1
         B b = 0;
         for (std::size_t j = 0; j < sizeof(K); ++j) b = B(b | (B(r.next() & 1) << (8 * j)));
-        std::memcpy(&x, &b, sizeof(K));
+        std::memcpy(static_cast<void*>(&x), &b, sizeof(K));
         break;
       }
       default: x = random_bits(); break;
@@ -115,8 +115,8 @@ void check_sort(std::int64_t n, shape s, bool descending, rng& r) {
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = std::uint32_t(i);
   cuprim::host::radix_sort_pairs(keys.data(), want.data(), idx.data(), want_idx.data(), n, descending);
 
-  cuprim::device_buffer<K> din(std::size_t(n)), dout(std::size_t(n));
-  cuprim::device_buffer<std::uint32_t> vin(std::size_t(n)), vout(std::size_t(n));
+  cuprim::device_buffer<K> din(static_cast<std::size_t>(n)), dout(static_cast<std::size_t>(n));
+  cuprim::device_buffer<std::uint32_t> vin(static_cast<std::size_t>(n)), vout(static_cast<std::size_t>(n));
   cuprim_test::upload(din.data(), keys);
   cuprim_test::upload(vin.data(), idx);
   cuprim_test::poison(dout);

@@ -27,7 +27,7 @@ TYPED_TEST(RadixSortFloat, DocumentedOrderOfSpecialValues) {
   const B top = cuprim::detail::radix_key<K>::top, exp = cuprim::detail::radix_key<K>::exponent_mask();
   auto k = [](B b) {
     K x;
-    std::memcpy(&x, &b, sizeof(K));
+    std::memcpy(static_cast<void*>(&x), &b, sizeof(K));
     return x;
   };
   const B quiet = B(B(exp >> 1) & ~exp);

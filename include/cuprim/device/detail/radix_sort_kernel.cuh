@@ -65,8 +65,8 @@ struct radix_pass {
 };
 
 /// Number of passes over [begin_bit, end_bit).
-constexpr int radix_passes(int begin_bit, int end_bit) { return (end_bit - begin_bit + radix_bits - 1) / radix_bits; }
-constexpr radix_pass radix_pass_of(int begin_bit, int end_bit, int p) {
+__host__ __device__ constexpr int radix_passes(int begin_bit, int end_bit) { return (end_bit - begin_bit + radix_bits - 1) / radix_bits; }
+__host__ __device__ constexpr radix_pass radix_pass_of(int begin_bit, int end_bit, int p) {
   const int shift = begin_bit + p * radix_bits;
   const int width = (end_bit - shift) < radix_bits ? (end_bit - shift) : radix_bits;
   return {shift, (1u << width) - 1u};
@@ -231,6 +231,7 @@ struct radix_onesweep_smem {
   static constexpr std::size_t item_bytes =
       (radix_has_values_v<V> && sizeof(V) > sizeof(K)) ? sizeof(V) : sizeof(K);
   alignas(16) unsigned char exchange[std::size_t(tile) * item_bytes];
+  unsigned char digit_at[radix_has_values_v<V> ? tile : 1];  // digit of the key at each tile position (pairs)
   unsigned hist[warps][radix_digits + 1];  // per warp: counts, then the warp's start within the digit
   unsigned tile_start[radix_digits];       // where each digit starts in the tile
   long long global_minus_local[radix_digits];
@@ -238,8 +239,30 @@ struct radix_onesweep_smem {
   unsigned tile_id;
 };
 
+/// Ranks a warp's keys (warp-striped) as radix_rank_warp does, computing each key's digit on the fly (256 for the
+/// invalid ones of a partial tile).
+template <int I, bool Full, class K>
+__device__ __forceinline__ void radix_rank_keys(const K (&keys)[I], unsigned (&rank)[I], unsigned* hist,
+                                                bool descending, radix_pass ps, int first_valid_limit) {
+  using traits = radix_key<K>;
+  const unsigned lt = warp::lanemask_lt();
+  const int lane = warp::lane_id();
+#pragma unroll
+  for (int i = 0; i < I; ++i) {
+    const bool ok = Full || i * 32 + lane < first_valid_limit;
+    const unsigned d = ok ? traits::digit(keys[i], descending, ps.shift, ps.mask) : unsigned(radix_digits);
+    const unsigned peers = radix_match<Full ? radix_bits : radix_bits + 1>(d);
+    const unsigned below = __popc(peers & lt);
+    const unsigned before = hist[d];
+    __syncwarp();
+    if (below == 0) hist[d] = before + __popc(peers);
+    __syncwarp();
+    rank[i] = before + below;
+  }
+}
+
 template <int Threads, int Items, class K, class V>
-__global__ void __launch_bounds__(Threads) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
+__global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
   using traits = radix_key<K>;
   using smem_t = radix_onesweep_smem<Threads, Items, K, V>;
   constexpr int W = Threads / 32, tile = Threads * Items;
@@ -256,46 +279,27 @@ __global__ void __launch_bounds__(Threads) radix_onesweep_kernel(radix_onesweep_
   const int valid = (p.count - base) < std::uint64_t(tile) ? int(p.count - base) : tile;
   const bool full = valid == tile;
   const int warp_first = warp * Items * 32;
+  const int warp_valid = valid - warp_first;  // this warp's item (32 i + lane) is valid when below this
 
   // Load (warp-striped) and rank.
   K keys[Items];
-  unsigned digit[Items], rank[Items];
-  [[maybe_unused]] V vals[has_values ? Items : 1];
+  unsigned rank[Items];
   const K* src = p.keys_in + base + warp_first + lane;
   if (full) {
 #pragma unroll
     for (int i = 0; i < Items; ++i) keys[i] = src[i * 32];
-    if constexpr (has_values) {
-      if (p.vals_in) {
-        const V* vsrc = p.vals_in + base + warp_first + lane;
-#pragma unroll
-        for (int i = 0; i < Items; ++i) vals[i] = vsrc[i * 32];
-      } else {
-#pragma unroll
-        for (int i = 0; i < Items; ++i) vals[i] = radix_iota<V>(p.first_index + base + warp_first + i * 32 + lane);
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < Items; ++i) digit[i] = traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask);
-    radix_rank_warp<Items, true>(digit, rank, s.hist[warp]);
+    radix_rank_keys<Items, true>(keys, rank, s.hist[warp], p.descending, p.pass, tile);
   } else {
 #pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      const bool ok = warp_first + i * 32 + lane < valid;
-      if (ok) keys[i] = src[i * 32];
-      if constexpr (has_values) {
-        if (ok) vals[i] = p.vals_in ? p.vals_in[base + warp_first + i * 32 + lane]
-                                    : radix_iota<V>(p.first_index + base + warp_first + i * 32 + lane);
-      }
-      digit[i] = ok ? traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask) : unsigned(radix_digits);
-    }
-    radix_rank_warp<Items, false>(digit, rank, s.hist[warp]);
+    for (int i = 0; i < Items; ++i)
+      if (i * 32 + lane < warp_valid) keys[i] = src[i * 32];
+    radix_rank_keys<Items, false>(keys, rank, s.hist[warp], p.descending, p.pass, warp_valid);
   }
   __syncthreads();
 
   // Per digit: the warps' starts, the tile's count; publish it; scan over digits; look back.
   unsigned* look = p.state + radix_state_head;
-  unsigned count = 0;
+  unsigned count = 0;  // this digit's keys in the tile (digit threads)
   if (tid < radix_digits) {
 #pragma unroll
     for (int w = 0; w < W; ++w) {
@@ -340,35 +344,45 @@ __global__ void __launch_bounds__(Threads) radix_onesweep_kernel(radix_onesweep_
   K* ex_keys = reinterpret_cast<K*>(s.exchange);
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
-    if (full || digit[i] < unsigned(radix_digits)) {
-      rank[i] += s.tile_start[digit[i]] + s.hist[warp][digit[i]];
+    if (full || i * 32 + lane < warp_valid) {
+      const unsigned d = traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask);
+      rank[i] += s.tile_start[d] + s.hist[warp][d];
       ex_keys[rank[i]] = keys[i];
     }
   }
   __syncthreads();
-  [[maybe_unused]] long long dest[has_values ? Items : 1];
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     const int j = i * Threads + tid;
     if (full || j < valid) {
       const K k = ex_keys[j];
       const unsigned d = traits::digit(k, p.descending, p.pass.shift, p.pass.mask);
-      const long long g = s.global_minus_local[d] + j;
-      p.keys_out[g] = k;
-      if constexpr (has_values) dest[i] = g;
+      p.keys_out[s.global_minus_local[d] + j] = k;
+      if constexpr (has_values) s.digit_at[j] = static_cast<unsigned char>(d);
     }
   }
   if constexpr (has_values) {
+    // Values: loaded now (not held in registers through the ranking), exchanged the same way.
+    V vals[Items];
+    if (p.vals_in) {
+      const V* vsrc = p.vals_in + base + warp_first + lane;
+#pragma unroll
+      for (int i = 0; i < Items; ++i)
+        if (full || i * 32 + lane < warp_valid) vals[i] = vsrc[i * 32];
+    } else {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) vals[i] = radix_iota<V>(p.first_index + base + warp_first + i * 32 + lane);
+    }
     __syncthreads();
     V* ex_vals = reinterpret_cast<V*>(s.exchange);
 #pragma unroll
     for (int i = 0; i < Items; ++i)
-      if (full || digit[i] < unsigned(radix_digits)) ex_vals[rank[i]] = vals[i];
+      if (full || i * 32 + lane < warp_valid) ex_vals[rank[i]] = vals[i];
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const int j = i * Threads + tid;
-      if (full || j < valid) p.vals_out[dest[i]] = ex_vals[j];
+      if (full || j < valid) p.vals_out[s.global_minus_local[s.digit_at[j]] + j] = ex_vals[j];
     }
   }
 }
