@@ -261,7 +261,46 @@ __device__ __forceinline__ void radix_rank_keys(const K (&keys)[I], unsigned (&r
   }
 }
 
-template <int Threads, int Items, class K, class V>
+/// One digit's decoupled look-back, by one thread: the sum of the digit's counts over tiles [0, tile). Reads a
+/// window of R predecessors at once (independent loads), waits until every tile after the window's nearest inclusive
+/// prefix has published, and adds the prefix and the aggregates after it; with no prefix in the window, adds all R
+/// aggregates and moves R tiles back. R = 1 is the classic walk of one dependent load per tile.
+template <int R>
+__device__ __forceinline__ unsigned radix_look_back(const unsigned* look, std::uint64_t tile, int digit) {
+  unsigned sum = 0;
+  std::int64_t end = std::int64_t(tile);  // the window is [end - R, end)
+  while (true) {
+    unsigned w[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const std::int64_t t = end - R + r;
+      w[r] = t >= 0 ? radix_load_relaxed(look + std::uint64_t(t) * radix_digits + digit) : radix_flag_prefix;
+    }
+    int nearest = -1;
+    while (true) {
+      nearest = -1;
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if ((w[r] & ~radix_count_mask) == radix_flag_prefix) nearest = r;
+      bool ready = true;
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (r > nearest && (w[r] & ~radix_count_mask) == 0) ready = false;
+      if (ready) break;
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (r > nearest && (w[r] & ~radix_count_mask) == 0)
+          w[r] = radix_load_relaxed(look + std::uint64_t(end - R + r) * radix_digits + digit);
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (r >= nearest) sum += w[r] & radix_count_mask;
+    if (nearest >= 0) return sum;
+    end -= R;
+  }
+}
+
+template <int Threads, int Items, class K, class V, int LookBack>
 __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
   using traits = radix_key<K>;
   using smem_t = radix_onesweep_smem<Threads, Items, K, V>;
@@ -326,14 +365,7 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
     // Look back: the digit's count over tiles [0, tile_id).
     unsigned before = 0;
     if (tile_id > 0) {
-      std::int64_t t = std::int64_t(tile_id) - 1;
-      while (true) {
-        const unsigned word = radix_load_relaxed(look + std::uint64_t(t) * radix_digits + tid);
-        if ((word & ~radix_count_mask) == 0) continue;  // not yet published
-        before += word & radix_count_mask;
-        if ((word & ~radix_count_mask) == radix_flag_prefix) break;
-        --t;
-      }
+      before = radix_look_back<LookBack>(look, tile_id, tid);
       radix_store_relaxed(look + tile_id * radix_digits + tid, radix_flag_prefix | (before + count));
     }
     s.global_minus_local[tid] = static_cast<long long>(p.bases[tid] + before) - static_cast<long long>(start);

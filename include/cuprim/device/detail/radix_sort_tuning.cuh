@@ -9,7 +9,8 @@ namespace cuprim {
 ///   Threads × Items        the one-sweep tile (keys per block and pass); Threads ≥ 256 (one thread per digit)
 ///   SmallThreads × SmallItems   the largest input sorted by one block in one launch (all passes in shared memory)
 ///   HistItems              keys per thread and step of the upfront histogram pass (256 threads per block)
-template <int Threads, int Items, int SmallThreads, int SmallItems, int HistItems = 16>
+///   LookBack               predecessor tiles each digit's look-back reads at once (1: one dependent load per tile)
+template <int Threads, int Items, int SmallThreads, int SmallItems, int HistItems = 16, int LookBack = 16>
 struct radix_sort_policy {
   static_assert(Threads % 32 == 0 && Threads >= 256, "one-sweep blocks need at least one thread per digit");
   static_assert(SmallThreads % 32 == 0 && SmallThreads >= 256, "the one-block sort needs one thread per digit");
@@ -21,6 +22,7 @@ struct radix_sort_policy {
   static constexpr int small_tile = SmallThreads * SmallItems;
   static constexpr int hist_threads = 256;
   static constexpr int hist_items = HistItems;
+  static constexpr int look_back = LookBack;
 };
 
 /// The default policy for keys of KeyBytes and values of ValueBytes (0: keys only), by size class.
