@@ -1,4 +1,5 @@
-// lab/sort.cu: the radix sort family: cuprim::radix_sort_keys / radix_sort_pairs against
+// lab/sort.cu: the radix sort family: cuprim::radix_sort_keys / radix_sort_pairs (and the ladder: split by one bit
+// with a scan per bit, 4-bit digits with block histograms) against
 // cub::DeviceRadixSort::SortKeys / SortPairs in the same run, over random keys, low-entropy keys and a policy sweep.
 //
 // Inputs: lab::random_input (uint32 / uint64: every value; float: uniform [0, 1)). Low-entropy keys are the random
@@ -12,6 +13,7 @@
 
 #include <cuprim/core/memory.hpp>
 #include <cuprim/device/radix_sort.cuh>
+#include <cuprim/device/scan.cuh>
 #include <cuprim/host/radix_sort.hpp>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -275,6 +277,178 @@ std::string policy_text() {
          std::to_string(P::hist_items) + ", look-back window " + std::to_string(P::look_back);
 }
 
+
+// ---------------------------------------------------------------------------------------------------------
+// The ladder: the lecture's split sort (one bit per pass, one scan per bit) and a 4-bit-digit sort with a
+// per-block histogram pass, both stable LSD sorts of uint32 keys built on cuprim::exclusive_scan.
+
+/// f[i] = 1 when bit b of key i is 0 (the keys that go first).
+__global__ void split_flags_kernel(const std::uint32_t* k, std::uint32_t* f, std::size_t n, int b) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    f[i] = ((k[i] >> b) & 1u) ? 0u : 1u;
+}
+/// Zeros go to pos[i] (zeros before i); ones after all zeros, in order: zeros_total + i - pos[i].
+__global__ void split_scatter_kernel(const std::uint32_t* k, const std::uint32_t* f, const std::uint32_t* pos,
+                                     std::uint32_t* out, std::size_t n) {
+  const std::uint32_t zeros = pos[n - 1] + f[n - 1];
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[f[i] ? pos[i] : zeros + std::uint32_t(i) - pos[i]] = k[i];
+}
+
+constexpr int ladder_threads = 256, ladder_items = 8, ladder_tile = ladder_threads * ladder_items;
+
+/// counts[d * blocks + block] = keys of digit d (4 bits at `shift`) in the block's tile.
+__global__ void __launch_bounds__(ladder_threads) digit4_count_kernel(const std::uint32_t* k, std::uint32_t* counts,
+                                                                       std::size_t n, int shift) {
+  __shared__ std::uint32_t c[16];
+  if (threadIdx.x < 16) c[threadIdx.x] = 0;
+  __syncthreads();
+  const std::size_t base = std::size_t(blockIdx.x) * ladder_tile;
+  for (int i = 0; i < ladder_items; ++i) {
+    const std::size_t idx = base + std::size_t(i) * ladder_threads + threadIdx.x;
+    if (idx < n) atomicAdd(&c[(k[idx] >> shift) & 15u], 1u);
+  }
+  __syncthreads();
+  if (threadIdx.x < 16) counts[std::size_t(threadIdx.x) * gridDim.x + blockIdx.x] = c[threadIdx.x];
+}
+
+/// Stable scatter: each warp ranks its keys (warp-striped) by 4-bit digit with ballots, warps are ordered in the
+/// block, the block's digit start comes from the scanned counts.
+__global__ void __launch_bounds__(ladder_threads) digit4_scatter_kernel(const std::uint32_t* k,
+                                                                         const std::uint32_t* offsets,
+                                                                         std::uint32_t* out, std::size_t n, int shift) {
+  constexpr int W = ladder_threads / 32;
+  __shared__ std::uint32_t hist[W][17];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int i = threadIdx.x; i < W * 17; i += ladder_threads) (&hist[0][0])[i] = 0;
+  __syncthreads();
+  const std::size_t first = std::size_t(blockIdx.x) * ladder_tile + std::size_t(warp) * ladder_items * 32 + lane;
+  std::uint32_t key[ladder_items], rank[ladder_items];
+  const unsigned lt = (1u << lane) - 1u;
+  for (int i = 0; i < ladder_items; ++i) {
+    const std::size_t idx = first + std::size_t(i) * 32;
+    const bool ok = idx < n;
+    key[i] = ok ? k[idx] : 0u;
+    const unsigned d = ok ? (key[i] >> shift) & 15u : 16u;
+    const unsigned peers = cuprim::detail::radix_match<5>(d);
+    const unsigned before = hist[warp][d];
+    __syncwarp();
+    if ((peers & lt) == 0) hist[warp][d] = before + __popc(peers);
+    __syncwarp();
+    rank[i] = before + __popc(peers & lt);
+  }
+  __syncthreads();
+  if (threadIdx.x < 16) {  // warp starts within the block, per digit
+    std::uint32_t run = 0;
+    for (int w = 0; w < W; ++w) {
+      const std::uint32_t c = hist[w][threadIdx.x];
+      hist[w][threadIdx.x] = run;
+      run += c;
+    }
+  }
+  __syncthreads();
+  for (int i = 0; i < ladder_items; ++i) {
+    const std::size_t idx = first + std::size_t(i) * 32;
+    if (idx < n) {
+      const unsigned d = (key[i] >> shift) & 15u;
+      out[offsets[std::size_t(d) * gridDim.x + blockIdx.x] + hist[warp][d] + rank[i]] = key[i];
+    }
+  }
+}
+
+enum class rung { split_bit, digit4 };
+
+case_def make_ladder_case(rung r, std::int64_t n) {
+  using K = std::uint32_t;
+  case_def c;
+  const char* key = r == rung::split_bit ? "split-bit" : "4bit-digit";
+  c.name = std::string("sort/ladder/") + key + "/uint32/" + size_label(n);
+  c.family = "sort";
+  c.op = "keys";
+  c.variant = r == rung::split_bit ? "ladder: 1-bit split, scan per bit" : "ladder: 4-bit, block histograms";
+  c.dtype = name_of<K>();
+  c.n = n;
+  c.bytes = 2.0 * double(n) * sizeof(K);
+  c.baseline = "cub::DeviceRadixSort::SortKeys";
+  c.setup = [r, n]() -> bench {
+    struct state {
+      std::shared_ptr<const key_data<K>> keys;
+      device_memory a, b, f, pos, counts, offsets, ws, base_out, base_temp;
+      std::size_t ws_bytes = 0, base_temp_bytes = 0;
+      std::uint64_t blocks = 0;
+    };
+    auto st = std::make_shared<state>();
+    st->keys = keys_for<K>(n, keyset::random);
+    st->a = device_memory(std::size_t(n) * sizeof(K));
+    st->b = device_memory(std::size_t(n) * sizeof(K));
+    st->blocks = (std::uint64_t(n) + ladder_tile - 1) / ladder_tile;
+    if (r == rung::split_bit) {
+      st->f = device_memory(std::size_t(n) * sizeof(K));
+      st->pos = device_memory(std::size_t(n) * sizeof(K));
+      st->ws_bytes = cuprim::scan_workspace_bytes<K, K>(n);
+    } else {
+      st->counts = device_memory(std::size_t(st->blocks) * 16 * sizeof(K));
+      st->offsets = device_memory(std::size_t(st->blocks) * 16 * sizeof(K));
+      st->ws_bytes = cuprim::scan_workspace_bytes<K, K>(std::int64_t(st->blocks) * 16);
+    }
+    st->ws = device_memory(std::max<std::size_t>(st->ws_bytes, 1));
+    bench b;
+    b.input_slices = st->keys->slices;
+    // Pass 0 reads the input into a; then b, a, ...; 32 and 8 passes both end in b.
+    b.run = [st, r, n](cudaStream_t s, int rep) {
+      const cuprim::workspace ws{st->ws.get(), st->ws_bytes};
+      const std::size_t un = std::size_t(n);
+      const int passes = r == rung::split_bit ? 32 : 8;
+      for (int p = 0; p < passes; ++p) {
+        const K* src = p == 0 ? st->keys->slice(rep) : ((p & 1) ? st->a.as<K>() : st->b.as<K>());
+        K* dst = (p & 1) ? st->b.as<K>() : st->a.as<K>();
+        if (r == rung::split_bit) {
+          split_flags_kernel<<<2048, 256, 0, s>>>(src, st->f.as<K>(), un, p);
+          cuprim::exclusive_scan(st->f.as<K>(), st->pos.as<K>(), n, cuprim::plus{}, K(0), ws, s);
+          split_scatter_kernel<<<2048, 256, 0, s>>>(src, st->f.as<K>(), st->pos.as<K>(), dst, un);
+        } else {
+          digit4_count_kernel<<<unsigned(st->blocks), ladder_threads, 0, s>>>(src, st->counts.as<K>(), un, 4 * p);
+          cuprim::exclusive_scan(st->counts.as<K>(), st->offsets.as<K>(), std::int64_t(st->blocks) * 16,
+                                 cuprim::plus{}, K(0), ws, s);
+          digit4_scatter_kernel<<<unsigned(st->blocks), ladder_threads, 0, s>>>(src, st->offsets.as<K>(), dst, un,
+                                                                               4 * p);
+        }
+      }
+      check(cudaGetLastError(), "launch of a ladder kernel");
+    };
+    st->base_out = device_memory(std::size_t(n) * sizeof(K));
+    auto cub_call = [st, n](void* temp, std::size_t& bytes, int rep, cudaStream_t s) {
+      check(cub::DeviceRadixSort::SortKeys(temp, bytes, st->keys->slice(rep), st->base_out.as<K>(), int(n), 0, 32, s),
+            "cub::DeviceRadixSort");
+    };
+    cub_call(nullptr, st->base_temp_bytes, 0, 0);
+    st->base_temp = device_memory(std::max<std::size_t>(st->base_temp_bytes, 1));
+    b.baseline = [st, cub_call](cudaStream_t s, int rep) {
+      std::size_t bytes = st->base_temp_bytes;
+      cub_call(st->base_temp.get(), bytes, rep, s);
+    };
+    b.verify = [st, n, run = b.run, base = b.baseline]() {
+      verify_result v;
+      st->b.poison();
+      run(0, 0);
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (verify)");
+      const auto out = to_host(st->b.as<K>(), std::size_t(n));
+      std::string e = check_sorted<K, K>(st->keys->host0, out, nullptr, 32);
+      base(0, 0);
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (verify baseline)");
+      const auto bout = to_host(st->base_out.as<K>(), std::size_t(n));
+      if (e.empty() && std::memcmp(out.data(), bout.data(), out.size() * sizeof(K)) != 0) e = "output differs from CUB's";
+      v.ok = e.empty();
+      v.detail = e;
+      return v;
+    };
+    return b;
+  };
+  return c;
+}
+
 }  // namespace
 
 void register_sort() {
@@ -288,6 +462,9 @@ void register_sort() {
   // Sizes: the one-block path (2^12), the one-sweep path at small and middle sizes.
   for (int k : {12, 16, 20, 24}) add_production<std::uint32_t>(pow2(k), keyset::random, false);
   add_production<std::uint64_t, std::uint64_t>(pow2(26), keyset::random, false);
+  // The ladder (uint32 keys, 2^24): split by one bit with a scan per bit; 4-bit digits with block histograms.
+  add_case(make_ladder_case(rung::split_bit, pow2(24)));
+  add_case(make_ladder_case(rung::digit4, pow2(24)));
   // Per-pass cost: 8 and 16 of the 32 bits.
   add_bits(pow2(28), 8);
   add_bits(pow2(28), 16);
