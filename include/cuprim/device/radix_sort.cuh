@@ -117,10 +117,6 @@ struct radix_layout {
   std::size_t bytes() const { return hist_bytes + bases_bytes + state_bytes; }
 };
 
-/// Index type of the wide-value path.
-template <class V>
-using radix_index_small_t = std::uint32_t;
-
 /// Workspace of each entry point (plain form unless double_buffer_form).
 template <class P, class K, class V>
 std::size_t radix_pairs_bytes(std::int64_t n_, bool double_buffer_form) {
