@@ -59,7 +59,7 @@ struct radix_key {
                                          ? (std::is_signed_v<K> ? radix_kind::signed_int : radix_kind::unsigned_int)
                                          : radix_kind::floating;
   /// Exponent mask of the floating-point formats (all ones: inf or NaN).
-  static constexpr bits_t exponent_mask() {
+  __host__ __device__ static constexpr bits_t exponent_mask() {
     if constexpr (std::is_same_v<K, float>) return bits_t(0x7f800000u);
     else if constexpr (std::is_same_v<K, double>) return bits_t(0x7ff0000000000000ull);
     else if constexpr (std::is_same_v<K, __half>) return bits_t(0x7c00u);
