@@ -197,6 +197,7 @@ void register_scan_kernels();
 void register_select();
 void register_segmented();
 void register_gemm_ooc();
+void register_sort();
 inline void register_all() {
   register_reduce();
   register_reduce_policy();
@@ -205,6 +206,7 @@ inline void register_all() {
   register_select();
   register_segmented();
   register_gemm_ooc();
+  register_sort();
 }
 
 /// Studies outside the case registry (synchronous host-memory work that the stream-timed cases cannot express):

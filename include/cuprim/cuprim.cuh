@@ -24,3 +24,4 @@
 #include <cuprim/device/segmented_reduce.cuh>
 #include <cuprim/device/segmented_scan.cuh>
 #include <cuprim/device/select.cuh>
+#include <cuprim/device/radix_sort.cuh>

@@ -1,0 +1,556 @@
+// cuprim/device/detail/radix_sort_kernel.cuh: the one-sweep LSD radix sort (Adinets & Merrill, "Onesweep: A
+// Faster Least Significant Digit Radix Sort for GPUs", 2022) and the one-block sort of small inputs.
+//
+// Digits are 8 bits of the ordered key (radix_sort_traits.cuh); pass p sorts by bits [begin + 8p, min(begin +
+// 8p + 8, end)).
+//
+// 1. radix_histogram_kernel: one read of the keys counts every pass's digits at once (shared-memory counters per
+//    block, runs of equal digits in a thread's keys counted in registers first, so low-entropy keys do not
+//    serialise on one counter), flushed with global atomics into hist[portion][pass][256].
+// 2. radix_bases_kernel: per pass, the exclusive scan over digits of the totals, plus the counts of the earlier
+//    portions: where each digit of each portion starts in the output.
+// 3. radix_onesweep_kernel, once per pass (and portion): each block takes the next tile id from an atomic counter
+//    (a tile only waits on tiles whose blocks already run), loads its keys warp-striped (coalesced), ranks them
+//    with per-warp digit counters (the lanes holding one digit are found with 8 ballots; the lowest of them bumps
+//    the counter for all), publishes its 256 digit counts as aggregates, and, one thread per digit, looks back
+//    over the predecessors' published counts (decoupled look-back, as in scan_kernel.cuh but with one chain per
+//    digit; status and count share one 32-bit word, so a relaxed store publishes both and no fence is needed)
+//    until it meets an inclusive prefix, then publishes its own. Keys are exchanged through shared memory into
+//    digit order and written with near-coalesced stores; values follow the same permutation.
+//
+// Inputs longer than a portion (2^29 keys rounded down to whole tiles) are sorted portion by portion within each
+// pass, so the 30-bit counts of the look-back words never overflow and n may exceed 2^32.
+//
+// Small inputs (one small tile) skip all this: radix_small_kernel loads them into one block and runs every pass
+// in registers and shared memory, one launch in all.
+#pragma once
+
+#include <cuprim/core/memory.hpp>
+#include <cuprim/device/detail/radix_sort_traits.cuh>
+#include <cuprim/device/detail/radix_sort_tuning.cuh>
+#include <cuprim/warp/scan.cuh>
+#include <cuprim/warp/shuffle.cuh>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace cuprim::detail {
+
+constexpr int radix_bits = 8;
+constexpr int radix_digits = 1 << radix_bits;
+/// Keys per portion at most (whole tiles are taken below this): look-back counts are 30-bit.
+constexpr std::uint64_t radix_portion_max = std::uint64_t(1) << 29;
+/// Words before the look-back words in each pass's state: the tile counter, padded.
+constexpr std::uint64_t radix_state_head = 64;
+
+enum : unsigned { radix_flag_aggregate = 1u << 30, radix_flag_prefix = 2u << 30, radix_count_mask = (1u << 30) - 1 };
+
+/// No values (keys-only sort).
+struct radix_no_value {};
+
+template <class V>
+constexpr bool radix_has_values_v = !std::is_same_v<V, radix_no_value>;
+
+/// Value i of argsort's implicit index input (only integer values are ever generated).
+template <class V>
+__device__ __forceinline__ V radix_iota(std::uint64_t i) {
+  if constexpr (std::is_integral_v<V>) return static_cast<V>(i);
+  else return V{};
+}
+
+/// The digit geometry of one pass.
+struct radix_pass {
+  int shift;      // first bit of the digit
+  unsigned mask;  // (1 << digit bits) - 1
+};
+
+/// Number of passes over [begin_bit, end_bit).
+__host__ __device__ constexpr int radix_passes(int begin_bit, int end_bit) { return (end_bit - begin_bit + radix_bits - 1) / radix_bits; }
+__host__ __device__ constexpr radix_pass radix_pass_of(int begin_bit, int end_bit, int p) {
+  const int shift = begin_bit + p * radix_bits;
+  const int width = (end_bit - shift) < radix_bits ? (end_bit - shift) : radix_bits;
+  return {shift, (1u << width) - 1u};
+}
+
+__device__ __forceinline__ void radix_store_relaxed(unsigned* p, unsigned v) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned radix_load_relaxed(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/// The lanes whose `d` equals this lane's, over the low Bits bits of d (Bits ballots).
+template <int Bits>
+__device__ __forceinline__ unsigned radix_match(unsigned d) {
+  unsigned peers = 0xffffffffu;
+#pragma unroll
+  for (int b = 0; b < Bits; ++b) {
+    const bool bit = (d >> b) & 1u;
+    const unsigned v = __ballot_sync(0xffffffffu, bit);
+    peers &= bit ? v : ~v;
+  }
+  return peers;
+}
+
+/// Ranks a warp's keys (warp-striped: key i of lane l is the warp's (32 i + l)-th) among the warp's earlier keys of
+/// the same digit, counting into `hist` (this warp's 257 counters, zeroed; counter 256 takes the invalid keys).
+/// digit[i] is 0..255, or 256 for an invalid key (only when !Full). Returns the ranks in rank[].
+template <int I, bool Full>
+__device__ __forceinline__ void radix_rank_warp(const unsigned (&digit)[I], unsigned (&rank)[I], unsigned* hist) {
+  const unsigned lt = warp::lanemask_lt();
+#pragma unroll
+  for (int i = 0; i < I; ++i) {
+    const unsigned d = digit[i];
+    const unsigned peers = radix_match<Full ? radix_bits : radix_bits + 1>(d);
+    const unsigned below = __popc(peers & lt);
+    const unsigned before = hist[d];
+    __syncwarp();
+    if (below == 0) hist[d] = before + __popc(peers);
+    __syncwarp();
+    rank[i] = before + below;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 1. The upfront histogram of every pass
+
+template <class K>
+struct radix_histogram_params {
+  const K* keys;
+  std::uint64_t count;  // keys of this portion
+  unsigned* hist;       // [passes][256] of this portion, zeroed
+  int begin_bit, end_bit, passes;
+  bool descending;
+};
+
+template <int Threads, int Items, class K>
+__global__ void __launch_bounds__(Threads) radix_histogram_kernel(radix_histogram_params<K> p) {
+  using traits = radix_key<K>;
+  constexpr int max_passes = int(sizeof(K));
+  __shared__ unsigned counts[max_passes][radix_digits];
+  for (int i = threadIdx.x; i < max_passes * radix_digits; i += Threads) (&counts[0][0])[i] = 0;
+  __syncthreads();
+  constexpr std::uint64_t chunk = std::uint64_t(Threads) * Items;
+  for (std::uint64_t base = std::uint64_t(blockIdx.x) * chunk; base < p.count; base += std::uint64_t(gridDim.x) * chunk) {
+    const bool full = base + chunk <= p.count;
+    typename traits::bits_t bits[Items];
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const std::uint64_t idx = base + std::uint64_t(i) * Threads + threadIdx.x;
+      bits[i] = (full || idx < p.count) ? traits::ordered(p.keys[idx], p.descending) : 0;
+    }
+    int valid = Items;
+    if (!full) {
+      valid = 0;
+#pragma unroll
+      for (int i = 0; i < Items; ++i)
+        if (base + std::uint64_t(i) * Threads + threadIdx.x < p.count) valid = i + 1;
+    }
+#pragma unroll
+    for (int q = 0; q < max_passes; ++q) {
+      if (q < p.passes && valid > 0) {
+        const radix_pass ps = radix_pass_of(p.begin_bit, p.end_bit, q);
+        unsigned run_digit = unsigned(bits[0] >> ps.shift) & ps.mask;
+        unsigned run = 1;
+#pragma unroll
+        for (int i = 1; i < Items; ++i) {
+          if (i < valid) {
+            const unsigned d = unsigned(bits[i] >> ps.shift) & ps.mask;
+            if (d == run_digit) {
+              ++run;
+            } else {
+              atomicAdd(&counts[q][run_digit], run);
+              run_digit = d;
+              run = 1;
+            }
+          }
+        }
+        atomicAdd(&counts[q][run_digit], run);
+      }
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < p.passes * radix_digits; i += Threads) {
+    const unsigned c = (&counts[0][0])[i];
+    if (c) atomicAdd(p.hist + i, c);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 2. Where each digit of each portion starts
+
+/// Block p (256 threads, thread d): bases[q][p][d] = (keys of all portions with a smaller digit in pass p) +
+/// (keys of digit d in portions before q).
+__global__ void __launch_bounds__(radix_digits) radix_bases_kernel(const unsigned* hist, std::uint64_t* bases,
+                                                                    int passes, std::uint64_t portions) {
+  __shared__ std::uint64_t warp_totals[radix_digits / 32];
+  const int p = blockIdx.x, d = threadIdx.x, lane = d % 32, w = d / 32;
+  std::uint64_t total = 0;
+  for (std::uint64_t q = 0; q < portions; ++q) total += hist[(q * passes + p) * radix_digits + d];
+  std::uint64_t incl = total;
+#pragma unroll
+  for (int o = 1; o < 32; o *= 2) {
+    const std::uint64_t x = __shfl_up_sync(0xffffffffu, incl, o);
+    if (lane >= o) incl += x;
+  }
+  if (lane == 31) warp_totals[w] = incl;
+  __syncthreads();
+  std::uint64_t run = incl - total;
+  for (int j = 0; j < w; ++j) run += warp_totals[j];
+  for (std::uint64_t q = 0; q < portions; ++q) {
+    const std::uint64_t i = (q * passes + p) * radix_digits + d;
+    bases[i] = run;
+    run += hist[i];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 3. One pass: rank, look back, scatter
+
+template <class K, class V>
+struct radix_onesweep_params {
+  const K* keys_in;   // this portion's keys
+  K* keys_out;        // the whole output
+  const V* vals_in;   // this portion's values; null with values: value = index (argsort's iota)
+  V* vals_out;
+  std::uint64_t count;        // keys in this portion
+  std::uint64_t first_index;  // index of the portion's first key (for the iota values)
+  unsigned* state;            // [radix_state_head + tiles * 256], zeroed
+  const std::uint64_t* bases; // [256]: where each digit of this portion starts
+  radix_pass pass;
+  bool descending;
+};
+
+/// Shared memory of the one-sweep kernel.
+template <int Threads, int Items, class K, class V>
+struct radix_onesweep_smem {
+  static constexpr int warps = Threads / 32;
+  static constexpr int tile = Threads * Items;
+  static constexpr std::size_t item_bytes =
+      (radix_has_values_v<V> && sizeof(V) > sizeof(K)) ? sizeof(V) : sizeof(K);
+  alignas(16) unsigned char exchange[std::size_t(tile) * item_bytes];
+  unsigned char digit_at[radix_has_values_v<V> ? tile : 1];  // digit of the key at each tile position (pairs)
+  unsigned hist[warps][radix_digits + 1];  // per warp: counts, then the warp's start within the digit
+  unsigned tile_start[radix_digits];       // where each digit starts in the tile
+  long long global_minus_local[radix_digits];
+  unsigned warp_totals[radix_digits / 32];
+  unsigned tile_id;
+};
+
+/// Ranks a warp's keys (warp-striped) as radix_rank_warp does, computing each key's digit on the fly (256 for the
+/// invalid ones of a partial tile).
+template <int I, bool Full, class K>
+__device__ __forceinline__ void radix_rank_keys(const K (&keys)[I], unsigned (&rank)[I], unsigned* hist,
+                                                bool descending, radix_pass ps, int first_valid_limit) {
+  using traits = radix_key<K>;
+  const unsigned lt = warp::lanemask_lt();
+  const int lane = warp::lane_id();
+#pragma unroll
+  for (int i = 0; i < I; ++i) {
+    const bool ok = Full || i * 32 + lane < first_valid_limit;
+    const unsigned d = ok ? traits::digit(keys[i], descending, ps.shift, ps.mask) : unsigned(radix_digits);
+    const unsigned peers = radix_match<Full ? radix_bits : radix_bits + 1>(d);
+    const unsigned below = __popc(peers & lt);
+    const unsigned before = hist[d];
+    __syncwarp();
+    if (below == 0) hist[d] = before + __popc(peers);
+    __syncwarp();
+    rank[i] = before + below;
+  }
+}
+
+/// One digit's decoupled look-back, by one thread: the sum of the digit's counts over tiles [0, tile). Reads a
+/// window of R predecessors at once (independent loads), waits until every tile after the window's nearest inclusive
+/// prefix has published, and adds the prefix and the aggregates after it; with no prefix in the window, adds all R
+/// aggregates and moves R tiles back. R = 1 is the classic walk of one dependent load per tile.
+template <int R>
+__device__ __forceinline__ unsigned radix_look_back(const unsigned* look, std::uint64_t tile, int digit) {
+  unsigned sum = 0;
+  std::int64_t end = std::int64_t(tile);  // the window is [end - R, end)
+  while (true) {
+    unsigned w[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const std::int64_t t = end - R + r;
+      w[r] = t >= 0 ? radix_load_relaxed(look + std::uint64_t(t) * radix_digits + digit) : radix_flag_prefix;
+    }
+    int nearest = -1;
+    while (true) {
+      nearest = -1;
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if ((w[r] & ~radix_count_mask) == radix_flag_prefix) nearest = r;
+      bool ready = true;
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (r > nearest && (w[r] & ~radix_count_mask) == 0) ready = false;
+      if (ready) break;
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (r > nearest && (w[r] & ~radix_count_mask) == 0)
+          w[r] = radix_load_relaxed(look + std::uint64_t(end - R + r) * radix_digits + digit);
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (r >= nearest) sum += w[r] & radix_count_mask;
+    if (nearest >= 0) return sum;
+    end -= R;
+  }
+}
+
+template <int Threads, int Items, class K, class V, int LookBack>
+__global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
+  using traits = radix_key<K>;
+  using smem_t = radix_onesweep_smem<Threads, Items, K, V>;
+  constexpr int W = Threads / 32, tile = Threads * Items;
+  constexpr bool has_values = radix_has_values_v<V>;
+  extern __shared__ __align__(16) unsigned char onesweep_smem_raw[];
+  smem_t& s = *reinterpret_cast<smem_t*>(onesweep_smem_raw);
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+
+  if (tid == 0) s.tile_id = atomicAdd(p.state, 1u);
+  for (int i = tid; i < W * (radix_digits + 1); i += Threads) (&s.hist[0][0])[i] = 0;
+  __syncthreads();
+  const std::uint64_t tile_id = s.tile_id;
+  const std::uint64_t base = tile_id * tile;
+  const int valid = (p.count - base) < std::uint64_t(tile) ? int(p.count - base) : tile;
+  const bool full = valid == tile;
+  const int warp_first = warp * Items * 32;
+  const int warp_valid = valid - warp_first;  // this warp's item (32 i + lane) is valid when below this
+
+  // Load (warp-striped) and rank.
+  K keys[Items];
+  unsigned rank[Items];
+  const K* src = p.keys_in + base + warp_first + lane;
+  if (full) {
+#pragma unroll
+    for (int i = 0; i < Items; ++i) keys[i] = src[i * 32];
+    radix_rank_keys<Items, true>(keys, rank, s.hist[warp], p.descending, p.pass, tile);
+  } else {
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (i * 32 + lane < warp_valid) keys[i] = src[i * 32];
+    radix_rank_keys<Items, false>(keys, rank, s.hist[warp], p.descending, p.pass, warp_valid);
+  }
+  __syncthreads();
+
+  // Per digit: the warps' starts, the tile's count; publish it; scan over digits; look back.
+  unsigned* look = p.state + radix_state_head;
+  unsigned count = 0;  // this digit's keys in the tile (digit threads)
+  if (tid < radix_digits) {
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      const unsigned c = s.hist[w][tid];
+      s.hist[w][tid] = count;
+      count += c;
+    }
+    radix_store_relaxed(look + tile_id * radix_digits + tid,
+                        (tile_id == 0 ? radix_flag_prefix : radix_flag_aggregate) | count);
+    unsigned incl = count;
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+      const unsigned x = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o) incl += x;
+    }
+    if (lane == 31) s.warp_totals[warp] = incl;
+    s.tile_start[tid] = incl - count;
+  }
+  __syncthreads();
+  if (tid < radix_digits) {
+    unsigned start = s.tile_start[tid];
+    for (int w = 0; w < warp; ++w) start += s.warp_totals[w];
+    s.tile_start[tid] = start;
+    // Look back: the digit's count over tiles [0, tile_id).
+    unsigned before = 0;
+    if (tile_id > 0) {
+      before = radix_look_back<LookBack>(look, tile_id, tid);
+      radix_store_relaxed(look + tile_id * radix_digits + tid, radix_flag_prefix | (before + count));
+    }
+    s.global_minus_local[tid] = static_cast<long long>(p.bases[tid] + before) - static_cast<long long>(start);
+  }
+  __syncthreads();
+
+  // Exchange the keys into digit order through shared memory, then store them (thread-striped).
+  K* ex_keys = reinterpret_cast<K*>(s.exchange);
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    if (full || i * 32 + lane < warp_valid) {
+      const unsigned d = traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask);
+      rank[i] += s.tile_start[d] + s.hist[warp][d];
+      ex_keys[rank[i]] = keys[i];
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const int j = i * Threads + tid;
+    if (full || j < valid) {
+      const K k = ex_keys[j];
+      const unsigned d = traits::digit(k, p.descending, p.pass.shift, p.pass.mask);
+      p.keys_out[s.global_minus_local[d] + j] = k;
+      if constexpr (has_values) s.digit_at[j] = static_cast<unsigned char>(d);
+    }
+  }
+  if constexpr (has_values) {
+    // Values: loaded now (not held in registers through the ranking), exchanged the same way.
+    V vals[Items];
+    if (p.vals_in) {
+      const V* vsrc = p.vals_in + base + warp_first + lane;
+#pragma unroll
+      for (int i = 0; i < Items; ++i)
+        if (full || i * 32 + lane < warp_valid) vals[i] = vsrc[i * 32];
+    } else {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) vals[i] = radix_iota<V>(p.first_index + base + warp_first + i * 32 + lane);
+    }
+    __syncthreads();
+    V* ex_vals = reinterpret_cast<V*>(s.exchange);
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (full || i * 32 + lane < warp_valid) ex_vals[rank[i]] = vals[i];
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const int j = i * Threads + tid;
+      if (full || j < valid) p.vals_out[s.global_minus_local[s.digit_at[j]] + j] = ex_vals[j];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The one-block sort of small inputs
+
+template <class K, class V>
+struct radix_small_params {
+  const K* keys_in;
+  K* keys_out;  // may equal keys_in (everything is loaded before anything is stored)
+  const V* vals_in;  // null with values: value = index
+  V* vals_out;
+  int count;
+  int begin_bit, end_bit;
+  bool descending;
+};
+
+template <int Threads, int Items, class K, class V>
+struct radix_small_smem {
+  static constexpr int warps = Threads / 32;
+  static constexpr std::size_t item_bytes =
+      (radix_has_values_v<V> && sizeof(V) > sizeof(K)) ? sizeof(V) : sizeof(K);
+  alignas(16) unsigned char exchange[std::size_t(Threads) * Items * item_bytes];
+  unsigned hist[warps][radix_digits + 1];
+  unsigned tile_start[radix_digits];
+  unsigned warp_totals[radix_digits / 32];
+};
+
+template <int Threads, int Items, class K, class V>
+__global__ void __launch_bounds__(Threads) radix_small_kernel(radix_small_params<K, V> p) {
+  using traits = radix_key<K>;
+  using smem_t = radix_small_smem<Threads, Items, K, V>;
+  constexpr int W = Threads / 32;
+  constexpr bool has_values = radix_has_values_v<V>;
+  extern __shared__ __align__(16) unsigned char small_smem_raw[];
+  smem_t& s = *reinterpret_cast<smem_t*>(small_smem_raw);
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int warp_first = warp * Items * 32;
+  const int valid = p.count;
+
+  K keys[Items];
+  [[maybe_unused]] V vals[has_values ? Items : 1];
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const int idx = warp_first + i * 32 + lane;
+    if (idx < valid) {
+      keys[i] = p.keys_in[idx];
+      if constexpr (has_values) vals[i] = p.vals_in ? p.vals_in[idx] : radix_iota<V>(std::uint64_t(idx));
+    }
+  }
+  // After each pass, item i of lane l of warp w holds the tile's (w·Items·32 + 32 i + l)-th key in pass order, so
+  // the valid items stay a prefix in that order and the next pass ranks stably.
+  const int passes = radix_passes(p.begin_bit, p.end_bit);
+  K* ex_keys = reinterpret_cast<K*>(s.exchange);
+  [[maybe_unused]] V* ex_vals = reinterpret_cast<V*>(s.exchange);
+  for (int q = 0; q < passes; ++q) {
+    const radix_pass ps = radix_pass_of(p.begin_bit, p.end_bit, q);
+    for (int i = tid; i < W * (radix_digits + 1); i += Threads) (&s.hist[0][0])[i] = 0;
+    __syncthreads();
+    unsigned digit[Items], rank[Items];
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const bool ok = warp_first + i * 32 + lane < valid;
+      digit[i] = ok ? traits::digit(keys[i], p.descending, ps.shift, ps.mask) : unsigned(radix_digits);
+    }
+    radix_rank_warp<Items, false>(digit, rank, s.hist[warp]);
+    __syncthreads();
+    if (tid < radix_digits) {
+      unsigned count = 0;
+#pragma unroll
+      for (int w = 0; w < W; ++w) {
+        const unsigned c = s.hist[w][tid];
+        s.hist[w][tid] = count;
+        count += c;
+      }
+      unsigned incl = count;
+#pragma unroll
+      for (int o = 1; o < 32; o *= 2) {
+        const unsigned x = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += x;
+      }
+      if (lane == 31) s.warp_totals[warp] = incl;
+      s.tile_start[tid] = incl - count;
+    }
+    __syncthreads();
+    if (tid < radix_digits) {
+      unsigned start = s.tile_start[tid];
+      for (int w = 0; w < warp; ++w) start += s.warp_totals[w];
+      s.tile_start[tid] = start;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (digit[i] < unsigned(radix_digits)) {
+        rank[i] += s.tile_start[digit[i]] + s.hist[warp][digit[i]];
+        ex_keys[rank[i]] = keys[i];
+      }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const int idx = warp_first + i * 32 + lane;
+      if (idx < valid) keys[i] = ex_keys[idx];
+    }
+    if constexpr (has_values) {
+      __syncthreads();
+#pragma unroll
+      for (int i = 0; i < Items; ++i)
+        if (digit[i] < unsigned(radix_digits)) ex_vals[rank[i]] = vals[i];
+      __syncthreads();
+#pragma unroll
+      for (int i = 0; i < Items; ++i) {
+        const int idx = warp_first + i * 32 + lane;
+        if (idx < valid) vals[i] = ex_vals[idx];
+      }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const int idx = warp_first + i * 32 + lane;
+    if (idx < valid) {
+      p.keys_out[idx] = keys[i];
+      if constexpr (has_values) p.vals_out[idx] = vals[i];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Gather (values wider than 8 bytes move once, by the sorted indices)
+
+template <class V, class I>
+__global__ void radix_gather_kernel(const V* in, const I* index, V* out, std::uint64_t n) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = in[index[i]];
+}
+
+}  // namespace cuprim::detail

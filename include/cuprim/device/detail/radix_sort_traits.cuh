@@ -1,0 +1,105 @@
+// cuprim/device/detail/radix_sort_traits.cuh: how radix sort turns a key into ordered bits (host and device).
+//
+// radix_key<K>::ordered(k) maps a key to an unsigned integer of the key's width whose unsigned order is the sort
+// order of the keys; the sort ranks digits of these bits and moves the original keys (the mapping is applied on
+// every load, never stored, so it need not be invertible).
+//
+//   unsigned integers        the bits themselves
+//   signed integers          the sign bit flipped (two's complement order)
+//   float, double,           sign set: all bits inverted; sign clear: the sign bit set. This is the IEEE total order
+//   __half, __nv_bfloat16    on magnitudes:  -inf < negatives < -denormals < -0.0 < +0.0 < +denormals < positives
+//                            < +inf. -0.0 sorts strictly before +0.0 (they differ in bits; a stable comparison sort
+//                            with operator< would keep them in input order instead). Every NaN (any sign, any
+//                            payload) maps to all ones: NaNs sort after +inf, in input order among themselves.
+//
+// Descending order inverts the ordered bits, except that NaNs still map to all ones: NaNs come last in both
+// directions. Equal keys keep their input order in both directions (the sort is stable).
+//
+// A bit range [begin_bit, end_bit) restricts the sort to those bits of the ordered value (bit 0 the least
+// significant): keys equal on those bits keep their input order. For floating-point keys the bits are those of the
+// ordered value, not of the stored float.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#ifndef CUPRIM_HD
+#define CUPRIM_HD __host__ __device__ __forceinline__
+#endif
+
+namespace cuprim::detail {
+
+template <int Bytes>
+struct unsigned_of;
+template <> struct unsigned_of<1> { using type = std::uint8_t; };
+template <> struct unsigned_of<2> { using type = std::uint16_t; };
+template <> struct unsigned_of<4> { using type = std::uint32_t; };
+template <> struct unsigned_of<8> { using type = std::uint64_t; };
+
+enum class radix_kind { unsigned_int, signed_int, floating };
+
+template <class K>
+constexpr bool radix_sortable_v = std::is_integral_v<K> || std::is_same_v<K, float> || std::is_same_v<K, double> ||
+                                  std::is_same_v<K, __half> || std::is_same_v<K, __nv_bfloat16>;
+
+template <class K>
+struct radix_key {
+  static_assert(radix_sortable_v<K>,
+                "radix sort keys: integers (bool excluded), float, double, __half or __nv_bfloat16");
+  static_assert(!std::is_same_v<K, bool>, "radix sort keys: bool is not a key type");
+  using bits_t = typename unsigned_of<sizeof(K)>::type;
+  static constexpr int bits = int(sizeof(K)) * 8;
+  static constexpr bits_t top = bits_t(bits_t(1) << (bits - 1));
+  static constexpr radix_kind kind = std::is_integral_v<K>
+                                         ? (std::is_signed_v<K> ? radix_kind::signed_int : radix_kind::unsigned_int)
+                                         : radix_kind::floating;
+  /// Exponent mask of the floating-point formats (all ones: inf or NaN).
+  __host__ __device__ static constexpr bits_t exponent_mask() {
+    if constexpr (std::is_same_v<K, float>) return bits_t(0x7f800000u);
+    else if constexpr (std::is_same_v<K, double>) return bits_t(0x7ff0000000000000ull);
+    else if constexpr (std::is_same_v<K, __half>) return bits_t(0x7c00u);
+    else return bits_t(0x7f80u);  // __nv_bfloat16
+  }
+
+  static CUPRIM_HD bits_t raw(const K& k) {
+    bits_t b;
+    std::memcpy(&b, &k, sizeof(K));
+    return b;
+  }
+
+  /// The ordered bits of k (ascending), NaNs all ones.
+  static CUPRIM_HD bits_t ordered(const K& k) {
+    const bits_t b = raw(k);
+    if constexpr (kind == radix_kind::unsigned_int) {
+      return b;
+    } else if constexpr (kind == radix_kind::signed_int) {
+      return bits_t(b ^ top);
+    } else {
+      const bits_t mag = bits_t(b & bits_t(~top));
+      if (mag > exponent_mask()) return bits_t(~bits_t(0));  // NaN
+      return (b & top) ? bits_t(~b) : bits_t(b | top);
+    }
+  }
+
+  /// The ordered bits for `descending` order: inverted, except NaN, which stays all ones (last).
+  static CUPRIM_HD bits_t ordered(const K& k, bool descending) {
+    const bits_t o = ordered(k);
+    if (!descending) return o;
+    if constexpr (kind == radix_kind::floating) {
+      if (o == bits_t(~bits_t(0))) return o;  // NaN (no finite or infinite key maps to all ones)
+    }
+    return bits_t(~o);
+  }
+
+  /// Bits [begin_bit, begin_bit + count) of the ordered value (count ≤ 8).
+  static CUPRIM_HD unsigned digit(const K& k, bool descending, int shift, unsigned mask) {
+    return unsigned(ordered(k, descending) >> shift) & mask;
+  }
+};
+
+}  // namespace cuprim::detail

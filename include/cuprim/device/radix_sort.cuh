@@ -1,0 +1,568 @@
+// cuprim/device/radix_sort.cuh: stable LSD radix sort of keys and key-value pairs (host entry points).
+//
+//   cuprim::radix_sort_keys(keys_in, keys_out, n, [ws,] [options,] stream)         keys_out = sorted keys_in
+//   cuprim::radix_sort_keys(double_buffer<K>& keys, n, [ws,] [options,] stream)     result in keys.current()
+//   cuprim::radix_sort_pairs(keys_in, keys_out, values_in, values_out, n, [ws,] [options,] stream)
+//   cuprim::radix_sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, n, [ws,] [options,] stream)
+//   cuprim::argsort(keys, indices, n, [ws,] [options,] stream)   indices[i] = position in keys of the i-th smallest
+//   ... <name>_workspace_bytes<...>(n) sizes the explicit workspace (monotonic in n; 0 for small inputs).
+//
+// Order. Stable: keys that compare equal keep their input order (values travel with their keys), ascending or
+// descending (options.order). Keys: any integer type (8 to 64 bits, signed or unsigned), float, double, __half,
+// __nv_bfloat16. Floating point sorts in the IEEE total order of the bits:
+//     -inf < negative normals < negative denormals < -0.0 < +0.0 < positive denormals < positive normals < +inf,
+// with every NaN (any sign or payload) after +inf, in input order. -0.0 sorts strictly before +0.0. Descending
+// order reverses everything except NaNs, which come last in both directions. (radix_sort_traits.cuh.)
+//
+// Bit range. options.begin_bit / end_bit (default 0 / the key's width) restrict the sort to bits [begin_bit,
+// end_bit) of the ordered key (for integers the key's own bits, signed keys with the sign bit flipped; for floats
+// the bits of the order-preserving transform above). Keys equal on those bits keep their input order. Fewer bits,
+// fewer passes: one pass per 8 bits.
+//
+// Values: any trivially copyable type, user structs included. Values of 1, 2, 4 or 8 bytes move with their keys in
+// every pass; wider values are sorted as 32-bit (64-bit above 2^32 keys) indices and moved once at the end by a
+// gather.
+//
+// The two forms. The plain form reads keys_in (never written) and leaves the result in keys_out, using a
+// workspace of about n keys (and values) for the passes between. The double-buffer form ping-pongs between the
+// two buffers of a double_buffer: no copy and no such workspace; on return `selector` says which buffer holds the
+// result (current()); the other holds garbage. For pairs, each double_buffer's selector is set independently
+// (with values wider than 8 bytes the values' result lands in the other buffer from the keys' when the number of
+// passes is even): always read each one's current().
+//
+// Sizes: n is 64-bit and may exceed 2^31 (and 2^32). n ≤ one small tile (policy: 512 × 8 keys by default) is
+// sorted by one block in one launch; larger inputs take one histogram pass, then one pass per 8-bit digit with
+// decoupled look-back (device/detail/radix_sort_kernel.cuh).
+//
+// Work is ordered on `stream`; nothing synchronises the host. Temporary memory comes from the current memory
+// resource, or from the caller's workspace (aligned to 256 bytes, at least <name>_workspace_bytes(n); a workspace
+// sized for the plain form is also large enough for the double-buffer form).
+//
+// Errors. cuprim::invalid_argument, before anything is allocated, launched or written: n < 0; a null pointer with
+// n > 0; begin_bit < 0, end_bit beyond the key's width (or negative other than radix_sort_options::key_width),
+// begin_bit ≥ end_bit; any output overlapping any input or another output (the plain form's keys_out may not be
+// keys_in: use the double-buffer form to sort without a second array of your own); a double_buffer whose two
+// buffers overlap, or a selector other than 0 or 1; a workspace smaller than needed. cuprim::cuda_error for a
+// failed launch or an error already pending.
+#pragma once
+
+#include <cuprim/core/device.hpp>
+#include <cuprim/core/error.hpp>
+#include <cuprim/core/memory.hpp>
+#include <cuprim/device/detail/radix_sort_kernel.cuh>
+#include <cuprim/device/detail/radix_sort_traits.cuh>
+#include <cuprim/device/detail/radix_sort_tuning.cuh>
+#include <cuprim/device/reduce.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace cuprim {
+
+enum class sort_order { ascending, descending };
+
+/// What to sort by: the order and the bit range [begin_bit, end_bit) of the ordered key.
+struct radix_sort_options {
+  static constexpr int key_width = -1;  ///< end_bit default: the key's width in bits
+  sort_order order = sort_order::ascending;
+  int begin_bit = 0;
+  int end_bit = key_width;
+};
+
+/// Two device buffers of n elements each; `selector` names the current one (0 or 1).
+template <class T>
+struct double_buffer {
+  T* buffers[2] = {nullptr, nullptr};
+  int selector = 0;
+  double_buffer() = default;
+  double_buffer(T* current, T* alternate) : buffers{current, alternate}, selector(0) {}
+  T* current() const { return buffers[selector & 1]; }
+  T* alternate() const { return buffers[(selector & 1) ^ 1]; }
+};
+
+namespace detail {
+
+template <class Policy, class K, class V>
+using radix_policy_or_default =
+    std::conditional_t<std::is_void_v<Policy>,
+                       typename radix_sort_default_policy<sizeof(K), radix_has_values_v<V> ? sizeof(V) : 0>::type,
+                       Policy>;
+
+/// Values moved in every pass (1, 2, 4, 8 bytes) rather than by indices and a final gather.
+template <class V>
+constexpr bool radix_direct_v = !radix_has_values_v<V> || sizeof(V) == 1 || sizeof(V) == 2 || sizeof(V) == 4 ||
+                                sizeof(V) == 8;
+
+/// The sorting core's workspace: histograms, digit bases, look-back state (0 for one-block inputs).
+template <class P, class K>
+struct radix_layout {
+  std::uint64_t n, portion, portions, tiles_max;
+  std::size_t hist_bytes, bases_bytes, state_bytes;
+  explicit radix_layout(std::uint64_t n_) : n(n_) {
+    constexpr std::uint64_t tile = P::tile;
+    portion = (radix_portion_max / tile) * tile;
+    portions = n == 0 ? 0 : (n + portion - 1) / portion;
+    const std::uint64_t tiles = (n + tile - 1) / tile;
+    tiles_max = std::min<std::uint64_t>(tiles, portion / tile);
+    if (n <= std::uint64_t(P::small_tile)) {
+      hist_bytes = bases_bytes = state_bytes = 0;
+      return;
+    }
+    hist_bytes = align_up(portions * sizeof(K) * radix_digits * sizeof(unsigned));
+    bases_bytes = align_up(portions * sizeof(K) * radix_digits * sizeof(std::uint64_t));
+    state_bytes = align_up((radix_state_head + tiles_max * radix_digits) * sizeof(unsigned));
+  }
+  std::size_t bytes() const { return hist_bytes + bases_bytes + state_bytes; }
+};
+
+/// Workspace of each entry point (plain form unless double_buffer_form).
+template <class P, class K, class V>
+std::size_t radix_pairs_bytes(std::int64_t n_, bool double_buffer_form) {
+  if (n_ <= 0) return 0;
+  const std::uint64_t n = std::uint64_t(n_);
+  const radix_layout<P, K> L(n);
+  std::size_t b = L.bytes();
+  const bool small = n <= std::uint64_t(P::small_tile);
+  if constexpr (radix_direct_v<V>) {
+    if (!double_buffer_form && !small) {
+      b += align_up(n * sizeof(K));
+      if constexpr (radix_has_values_v<V>) b += align_up(n * sizeof(V));
+    }
+  } else {
+    const std::size_t ib = n > 0xffffffffull ? 8 : 4;
+    if (!double_buffer_form && !small) b += align_up(n * sizeof(K));
+    b += 2 * align_up(n * ib);
+  }
+  return b;
+}
+
+inline void radix_validate_workspace(const char* fn, workspace ws, std::size_t need, const char* sizer) {
+  if (ws.bytes < need) throw_invalid(fn, "workspace", sizer);
+  if (need && ws.data == nullptr) throw_invalid(fn, "workspace", "data must not be null");
+}
+
+/// Checks n and the bit range; returns end_bit resolved.
+template <class K>
+int radix_validate_bits(const char* fn, std::int64_t n, const radix_sort_options& o) {
+  constexpr int width = radix_key<K>::bits;
+  if (n < 0) throw_invalid(fn, "n", "must be non-negative");
+  if (o.begin_bit < 0) throw_invalid(fn, "begin_bit", "must be non-negative");
+  if (o.end_bit < 0 && o.end_bit != radix_sort_options::key_width)
+    throw_invalid(fn, "end_bit", "must be non-negative (or radix_sort_options::key_width)");
+  const int end = o.end_bit == radix_sort_options::key_width ? width : o.end_bit;
+  if (end > width) throw_invalid(fn, "end_bit", "must not exceed the key's width in bits");
+  if (o.begin_bit >= end) throw_invalid(fn, "begin_bit", "must be less than end_bit");
+  return end;
+}
+
+/// One array of an overlap check: its name, address and bytes.
+struct radix_array {
+  const char* name;
+  const void* p;
+  std::size_t bytes;
+};
+
+/// Null arrays (n > 0) and pairwise overlaps; the later array of an overlapping pair is named.
+template <std::size_t N>
+void radix_validate_arrays(const char* fn, std::int64_t n, const radix_array (&a)[N]) {
+  if (n == 0) return;
+  for (const auto& x : a)
+    if (x.p == nullptr) throw_invalid(fn, x.name, "must not be null when n > 0");
+  for (std::size_t j = 1; j < N; ++j)
+    for (std::size_t i = 0; i < j; ++i)
+      if (ranges_overlap(a[i].p, a[i].bytes, a[j].p, a[j].bytes))
+        throw_invalid(fn, a[j].name, "must not overlap another array of the call");
+}
+
+template <class T>
+void radix_validate_selector(const char* fn, const double_buffer<T>& b, const char* name) {
+  if (b.selector != 0 && b.selector != 1) throw_invalid(fn, name, "selector must be 0 or 1");
+}
+
+/// The sorting core. Pass p reads (p == 0 ? k_first : k_dst[(p - 1) & 1]) and writes k_dst[p & 1], values alike
+/// (v_first null: the values are the indices 0, 1, ...). The result lands in k_dst[(passes - 1) & 1].
+template <class P, class K, class V>
+void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V* const (&v_dst)[2], std::uint64_t n,
+                     int begin_bit, int end_bit, bool descending, void* ws, cudaStream_t stream) {
+  if (n == 0) return;
+  const int passes = radix_passes(begin_bit, end_bit);
+  if (n <= std::uint64_t(P::small_tile)) {
+    using smem_t = radix_small_smem<P::small_threads, P::small_items, K, V>;
+    auto kernel = radix_small_kernel<P::small_threads, P::small_items, K, V>;
+    if (sizeof(smem_t) > 48 * 1024)
+      CUPRIM_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sizeof(smem_t))));
+    radix_small_params<K, V> sp{k_first, k_dst[(passes - 1) & 1], v_first, v_dst[(passes - 1) & 1], int(n),
+                                begin_bit, end_bit, descending};
+    kernel<<<1, P::small_threads, sizeof(smem_t), stream>>>(sp);
+    check_launch("radix_small_kernel");
+    return;
+  }
+  const radix_layout<P, K> L(n);
+  char* base = static_cast<char*>(ws);
+  auto* hist = reinterpret_cast<unsigned*>(base);
+  auto* bases = reinterpret_cast<std::uint64_t*>(base + L.hist_bytes);
+  auto* state = reinterpret_cast<unsigned*>(base + L.hist_bytes + L.bases_bytes);
+  const std::uint64_t per_portion = std::uint64_t(passes) * radix_digits;
+
+  CUPRIM_CUDA_CHECK(cudaMemsetAsync(hist, 0, L.portions * per_portion * sizeof(unsigned), stream));
+  const int sms = get_device_info().sm_count;
+  for (std::uint64_t q = 0; q < L.portions; ++q) {
+    const std::uint64_t first = q * L.portion;
+    const std::uint64_t count = std::min(L.portion, n - first);
+    constexpr std::uint64_t chunk = std::uint64_t(P::hist_threads) * P::hist_items;
+    const std::uint64_t grid = std::min<std::uint64_t>((count + chunk - 1) / chunk, std::uint64_t(sms) * 8);
+    radix_histogram_params<K> hp{k_first + first, count, hist + q * per_portion, begin_bit, end_bit, passes,
+                                 descending};
+    radix_histogram_kernel<P::hist_threads, P::hist_items, K><<<unsigned(grid), P::hist_threads, 0, stream>>>(hp);
+    check_launch("radix_histogram_kernel");
+  }
+  radix_bases_kernel<<<passes, radix_digits, 0, stream>>>(hist, bases, passes, L.portions);
+  check_launch("radix_bases_kernel");
+
+  using smem_t = radix_onesweep_smem<P::threads, P::items, K, V>;
+  constexpr std::size_t smem = sizeof(smem_t);
+  if (smem > 48 * 1024)
+    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  for (int pass = 0; pass < passes; ++pass) {
+    const K* ksrc = pass == 0 ? k_first : k_dst[(pass - 1) & 1];
+    const V* vsrc = pass == 0 ? v_first : v_dst[(pass - 1) & 1];
+    for (std::uint64_t q = 0; q < L.portions; ++q) {
+      const std::uint64_t first = q * L.portion;
+      const std::uint64_t count = std::min(L.portion, n - first);
+      const std::uint64_t tiles = (count + P::tile - 1) / P::tile;
+      CUPRIM_CUDA_CHECK(
+          cudaMemsetAsync(state, 0, (radix_state_head + tiles * radix_digits) * sizeof(unsigned), stream));
+      radix_onesweep_params<K, V> op{ksrc + first,
+                                     k_dst[pass & 1],
+                                     vsrc ? vsrc + first : nullptr,
+                                     v_dst[pass & 1],
+                                     count,
+                                     first,
+                                     state,
+                                     bases + (q * passes + pass) * radix_digits,
+                                     radix_pass_of(begin_bit, end_bit, pass),
+                                     descending};
+      radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back><<<unsigned(tiles), P::threads, smem, stream>>>(op);
+      check_launch("radix_onesweep_kernel");
+    }
+  }
+}
+
+/// Sorts (keys, indices) and gathers the wide values by the indices. Key buffers as in radix_sort_core;
+/// the values go from v_in to v_out. `ws` starts with the core's workspace, then two index arrays.
+template <class P, class K, class V, class I>
+void radix_sort_gather(const K* k_first, K* const (&k_dst)[2], const V* v_in, V* v_out, std::uint64_t n, int begin,
+                       int end, bool descending, void* ws, std::size_t core_bytes, cudaStream_t stream) {
+  char* base = static_cast<char*>(ws) + core_bytes;
+  I* idx[2] = {reinterpret_cast<I*>(base), reinterpret_cast<I*>(base + align_up(n * sizeof(I)))};
+  I* const idx_dst[2] = {idx[0], idx[1]};
+  radix_sort_core<P, K, I>(k_first, k_dst, static_cast<const I*>(nullptr), idx_dst, n, begin, end, descending, ws,
+                           stream);
+  const int passes = radix_passes(begin, end);
+  const I* sorted = idx_dst[(passes - 1) & 1];
+  const std::uint64_t grid = std::min<std::uint64_t>((n + 255) / 256, std::uint64_t(get_device_info().sm_count) * 16);
+  radix_gather_kernel<<<unsigned(grid), 256, 0, stream>>>(v_in, sorted, v_out, n);
+  check_launch("radix_gather_kernel");
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------------------------
+// Workspace sizes
+
+/// Bytes of workspace radix_sort_keys needs for n keys of K (plain form; double_buffer_form: the double-buffer form).
+template <class K, class Policy = void>
+std::size_t radix_sort_keys_workspace_bytes(std::int64_t n, bool double_buffer_form = false) {
+  using P = detail::radix_policy_or_default<Policy, K, detail::radix_no_value>;
+  return detail::radix_pairs_bytes<P, K, detail::radix_no_value>(n, double_buffer_form);
+}
+/// Bytes of workspace radix_sort_pairs needs for n pairs of K, V.
+template <class K, class V, class Policy = void>
+std::size_t radix_sort_pairs_workspace_bytes(std::int64_t n, bool double_buffer_form = false) {
+  if constexpr (detail::radix_direct_v<V>) {
+    using P = detail::radix_policy_or_default<Policy, K, V>;
+    return detail::radix_pairs_bytes<P, K, V>(n, double_buffer_form);
+  } else {
+    using P = detail::radix_policy_or_default<Policy, K, std::uint64_t>;
+    return detail::radix_pairs_bytes<P, K, V>(n, double_buffer_form);
+  }
+}
+/// Bytes of workspace argsort needs for n keys of K and indices of I.
+template <class K, class I, class Policy = void>
+std::size_t argsort_workspace_bytes(std::int64_t n) {
+  using P = detail::radix_policy_or_default<Policy, K, I>;
+  if (n <= 0) return 0;
+  const detail::radix_layout<P, K> L{std::uint64_t(n)};
+  return L.bytes() + 2 * detail::align_up(std::uint64_t(n) * sizeof(K)) + detail::align_up(std::uint64_t(n) * sizeof(I));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// radix_sort_keys
+
+/// keys_out[0, n) = the keys of keys_in[0, n) in sorted order (stable); in the caller's workspace
+/// (radix_sort_keys_workspace_bytes<K>(n)). keys_in is not written.
+template <class Policy = void, class K>
+void radix_sort_keys(const K* keys_in, K* keys_out, std::int64_t n, workspace ws, radix_sort_options opt = {},
+                     cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::radix_sort_keys";
+  using V = detail::radix_no_value;
+  using P = detail::radix_policy_or_default<Policy, K, V>;
+  const int end = detail::radix_validate_bits<K>(fn, n, opt);
+  const std::size_t kb = std::size_t(n) * sizeof(K);
+  detail::radix_validate_arrays(fn, n, {{"keys_in", keys_in, kb}, {"keys_out", keys_out, kb}});
+  const std::size_t need = radix_sort_keys_workspace_bytes<K, P>(n);
+  detail::radix_validate_workspace(fn, ws, need, "smaller than radix_sort_keys_workspace_bytes(n)");
+  detail::check_no_pending_error(fn);
+  if (n == 0) return;
+  const detail::radix_layout<P, K> L{std::uint64_t(n)};
+  K* tmp = reinterpret_cast<K*>(static_cast<char*>(ws.data) + L.bytes());
+  const int passes = detail::radix_passes(opt.begin_bit, end);
+  K* const dst[2] = {(passes & 1) ? keys_out : tmp, (passes & 1) ? tmp : keys_out};
+  V* const vdst[2] = {nullptr, nullptr};
+  detail::radix_sort_core<P, K, V>(keys_in, dst, static_cast<const V*>(nullptr), vdst, std::uint64_t(n),
+                                   opt.begin_bit, end, opt.order == sort_order::descending, ws.data, stream);
+}
+
+/// radix_sort_keys with its workspace from the current memory resource.
+template <class Policy = void, class K>
+void radix_sort_keys(const K* keys_in, K* keys_out, std::int64_t n, radix_sort_options opt = {},
+                     cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::radix_sort_keys";
+  using P = detail::radix_policy_or_default<Policy, K, detail::radix_no_value>;
+  detail::radix_validate_bits<K>(fn, n, opt);
+  const std::size_t kb = std::size_t(n) * sizeof(K);
+  detail::radix_validate_arrays(fn, n, {{"keys_in", keys_in, kb}, {"keys_out", keys_out, kb}});
+  detail::check_no_pending_error(fn);
+  detail::scratch ws(radix_sort_keys_workspace_bytes<K, P>(n), stream);
+  radix_sort_keys<P>(keys_in, keys_out, n, ws.get(), opt, stream);
+}
+
+/// Sorts keys.current()[0, n), ping-ponging between the two buffers; on return keys.current() holds the result
+/// (keys.selector may have flipped). In the caller's workspace (radix_sort_keys_workspace_bytes<K>(n, true)).
+template <class Policy = void, class K>
+void radix_sort_keys(double_buffer<K>& keys, std::int64_t n, workspace ws, radix_sort_options opt = {},
+                     cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::radix_sort_keys";
+  using V = detail::radix_no_value;
+  using P = detail::radix_policy_or_default<Policy, K, V>;
+  const int end = detail::radix_validate_bits<K>(fn, n, opt);
+  detail::radix_validate_selector(fn, keys, "keys");
+  const std::size_t kb = std::size_t(n) * sizeof(K);
+  detail::radix_validate_arrays(fn, n, {{"keys.current()", keys.current(), kb}, {"keys.alternate()", keys.alternate(), kb}});
+  detail::radix_validate_workspace(fn, ws, radix_sort_keys_workspace_bytes<K, P>(n, true),
+                                   "smaller than radix_sort_keys_workspace_bytes(n, true)");
+  detail::check_no_pending_error(fn);
+  if (n == 0) return;
+  const int passes = detail::radix_passes(opt.begin_bit, end);
+  const bool small = n <= P::small_tile;
+  K* const dst[2] = {small ? keys.current() : keys.alternate(), keys.current()};
+  V* const vdst[2] = {nullptr, nullptr};
+  detail::radix_sort_core<P, K, V>(keys.current(), dst, static_cast<const V*>(nullptr), vdst, std::uint64_t(n),
+                                   opt.begin_bit, end, opt.order == sort_order::descending, ws.data, stream);
+  if (!small && (passes & 1)) keys.selector ^= 1;
+}
+
+/// The double-buffer radix_sort_keys with its workspace from the current memory resource.
+template <class Policy = void, class K>
+void radix_sort_keys(double_buffer<K>& keys, std::int64_t n, radix_sort_options opt = {}, cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::radix_sort_keys";
+  using P = detail::radix_policy_or_default<Policy, K, detail::radix_no_value>;
+  detail::radix_validate_bits<K>(fn, n, opt);
+  detail::radix_validate_selector(fn, keys, "keys");
+  const std::size_t kb = std::size_t(n) * sizeof(K);
+  detail::radix_validate_arrays(fn, n, {{"keys.current()", keys.current(), kb}, {"keys.alternate()", keys.alternate(), kb}});
+  detail::check_no_pending_error(fn);
+  detail::scratch ws(radix_sort_keys_workspace_bytes<K, P>(n, true), stream);
+  radix_sort_keys<P>(keys, n, ws.get(), opt, stream);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// radix_sort_pairs
+
+/// keys_out / values_out = the pairs (keys_in[i], values_in[i]) ordered by key (stable); in the caller's
+/// workspace (radix_sort_pairs_workspace_bytes<K, V>(n)). The inputs are not written.
+template <class Policy = void, class K, class V>
+void radix_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::int64_t n, workspace ws,
+                      radix_sort_options opt = {}, cudaStream_t stream = 0) {
+  static_assert(std::is_trivially_copyable_v<V>, "radix_sort_pairs: values must be trivially copyable");
+  constexpr const char* fn = "cuprim::radix_sort_pairs";
+  const int end = detail::radix_validate_bits<K>(fn, n, opt);
+  const std::size_t kb = std::size_t(n) * sizeof(K), vb = std::size_t(n) * sizeof(V);
+  detail::radix_validate_arrays(fn, n,
+                                {{"keys_in", keys_in, kb},
+                                 {"values_in", values_in, vb},
+                                 {"keys_out", keys_out, kb},
+                                 {"values_out", values_out, vb}});
+  detail::radix_validate_workspace(fn, ws, radix_sort_pairs_workspace_bytes<K, V, Policy>(n),
+                                   "smaller than radix_sort_pairs_workspace_bytes(n)");
+  detail::check_no_pending_error(fn);
+  if (n == 0) return;
+  const int passes = detail::radix_passes(opt.begin_bit, end);
+  const bool desc = opt.order == sort_order::descending;
+  if constexpr (detail::radix_direct_v<V>) {
+    using P = detail::radix_policy_or_default<Policy, K, V>;
+    const detail::radix_layout<P, K> L{std::uint64_t(n)};
+    char* extra = static_cast<char*>(ws.data) + L.bytes();
+    K* ktmp = reinterpret_cast<K*>(extra);
+    V* vtmp = reinterpret_cast<V*>(extra + detail::align_up(kb));
+    K* const dst[2] = {(passes & 1) ? keys_out : ktmp, (passes & 1) ? ktmp : keys_out};
+    V* const vdst[2] = {(passes & 1) ? values_out : vtmp, (passes & 1) ? vtmp : values_out};
+    detail::radix_sort_core<P, K, V>(keys_in, dst, values_in, vdst, std::uint64_t(n), opt.begin_bit, end, desc,
+                                     ws.data, stream);
+  } else {
+    using P = detail::radix_policy_or_default<Policy, K, std::uint64_t>;
+    const detail::radix_layout<P, K> L{std::uint64_t(n)};
+    const bool small = std::uint64_t(n) <= std::uint64_t(P::small_tile);
+    K* ktmp = reinterpret_cast<K*>(static_cast<char*>(ws.data) + L.bytes());
+    const std::size_t core = L.bytes() + (small ? 0 : detail::align_up(kb));
+    K* const dst[2] = {(passes & 1) ? keys_out : ktmp, (passes & 1) ? ktmp : keys_out};
+    if (std::uint64_t(n) > 0xffffffffull)
+      detail::radix_sort_gather<P, K, V, std::uint64_t>(keys_in, dst, values_in, values_out, std::uint64_t(n),
+                                                        opt.begin_bit, end, desc, ws.data, core, stream);
+    else
+      detail::radix_sort_gather<P, K, V, std::uint32_t>(keys_in, dst, values_in, values_out, std::uint64_t(n),
+                                                        opt.begin_bit, end, desc, ws.data, core, stream);
+  }
+}
+
+/// radix_sort_pairs with its workspace from the current memory resource.
+template <class Policy = void, class K, class V>
+void radix_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::int64_t n,
+                      radix_sort_options opt = {}, cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::radix_sort_pairs";
+  detail::radix_validate_bits<K>(fn, n, opt);
+  const std::size_t kb = std::size_t(n) * sizeof(K), vb = std::size_t(n) * sizeof(V);
+  detail::radix_validate_arrays(fn, n,
+                                {{"keys_in", keys_in, kb},
+                                 {"values_in", values_in, vb},
+                                 {"keys_out", keys_out, kb},
+                                 {"values_out", values_out, vb}});
+  detail::check_no_pending_error(fn);
+  detail::scratch ws(radix_sort_pairs_workspace_bytes<K, V, Policy>(n), stream);
+  radix_sort_pairs<Policy>(keys_in, keys_out, values_in, values_out, n, ws.get(), opt, stream);
+}
+
+/// Sorts the pairs (keys.current()[i], values.current()[i]) by key (stable), ping-ponging between each
+/// double_buffer's two buffers; on return each one's current() holds its result (the selectors may differ). In
+/// the caller's workspace (radix_sort_pairs_workspace_bytes<K, V>(n, true)).
+template <class Policy = void, class K, class V>
+void radix_sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::int64_t n, workspace ws,
+                      radix_sort_options opt = {}, cudaStream_t stream = 0) {
+  static_assert(std::is_trivially_copyable_v<V>, "radix_sort_pairs: values must be trivially copyable");
+  constexpr const char* fn = "cuprim::radix_sort_pairs";
+  const int end = detail::radix_validate_bits<K>(fn, n, opt);
+  detail::radix_validate_selector(fn, keys, "keys");
+  detail::radix_validate_selector(fn, values, "values");
+  const std::size_t kb = std::size_t(n) * sizeof(K), vb = std::size_t(n) * sizeof(V);
+  detail::radix_validate_arrays(fn, n,
+                                {{"keys.current()", keys.current(), kb},
+                                 {"keys.alternate()", keys.alternate(), kb},
+                                 {"values.current()", values.current(), vb},
+                                 {"values.alternate()", values.alternate(), vb}});
+  detail::radix_validate_workspace(fn, ws, radix_sort_pairs_workspace_bytes<K, V, Policy>(n, true),
+                                   "smaller than radix_sort_pairs_workspace_bytes(n, true)");
+  detail::check_no_pending_error(fn);
+  if (n == 0) return;
+  const int passes = detail::radix_passes(opt.begin_bit, end);
+  const bool desc = opt.order == sort_order::descending;
+  if constexpr (detail::radix_direct_v<V>) {
+    using P = detail::radix_policy_or_default<Policy, K, V>;
+    const bool small = n <= P::small_tile;
+    K* const dst[2] = {small ? keys.current() : keys.alternate(), keys.current()};
+    V* const vdst[2] = {small ? values.current() : values.alternate(), values.current()};
+    detail::radix_sort_core<P, K, V>(keys.current(), dst, values.current(), vdst, std::uint64_t(n), opt.begin_bit,
+                                     end, desc, ws.data, stream);
+    if (!small && (passes & 1)) {
+      keys.selector ^= 1;
+      values.selector ^= 1;
+    }
+  } else {
+    using P = detail::radix_policy_or_default<Policy, K, std::uint64_t>;
+    const detail::radix_layout<P, K> L{std::uint64_t(n)};
+    const bool small = n <= P::small_tile;
+    K* const dst[2] = {small ? keys.current() : keys.alternate(), keys.current()};
+    if (std::uint64_t(n) > 0xffffffffull)
+      detail::radix_sort_gather<P, K, V, std::uint64_t>(keys.current(), dst, values.current(), values.alternate(),
+                                                        std::uint64_t(n), opt.begin_bit, end, desc, ws.data, L.bytes(),
+                                                        stream);
+    else
+      detail::radix_sort_gather<P, K, V, std::uint32_t>(keys.current(), dst, values.current(), values.alternate(),
+                                                        std::uint64_t(n), opt.begin_bit, end, desc, ws.data, L.bytes(),
+                                                        stream);
+    if (!small && (passes & 1)) keys.selector ^= 1;
+    values.selector ^= 1;
+  }
+}
+
+/// The double-buffer radix_sort_pairs with its workspace from the current memory resource.
+template <class Policy = void, class K, class V>
+void radix_sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::int64_t n, radix_sort_options opt = {},
+                      cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::radix_sort_pairs";
+  detail::radix_validate_bits<K>(fn, n, opt);
+  detail::radix_validate_selector(fn, keys, "keys");
+  detail::radix_validate_selector(fn, values, "values");
+  const std::size_t kb = std::size_t(n) * sizeof(K), vb = std::size_t(n) * sizeof(V);
+  detail::radix_validate_arrays(fn, n,
+                                {{"keys.current()", keys.current(), kb},
+                                 {"keys.alternate()", keys.alternate(), kb},
+                                 {"values.current()", values.current(), vb},
+                                 {"values.alternate()", values.alternate(), vb}});
+  detail::check_no_pending_error(fn);
+  detail::scratch ws(radix_sort_pairs_workspace_bytes<K, V, Policy>(n, true), stream);
+  radix_sort_pairs<Policy>(keys, values, n, ws.get(), opt, stream);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// argsort
+
+/// indices[i] = the position in keys[0, n) of the i-th key in sorted order (stable: equal keys by position);
+/// I is an integer type able to hold n - 1. keys is not written. In the caller's workspace
+/// (argsort_workspace_bytes<K, I>(n)).
+template <class Policy = void, class K, class I>
+void argsort(const K* keys, I* indices, std::int64_t n, workspace ws, radix_sort_options opt = {},
+             cudaStream_t stream = 0) {
+  static_assert(std::is_integral_v<I> && sizeof(I) >= 4, "argsort: indices must be a 32- or 64-bit integer type");
+  constexpr const char* fn = "cuprim::argsort";
+  using P = detail::radix_policy_or_default<Policy, K, I>;
+  const int end = detail::radix_validate_bits<K>(fn, n, opt);
+  if (n > 0 && std::uint64_t(n - 1) > std::uint64_t(std::numeric_limits<I>::max()))
+    detail::throw_invalid(fn, "n", "indices of this type cannot hold n - 1");
+  detail::radix_validate_arrays(fn, n,
+                                {{"keys", keys, std::size_t(n) * sizeof(K)}, {"indices", indices, std::size_t(n) * sizeof(I)}});
+  detail::radix_validate_workspace(fn, ws, argsort_workspace_bytes<K, I, P>(n),
+                                   "smaller than argsort_workspace_bytes(n)");
+  detail::check_no_pending_error(fn);
+  if (n == 0) return;
+  const detail::radix_layout<P, K> L{std::uint64_t(n)};
+  char* extra = static_cast<char*>(ws.data) + L.bytes();
+  const std::size_t kb = detail::align_up(std::size_t(n) * sizeof(K));
+  K* const dst[2] = {reinterpret_cast<K*>(extra), reinterpret_cast<K*>(extra + kb)};
+  I* itmp = reinterpret_cast<I*>(extra + 2 * kb);
+  const int passes = detail::radix_passes(opt.begin_bit, end);
+  I* const vdst[2] = {(passes & 1) ? indices : itmp, (passes & 1) ? itmp : indices};
+  detail::radix_sort_core<P, K, I>(keys, dst, static_cast<const I*>(nullptr), vdst, std::uint64_t(n), opt.begin_bit,
+                                   end, opt.order == sort_order::descending, ws.data, stream);
+}
+
+/// argsort with its workspace from the current memory resource.
+template <class Policy = void, class K, class I>
+void argsort(const K* keys, I* indices, std::int64_t n, radix_sort_options opt = {}, cudaStream_t stream = 0) {
+  static_assert(std::is_integral_v<I> && sizeof(I) >= 4, "argsort: indices must be a 32- or 64-bit integer type");
+  constexpr const char* fn = "cuprim::argsort";
+  using P = detail::radix_policy_or_default<Policy, K, I>;
+  detail::radix_validate_bits<K>(fn, n, opt);
+  if (n > 0 && std::uint64_t(n - 1) > std::uint64_t(std::numeric_limits<I>::max()))
+    detail::throw_invalid(fn, "n", "indices of this type cannot hold n - 1");
+  detail::radix_validate_arrays(fn, n,
+                                {{"keys", keys, std::size_t(n) * sizeof(K)}, {"indices", indices, std::size_t(n) * sizeof(I)}});
+  detail::check_no_pending_error(fn);
+  detail::scratch ws(argsort_workspace_bytes<K, I, P>(n), stream);
+  argsort<P>(keys, indices, n, ws.get(), opt, stream);
+}
+
+}  // namespace cuprim

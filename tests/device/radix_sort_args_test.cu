@@ -1,0 +1,129 @@
+// Argument validation of the radix sort entry points and the workspace sizes. Every rule is enforced before any
+// CUDA call, so these tests run (label host) without a GPU: the pointers are made-up addresses, only compared.
+#include <cuprim/device/radix_sort.cuh>
+#include <cuprim/host/radix_sort.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace {
+
+template <class F>
+void expect_invalid(F&& call, const std::string& argument, const std::string& function) {
+  try {
+    call();
+    ADD_FAILURE() << "no exception; expected cuprim::invalid_argument for '" << argument << "' from " << function;
+  } catch (const cuprim::invalid_argument& e) {
+    EXPECT_EQ(e.argument(), argument) << e.what();
+    EXPECT_EQ(e.function(), function) << e.what();
+    EXPECT_FALSE(e.rule().empty());
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception for '" << argument << "': " << e.what();
+  }
+}
+
+template <class T>
+T* fake(std::uintptr_t gib) {
+  return reinterpret_cast<T*>(gib << 30);
+}
+
+using K = std::uint32_t;
+const K* kin = fake<const K>(1);
+K* kout = fake<K>(2);
+const float* vin = fake<const float>(3);
+float* vout = fake<float>(4);
+constexpr std::int64_t n = 100000;
+const cuprim::workspace big{fake<void>(8), std::size_t(1) << 30};
+const char* keys_fn = "cuprim::radix_sort_keys";
+const char* pairs_fn = "cuprim::radix_sort_pairs";
+
+TEST(RadixSortArgs, BitRange) {
+  using O = cuprim::radix_sort_options;
+  expect_invalid([] { cuprim::radix_sort_keys(kin, kout, n, O{.begin_bit = 8, .end_bit = 8}); }, "begin_bit", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_keys(kin, kout, n, O{.begin_bit = 9, .end_bit = 8}); }, "begin_bit", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_keys(kin, kout, n, O{.begin_bit = -1}); }, "begin_bit", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_keys(kin, kout, n, O{.end_bit = 33}); }, "end_bit", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_keys(kin, kout, n, O{.end_bit = -2}); }, "end_bit", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_keys(kin, kout, 0, O{.begin_bit = 32}); }, "begin_bit", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_keys(fake<const std::uint8_t>(1), fake<std::uint8_t>(2), n, O{.end_bit = 9}); },
+                 "end_bit", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_keys(fake<const __half>(1), fake<__half>(2), n, O{.end_bit = 17}); },
+                 "end_bit", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_pairs(kin, kout, vin, vout, n, big, O{.begin_bit = 4, .end_bit = 2}); },
+                 "begin_bit", pairs_fn);
+  expect_invalid([] { cuprim::argsort(kin, fake<std::int64_t>(2), n, O{.end_bit = 40}); }, "end_bit", "cuprim::argsort");
+}
+
+TEST(RadixSortArgs, CountsAndNulls) {
+  expect_invalid([] { cuprim::radix_sort_keys(kin, kout, -1); }, "n", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_keys(static_cast<const K*>(nullptr), kout, n); }, "keys_in", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_keys(kin, static_cast<K*>(nullptr), n, big); }, "keys_out", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_pairs(kin, kout, static_cast<const float*>(nullptr), vout, n); }, "values_in",
+                 pairs_fn);
+  expect_invalid([] { cuprim::argsort(kin, fake<std::int32_t>(2), std::int64_t(1) << 32); }, "n", "cuprim::argsort");
+}
+
+TEST(RadixSortArgs, Overlaps) {
+  expect_invalid([] { cuprim::radix_sort_keys(kin, const_cast<K*>(kin), n); }, "keys_out", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_keys(kin, const_cast<K*>(kin) + 10, n, big); }, "keys_out", keys_fn);
+  expect_invalid([] { cuprim::radix_sort_pairs(kin, kout, reinterpret_cast<const float*>(kout), vout, n); },
+                 "keys_out", pairs_fn);
+  expect_invalid([] { cuprim::radix_sort_pairs(kin, kout, vin, reinterpret_cast<float*>(kout) + 5, n); },
+                 "values_out", pairs_fn);
+  expect_invalid([] { cuprim::radix_sort_pairs(kin, kout, vin, const_cast<float*>(vin), n, big); }, "values_out",
+                 pairs_fn);
+  cuprim::double_buffer<K> db(kout, kout + 50);
+  expect_invalid([&] { cuprim::radix_sort_keys(db, n); }, "keys.alternate()", keys_fn);
+  cuprim::double_buffer<K> ok(kout, fake<K>(5));
+  cuprim::double_buffer<float> vdb(reinterpret_cast<float*>(fake<K>(5)), vout);
+  expect_invalid([&] { cuprim::radix_sort_pairs(ok, vdb, n); }, "values.current()", pairs_fn);
+  ok.selector = 2;
+  expect_invalid([&] { cuprim::radix_sort_keys(ok, n); }, "keys", keys_fn);
+  expect_invalid([] { cuprim::argsort(kin, reinterpret_cast<std::int32_t*>(const_cast<K*>(kin)), n); }, "indices",
+                 "cuprim::argsort");
+}
+
+TEST(RadixSortArgs, Workspace) {
+  const std::size_t need = cuprim::radix_sort_keys_workspace_bytes<K>(n);
+  EXPECT_GT(need, n * sizeof(K));
+  expect_invalid([&] { cuprim::radix_sort_keys(kin, kout, n, cuprim::workspace{fake<void>(8), need - 1}); },
+                 "workspace", keys_fn);
+  expect_invalid([&] { cuprim::radix_sort_keys(kin, kout, n, cuprim::workspace{nullptr, need}); }, "workspace", keys_fn);
+  // Monotonic in n, zero for inputs one block sorts, the double-buffer form never larger.
+  std::size_t last = 0;
+  for (std::int64_t m : {0, 1, 100, 4096, 4097, 100000, 1 << 20, 1 << 28, (1 << 30) + 5}) {
+    const std::size_t b = cuprim::radix_sort_pairs_workspace_bytes<K, float>(m);
+    EXPECT_GE(b, last) << m;
+    EXPECT_LE((cuprim::radix_sort_pairs_workspace_bytes<K, float>(m, true)), b);
+    last = b;
+  }
+  EXPECT_EQ(cuprim::radix_sort_keys_workspace_bytes<K>(4096), 0u);
+  EXPECT_EQ(cuprim::radix_sort_keys_workspace_bytes<K>(0), 0u);
+}
+
+TEST(RadixSortHost, FloatOrder) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  float in[] = {nan, 1.0f, -0.0f, 0.0f, -inf, inf, -nan, -1.0f, 1e-45f, -1e-45f};
+  float out[10];
+  cuprim::host::radix_sort_keys(in, out, 10);
+  const float want[] = {-inf, -1.0f, -1e-45f, -0.0f, 0.0f, 1e-45f, 1.0f, inf};
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(out[i], want[i]) << i;
+    EXPECT_EQ(std::signbit(out[i]), std::signbit(want[i])) << i;
+  }
+  EXPECT_TRUE(std::isnan(out[8]) && std::isnan(out[9]));
+  EXPECT_FALSE(std::signbit(out[8]));  // NaNs keep input order
+  EXPECT_TRUE(std::signbit(out[9]));
+  // the bit transform agrees with the value order on the non-NaN values
+  using T = cuprim::detail::radix_key<float>;
+  for (int i = 0; i + 1 < 8; ++i) EXPECT_LT(T::ordered(want[i]), T::ordered(want[i + 1])) << i;
+  for (int i = 0; i + 1 < 8; ++i) EXPECT_GT(T::ordered(want[i], true), T::ordered(want[i + 1], true)) << i;
+  EXPECT_EQ(T::ordered(nan, true), 0xffffffffu);
+  EXPECT_EQ(T::ordered(-nan), 0xffffffffu);
+}
+
+}  // namespace

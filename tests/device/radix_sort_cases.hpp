@@ -1,0 +1,151 @@
+// Radix sort test cases shared by the per-type test files: random keys with edge values and duplicates, the
+// device sort against cuprim::host (std::stable_sort), bitwise, with pairs checked for stability.
+#pragma once
+
+#include <cuprim/core/memory.hpp>
+#include <cuprim/device/radix_sort.cuh>
+#include <cuprim/host/radix_sort.hpp>
+
+#include "common/test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace radix_test {
+
+using cuprim_test::rng;
+
+/// Edge values of K: min, max, 0; for floats ±0, ±inf, NaNs of both signs, denormals, the extremes.
+template <class K>
+std::vector<K> edge_values() {
+  using traits = cuprim::detail::radix_key<K>;
+  using B = typename traits::bits_t;
+  std::vector<K> v;
+  auto from_bits = [](B b) {
+    K k;
+    std::memcpy(static_cast<void*>(&k), &b, sizeof(K));
+    return k;
+  };
+  if constexpr (std::is_integral_v<K>) {
+    v = {std::numeric_limits<K>::min(), std::numeric_limits<K>::max(), K(0), K(1), K(std::numeric_limits<K>::max() - 1)};
+    if constexpr (std::is_signed_v<K>) v.push_back(K(-1));
+  } else {
+    const B top = traits::top, exp = traits::exponent_mask();
+    const B pos_zero = 0, neg_zero = top, inf = exp, neg_inf = B(exp | top);
+    const B qnan = B(exp | (B(exp >> 1) & ~exp) | 1), neg_nan = B(qnan | top), denorm = 1, big_denorm = B(B(~exp & ~top));
+    const B max_finite = B(exp - 1) | B(~exp & ~top);  // largest finite (exponent all ones but one, mantissa all ones)
+    for (B b : {pos_zero, neg_zero, inf, neg_inf, qnan, neg_nan, B(qnan + 2), denorm, B(denorm | top), big_denorm,
+                B(big_denorm | top), max_finite, B(max_finite | top), B(exp >> 1), B((exp >> 1) | top)})
+      v.push_back(from_bits(b));
+  }
+  return v;
+}
+
+enum class shape { random, few_values, edges, all_equal, sorted, reversed, low_entropy };
+
+/// n keys of the given shape.
+template <class K>
+std::vector<K> make_keys(std::int64_t n, shape s, rng& r) {
+  using B = typename cuprim::detail::radix_key<K>::bits_t;
+  std::vector<K> k(static_cast<std::size_t>(n));
+  auto random_bits = [&] {
+    B b = static_cast<B>(r.next());
+    K x;
+    std::memcpy(static_cast<void*>(&x), &b, sizeof(K));
+    return x;
+  };
+  const auto edges = edge_values<K>();
+  std::vector<K> pool;
+  for (int i = 0; i < 13; ++i) pool.push_back(random_bits());
+  for (auto& x : k) {
+    switch (s) {
+      case shape::random:
+        x = r.index(50) == 0 ? edges[r.index(edges.size())] : random_bits();
+        break;
+      case shape::few_values: x = pool[r.index(pool.size())]; break;  // many duplicates: stability matters
+      case shape::edges: x = edges[r.index(edges.size())]; break;
+      case shape::all_equal: x = pool[0]; break;
+      case shape::low_entropy: {  // one bit of entropy per byte: each byte 0 or 1
+        B b = 0;
+        for (std::size_t j = 0; j < sizeof(K); ++j) b = B(b | (B(r.next() & 1) << (8 * j)));
+        std::memcpy(static_cast<void*>(&x), &b, sizeof(K));
+        break;
+      }
+      default: x = random_bits(); break;
+    }
+  }
+  if (s == shape::sorted || s == shape::reversed) {
+    cuprim::host::radix_sort_keys(k.data(), k.data(), n, s == shape::reversed);
+  }
+  return k;
+}
+
+template <class K>
+::testing::AssertionResult same_keys(const std::vector<K>& got, const std::vector<K>& want) {
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size() << " vs " << want.size();
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!cuprim_test::same_bytes(got[i], want[i]))
+      return ::testing::AssertionFailure() << "key " << i << " of " << got.size() << ": " << cuprim_test::show(got[i])
+                                           << " vs expected " << cuprim_test::show(want[i]);
+  return ::testing::AssertionSuccess();
+}
+
+template <class V>
+::testing::AssertionResult same_values(const std::vector<V>& got, const std::vector<V>& want) {
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (std::memcmp(&got[i], &want[i], sizeof(V)) != 0)
+      return ::testing::AssertionFailure() << "value " << i << " of " << got.size()
+                                           << " differs (pair order not stable or value lost)";
+  return ::testing::AssertionSuccess();
+}
+
+/// Sorts keys (plain form) and pairs with the values = input positions (stability), both directions, and checks
+/// against the host.
+template <class K>
+void check_sort(std::int64_t n, shape s, bool descending, rng& r) {
+  SCOPED_TRACE(::testing::Message() << "n=" << n << " shape=" << int(s) << (descending ? " descending" : " ascending"));
+  const auto keys = make_keys<K>(n, s, r);
+  const cuprim::radix_sort_options opt{descending ? cuprim::sort_order::descending : cuprim::sort_order::ascending};
+  std::vector<K> want(keys.size());
+  std::vector<std::uint32_t> idx(keys.size()), want_idx(keys.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = std::uint32_t(i);
+  cuprim::host::radix_sort_pairs(keys.data(), want.data(), idx.data(), want_idx.data(), n, descending);
+
+  cuprim::device_buffer<K> din(static_cast<std::size_t>(n)), dout(static_cast<std::size_t>(n));
+  cuprim::device_buffer<std::uint32_t> vin(static_cast<std::size_t>(n)), vout(static_cast<std::size_t>(n));
+  cuprim_test::upload(din.data(), keys);
+  cuprim_test::upload(vin.data(), idx);
+  cuprim_test::poison(dout);
+  cuprim::radix_sort_keys(din.data(), dout.data(), n, opt);
+  EXPECT_TRUE(same_keys(cuprim_test::download(dout.data(), std::size_t(n)), want)) << "keys only";
+  EXPECT_TRUE(same_keys(cuprim_test::download(din.data(), std::size_t(n)), keys)) << "input changed";
+  cuprim_test::poison(dout);
+  cuprim_test::poison(vout);
+  cuprim::radix_sort_pairs(din.data(), dout.data(), vin.data(), vout.data(), n, opt);
+  EXPECT_TRUE(same_keys(cuprim_test::download(dout.data(), std::size_t(n)), want)) << "pairs: keys";
+  EXPECT_TRUE(same_values(cuprim_test::download(vout.data(), std::size_t(n)), want_idx)) << "pairs: values";
+}
+
+/// Sizes around the one-block limit and the one-sweep tile of K's policies.
+template <class K>
+std::vector<std::int64_t> sizes() {
+  using P = typename cuprim::radix_sort_default_policy<sizeof(K), 4>::type;
+  using PK = typename cuprim::radix_sort_default_policy<sizeof(K), 0>::type;
+  return {0, 1, 2, 31, 33, P::small_tile - 1, P::small_tile, P::small_tile + 1, PK::tile - 1, PK::tile + 1,
+          3 * PK::tile + 5, (1 << 20) + 7};
+}
+
+template <class K>
+void run_all(rng& r) {
+  for (std::int64_t n : sizes<K>())
+    for (bool desc : {false, true}) check_sort<K>(n, shape::random, desc, r);
+  for (shape s : {shape::few_values, shape::edges, shape::all_equal, shape::sorted, shape::reversed, shape::low_entropy})
+    for (std::int64_t n : {std::int64_t(1000), std::int64_t(300007)})
+      for (bool desc : {false, true}) check_sort<K>(n, s, desc, r);
+}
+
+}  // namespace radix_test

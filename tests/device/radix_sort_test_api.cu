@@ -1,0 +1,254 @@
+// Radix sort API: double-buffer forms, explicit workspaces, argsort, bit ranges, values of every width (user
+// structs, the gather path for wide values), low-entropy keys, and the huge cases (2^28 keys; n > 2^31 uint8 keys).
+#include "device/radix_sort_cases.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace {
+
+using radix_test::make_keys;
+using radix_test::same_keys;
+using radix_test::same_values;
+using radix_test::shape;
+
+class RadixSortApi : public cuprim_test::gpu_test {};
+
+constexpr std::int64_t sizes[] = {1, 1000, 4096, 6144 * 3 + 17, (1 << 20) + 3};
+
+TEST_F(RadixSortApi, DoubleBufferKeys) {
+  CUPRIM_TEST_RNG(r);
+  for (std::int64_t n : sizes)
+    for (int bits : {32, 24, 8, 3}) {
+      SCOPED_TRACE(::testing::Message() << "n=" << n << " end_bit=" << bits);
+      const auto keys = make_keys<std::uint32_t>(n, shape::random, r);
+      std::vector<std::uint32_t> want(keys.size());
+      cuprim::host::radix_sort_keys(keys.data(), want.data(), n, false, 0, bits);
+      cuprim::device_buffer<std::uint32_t> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
+      cuprim_test::upload(a.data(), keys);
+      cuprim_test::poison(b);
+      cuprim::double_buffer<std::uint32_t> db(a.data(), b.data());
+      cuprim::radix_sort_keys(db, n, cuprim::radix_sort_options{.end_bit = bits});
+      EXPECT_TRUE(same_keys(cuprim_test::download(db.current(), std::size_t(n)), want));
+      const int passes = (bits + 7) / 8;
+      if (n > 4096) EXPECT_EQ(db.selector, passes & 1);
+      else EXPECT_EQ(db.selector, 0);
+    }
+}
+
+TEST_F(RadixSortApi, DoubleBufferPairsWithWorkspace) {
+  CUPRIM_TEST_RNG(r);
+  for (std::int64_t n : sizes)
+    for (bool desc : {false, true}) {
+      const auto keys = make_keys<std::int64_t>(n, shape::few_values, r);
+      std::vector<std::uint32_t> idx(keys.size()), want_idx(keys.size());
+      std::iota(idx.begin(), idx.end(), 0u);
+      std::vector<std::int64_t> want(keys.size());
+      cuprim::host::radix_sort_pairs(keys.data(), want.data(), idx.data(), want_idx.data(), n, desc);
+      cuprim::device_buffer<std::int64_t> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
+      cuprim::device_buffer<std::uint32_t> va(static_cast<std::size_t>(n)), vb(static_cast<std::size_t>(n));
+      cuprim_test::upload(a.data(), keys);
+      cuprim_test::upload(va.data(), idx);
+      cuprim::double_buffer<std::int64_t> dk(a.data(), b.data());
+      cuprim::double_buffer<std::uint32_t> dv(va.data(), vb.data());
+      const std::size_t bytes = cuprim::radix_sort_pairs_workspace_bytes<std::int64_t, std::uint32_t>(n, true);
+      EXPECT_LE(bytes, (cuprim::radix_sort_pairs_workspace_bytes<std::int64_t, std::uint32_t>(n)));
+      cuprim::device_buffer<unsigned char> ws(std::max<std::size_t>(bytes, 1));
+      cuprim_test::poison(ws);
+      cuprim::radix_sort_pairs(dk, dv, n, cuprim::workspace{ws.data(), bytes},
+                               {desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending});
+      EXPECT_TRUE(same_keys(cuprim_test::download(dk.current(), std::size_t(n)), want));
+      EXPECT_TRUE(same_values(cuprim_test::download(dv.current(), std::size_t(n)), want_idx));
+    }
+}
+
+TEST_F(RadixSortApi, PlainFormWithWorkspace) {
+  CUPRIM_TEST_RNG(r);
+  for (std::int64_t n : sizes) {
+    const auto keys = make_keys<float>(n, shape::random, r);
+    std::vector<float> want(keys.size());
+    cuprim::host::radix_sort_keys(keys.data(), want.data(), n);
+    cuprim::device_buffer<float> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+    cuprim_test::upload(in.data(), keys);
+    cuprim_test::poison(out);
+    const std::size_t bytes = cuprim::radix_sort_keys_workspace_bytes<float>(n);
+    cuprim::device_buffer<unsigned char> ws(std::max<std::size_t>(bytes, 1));
+    cuprim_test::poison(ws);
+    cuprim::radix_sort_keys(in.data(), out.data(), n, cuprim::workspace{ws.data(), bytes});
+    EXPECT_TRUE(same_keys(cuprim_test::download(out.data(), std::size_t(n)), want)) << "n=" << n;
+  }
+}
+
+TEST_F(RadixSortApi, Argsort) {
+  CUPRIM_TEST_RNG(r);
+  for (std::int64_t n : sizes)
+    for (bool desc : {false, true}) {
+      const auto keys = make_keys<__half>(n, shape::random, r);
+      std::vector<std::int64_t> want(keys.size());
+      cuprim::host::argsort(keys.data(), want.data(), n, desc);
+      cuprim::device_buffer<__half> in(static_cast<std::size_t>(n));
+      cuprim::device_buffer<std::int64_t> out(static_cast<std::size_t>(n));
+      cuprim::device_buffer<std::int32_t> out32(static_cast<std::size_t>(n));
+      cuprim_test::upload(in.data(), keys);
+      cuprim_test::poison(out);
+      const cuprim::radix_sort_options opt{desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending};
+      cuprim::argsort(in.data(), out.data(), n, opt);
+      EXPECT_EQ(cuprim_test::download(out.data(), std::size_t(n)), want) << "n=" << n;
+      cuprim::argsort(in.data(), out32.data(), n, opt);
+      const auto got32 = cuprim_test::download(out32.data(), std::size_t(n));
+      EXPECT_TRUE(std::equal(got32.begin(), got32.end(), want.begin())) << "int32 indices, n=" << n;
+    }
+}
+
+TEST_F(RadixSortApi, BitRanges) {
+  CUPRIM_TEST_RNG(r);
+  const std::pair<int, int> ranges[] = {{0, 8}, {4, 20}, {8, 9}, {31, 32}, {0, 13}, {17, 32}};
+  for (std::int64_t n : {std::int64_t(3000), std::int64_t(200003)})
+    for (auto [b, e] : ranges)
+      for (bool desc : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "n=" << n << " bits [" << b << ", " << e << ")" << (desc ? " desc" : ""));
+        const auto keys = make_keys<std::int32_t>(n, shape::random, r);
+        std::vector<std::uint32_t> idx(keys.size()), want_idx(keys.size());
+        std::iota(idx.begin(), idx.end(), 0u);
+        std::vector<std::int32_t> want(keys.size());
+        cuprim::host::radix_sort_pairs(keys.data(), want.data(), idx.data(), want_idx.data(), n, desc, b, e);
+        cuprim::device_buffer<std::int32_t> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+        cuprim::device_buffer<std::uint32_t> vin(static_cast<std::size_t>(n)), vout(static_cast<std::size_t>(n));
+        cuprim_test::upload(in.data(), keys);
+        cuprim_test::upload(vin.data(), idx);
+        cuprim::radix_sort_pairs(in.data(), out.data(), vin.data(), vout.data(), n,
+                                 {desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending, b, e});
+        EXPECT_TRUE(same_keys(cuprim_test::download(out.data(), std::size_t(n)), want));
+        EXPECT_TRUE(same_values(cuprim_test::download(vout.data(), std::size_t(n)), want_idx));
+      }
+  // floating-point keys over the top 16 bits of the ordered value
+  const auto fk = make_keys<double>(100000, shape::random, r);
+  std::vector<double> fwant(fk.size());
+  cuprim::host::radix_sort_keys(fk.data(), fwant.data(), std::int64_t(fk.size()), false, 48, 64);
+  cuprim::device_buffer<double> fin(fk.size()), fout(fk.size());
+  cuprim_test::upload(fin.data(), fk);
+  cuprim::radix_sort_keys(fin.data(), fout.data(), std::int64_t(fk.size()), {cuprim::sort_order::ascending, 48, 64});
+  EXPECT_TRUE(same_keys(cuprim_test::download(fout.data(), fk.size()), fwant));
+}
+
+/// Values: an 8-byte user struct (moved in every pass), a 12-byte and a 32-byte struct (the gather path).
+struct rec12 {
+  std::uint32_t a, b, c;
+};
+struct rec32 {
+  double x[3];
+  std::uint64_t tag;
+};
+
+template <class V>
+V make_value(std::uint64_t i) {
+  V v;
+  std::memset(&v, 0, sizeof(V));
+  if constexpr (std::is_same_v<V, rec12>) v = {std::uint32_t(i), std::uint32_t(i * 3), std::uint32_t(~i)};
+  else if constexpr (std::is_same_v<V, rec32>) v = {{double(i), -double(i), 0.5}, i * 7};
+  else if constexpr (std::is_same_v<V, cuprim_test::pair8>) std::memcpy(&v, &i, sizeof(V));
+  return v;
+}
+
+template <class V>
+void check_values(cuprim_test::rng& r, bool double_buffer) {
+  for (std::int64_t n : sizes) {
+    SCOPED_TRACE(::testing::Message() << "n=" << n << " value bytes " << sizeof(V) << (double_buffer ? " double buffer" : ""));
+    const auto keys = make_keys<std::uint16_t>(n, shape::few_values, r);
+    std::vector<V> vals(keys.size()), want_v(keys.size());
+    for (std::size_t i = 0; i < vals.size(); ++i) vals[i] = make_value<V>(i);
+    std::vector<std::uint16_t> want(keys.size());
+    cuprim::host::radix_sort_pairs(keys.data(), want.data(), vals.data(), want_v.data(), n);
+    cuprim::device_buffer<std::uint16_t> kin(static_cast<std::size_t>(n)), kout(static_cast<std::size_t>(n));
+    cuprim::device_buffer<V> vin(static_cast<std::size_t>(n)), vout(static_cast<std::size_t>(n));
+    cuprim_test::upload(kin.data(), keys);
+    cuprim_test::upload(vin.data(), vals);
+    if (double_buffer) {
+      cuprim::double_buffer<std::uint16_t> dk(kin.data(), kout.data());
+      cuprim::double_buffer<V> dv(vin.data(), vout.data());
+      cuprim::radix_sort_pairs(dk, dv, n);
+      EXPECT_TRUE(same_keys(cuprim_test::download(dk.current(), std::size_t(n)), want));
+      EXPECT_TRUE(same_values(cuprim_test::download(dv.current(), std::size_t(n)), want_v));
+    } else {
+      cuprim::radix_sort_pairs(kin.data(), kout.data(), vin.data(), vout.data(), n);
+      EXPECT_TRUE(same_keys(cuprim_test::download(kout.data(), std::size_t(n)), want));
+      EXPECT_TRUE(same_values(cuprim_test::download(vout.data(), std::size_t(n)), want_v));
+    }
+  }
+}
+
+TEST_F(RadixSortApi, UserStructValues) {
+  CUPRIM_TEST_RNG(r);
+  for (bool db : {false, true}) {
+    check_values<cuprim_test::pair8>(r, db);
+    check_values<rec12>(r, db);
+    check_values<rec32>(r, db);
+  }
+}
+
+/// Small shapes for the sanitizers: the one-block path and a few one-sweep tiles, keys and pairs.
+TEST_F(RadixSortApi, SanitizerSizes) {
+  CUPRIM_TEST_RNG(r);
+  for (std::int64_t n : {std::int64_t(3000), std::int64_t(6144 * 3 + 17)})
+    for (bool desc : {false, true}) {
+      radix_test::check_sort<std::uint32_t>(n, shape::random, desc, r);
+      radix_test::check_sort<std::uint64_t>(n, shape::few_values, desc, r);
+    }
+}
+
+TEST_F(RadixSortApi, Huge2e28Uint32) {
+  CUPRIM_REQUIRE_LARGE();
+  CUPRIM_TEST_RNG(r);
+  const std::int64_t n = std::int64_t(1) << 28;
+  std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
+  for (auto& k : keys) k = std::uint32_t(r.next());
+  cuprim::device_buffer<std::uint32_t> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+  cuprim_test::upload(in.data(), keys);
+  cuprim::radix_sort_keys(in.data(), out.data(), n);
+  const auto got = cuprim_test::download(out.data(), static_cast<std::size_t>(n));
+  // Sorted, and the same multiset (order-independent sums of a mixing function): for keys alone this is exactly
+  // what std::stable_sort's output is, without a 2^28-element host sort.
+  auto mix = [](std::uint64_t x) {
+    x = (x ^ (x >> 31)) * 0x7fb5d329728ea185ull;
+    return x ^ (x >> 27);
+  };
+  std::uint64_t h_in = 0, h_out = 0;
+  std::size_t unsorted = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    h_in += mix(keys[i]);
+    h_out += mix(got[i]);
+    if (i > 0 && got[i] < got[i - 1]) ++unsorted;
+  }
+  EXPECT_EQ(unsorted, 0u);
+  EXPECT_EQ(h_in, h_out) << "not a permutation of the input";
+}
+
+TEST_F(RadixSortApi, HugeUint8Over2e31) {
+  CUPRIM_REQUIRE_LARGE();
+  CUPRIM_TEST_RNG(r);
+  const std::int64_t n = (std::int64_t(1) << 31) + 777777;
+  std::vector<std::uint8_t> keys(static_cast<std::size_t>(n));
+  std::uint64_t count[256] = {};
+  for (std::size_t i = 0; i < keys.size(); i += 8) {
+    std::uint64_t w = r.next();
+    for (std::size_t j = 0; j < 8 && i + j < keys.size(); ++j, w >>= 8) {
+      keys[i + j] = std::uint8_t(w);
+      ++count[std::uint8_t(w)];
+    }
+  }
+  cuprim::device_buffer<std::uint8_t> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+  cuprim_test::upload(in.data(), keys);
+  cuprim::radix_sort_keys(in.data(), out.data(), n, {cuprim::sort_order::descending});
+  const auto got = cuprim_test::download(out.data(), std::size_t(n));
+  std::size_t pos = 0;
+  bool ok = true;
+  for (int d = 255; d >= 0 && ok; --d)
+    for (std::uint64_t c = 0; c < count[d]; ++c, ++pos)
+      if (got[pos] != d) {
+        ok = false;
+        ADD_FAILURE() << "position " << pos << " holds " << +got[pos] << ", expected " << d;
+        break;
+      }
+}
+
+}  // namespace

@@ -1,0 +1,86 @@
+// Radix sort of the floating-point key types against std::stable_sort, and the documented order of the special
+// values: -inf < negatives < -denormals < -0.0 < +0.0 < +denormals < positives < +inf < NaN (NaNs last in both
+// directions, in input order).
+#include "device/radix_sort_cases.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace {
+
+template <class K>
+class RadixSortFloat : public cuprim_test::gpu_test {};
+using float_keys = ::testing::Types<float, double, __half, __nv_bfloat16>;
+TYPED_TEST_SUITE(RadixSortFloat, float_keys, cuprim_test::type_names);
+
+TYPED_TEST(RadixSortFloat, MatchesStableSort) {
+  CUPRIM_TEST_RNG(r);
+  radix_test::run_all<TypeParam>(r);
+}
+
+/// The order written out by hand (not through any comparator): the special values in ascending order, each
+/// tagged with its position; shuffled, sorted as pairs (key, tag); the tags must come back in order.
+TYPED_TEST(RadixSortFloat, DocumentedOrderOfSpecialValues) {
+  using K = TypeParam;
+  using B = typename cuprim::detail::radix_key<K>::bits_t;
+  const B top = cuprim::detail::radix_key<K>::top, exp = cuprim::detail::radix_key<K>::exponent_mask();
+  auto k = [](B b) {
+    K x;
+    std::memcpy(static_cast<void*>(&x), &b, sizeof(K));
+    return x;
+  };
+  const B quiet = B(B(exp >> 1) & ~exp);
+  // ascending: -inf, -max, -1.5, -denorm(big), -denorm(min), -0, +0, +denorm(min), +denorm(big), 1.5, max, +inf,
+  // then NaNs in input order: +qNaN, -qNaN, +sNaN-ish payload
+  const B big_denorm = B(~exp & ~top), max_finite = B(B(exp - 1) | big_denorm), one_half = B(exp >> 1);
+  const std::vector<B> order = {B(exp | top),       B(max_finite | top), B(one_half | top), B(big_denorm | top),
+                                B(1 | top),         top,                 B(0),              B(1),
+                                big_denorm,         one_half,            max_finite,        exp,
+                                B(exp | quiet | 1), B(exp | quiet | top), B(exp | 2)};
+  const std::size_t nan_first = 12;
+  CUPRIM_TEST_RNG(r);
+  for (bool desc : {false, true}) {
+    std::vector<K> keys;
+    std::vector<std::uint32_t> tags;
+    for (int copy = 0; copy < 3; ++copy)
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        keys.push_back(k(order[i]));
+        tags.push_back(std::uint32_t(i));
+      }
+    // shuffle the non-NaN keys only, keeping the NaNs' relative order (they must come back in input order)
+    std::vector<std::size_t> perm(keys.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    for (std::size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[r.index(i + 1)]);
+    std::vector<K> sk;
+    std::vector<std::uint32_t> st;
+    for (std::size_t p : perm) {
+      sk.push_back(keys[p]);
+      st.push_back(tags[p] * 4 + 0);
+    }
+    // number the NaNs by input position so their order can be checked
+    std::uint32_t nan_seen = 0;
+    for (std::size_t i = 0; i < st.size(); ++i)
+      if (st[i] / 4 >= nan_first) st[i] = 1000 + nan_seen++;
+    const std::int64_t n = std::int64_t(sk.size());
+    cuprim::device_buffer<K> din(sk.size()), dout(sk.size());
+    cuprim::device_buffer<std::uint32_t> vin(st.size()), vout(st.size());
+    cuprim_test::upload(din.data(), sk);
+    cuprim_test::upload(vin.data(), st);
+    cuprim::radix_sort_pairs(din.data(), dout.data(), vin.data(), vout.data(), n,
+                             {desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending});
+    const auto got = cuprim_test::download(vout.data(), st.size());
+    // expected: non-NaN ranks (ascending or reversed), each three times, then the NaNs 1000, 1001, ...
+    std::vector<std::uint32_t> want;
+    for (std::size_t i = 0; i < nan_first; ++i) {
+      const std::uint32_t rank = std::uint32_t(desc ? nan_first - 1 - i : i);
+      for (int c = 0; c < 3; ++c) want.push_back(rank * 4);
+    }
+    for (std::uint32_t j = 0; j < nan_seen; ++j) want.push_back(1000 + j);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i)
+      ASSERT_EQ(got[i], want[i]) << "position " << i << (desc ? " (descending)" : " (ascending)");
+  }
+}
+
+}  // namespace
