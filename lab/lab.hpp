@@ -188,6 +188,7 @@ void register_scan();
 void register_scan_kernels();
 void register_select();
 void register_segmented();
+void register_histogram();
 inline void register_all() {
   register_reduce();
   register_reduce_policy();
@@ -195,6 +196,7 @@ inline void register_all() {
   register_scan_kernels();
   register_select();
   register_segmented();
+  register_histogram();
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -24,3 +24,5 @@
 #include <cuprim/device/segmented_reduce.cuh>
 #include <cuprim/device/segmented_scan.cuh>
 #include <cuprim/device/select.cuh>
+#include <cuprim/device/histogram.cuh>
+#include <cuprim/device/histogram_ladder.cuh>

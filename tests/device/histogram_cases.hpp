@@ -179,7 +179,7 @@ void check_single(const std::vector<S>& x, int num_bins, L lower, L upper, const
   SCOPED_TRACE(::testing::Message() << "n=" << x.size() << " bins=" << num_bins << " range=" << (edges != nullptr)
                                     << " offset=" << offset << " seed=" << seed);
   const std::int64_t n = std::int64_t(x.size());
-  std::vector<C> want(std::size_t(num_bins));
+  std::vector<C> want(static_cast<std::size_t>(num_bins));
   if (edges) cuprim::host::histogram_range(x.data(), n, want.data(), num_bins, edges->data());
   else cuprim::host::histogram_even(x.data(), n, want.data(), num_bins, lower, upper);
   cuprim::device_buffer<S> d(x.size() + std::size_t(offset) + 1);
@@ -195,7 +195,7 @@ void check_single(const std::vector<S>& x, int num_bins, L lower, L upper, const
   CUPRIM_CUDA_CHECK(cudaStreamCreate(&s));
   for (form f : {form::plain, form::add, form::plain_ws, form::add_ws}) {
     SCOPED_TRACE(int(f));
-    std::vector<C> prior(std::size_t(num_bins));
+    std::vector<C> prior(static_cast<std::size_t>(num_bins));
     const bool add = f == form::add || f == form::add_ws;
     if (add) {
       for (auto& c : prior) c = C(r.next() & 0xFFFFFF);

@@ -94,27 +94,27 @@ __global__ void __launch_bounds__(hist_threads) histogram_kernel(const hist_para
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const int T = p.total_bins;
 
-  unsigned* mine = nullptr;
+  unsigned mine = 0;  // index of this warp's copy (lanes: plus the lane) in hist_smem
   if constexpr (privatized) {
     const unsigned words = unsigned(p.copies) * unsigned(T) * (L == hist_layout::lanes ? 32u : 1u);
     for (unsigned i = threadIdx.x; i < words; i += blockDim.x) hist_smem[i] = 0;
     __syncthreads();
-    const unsigned copy = warp % unsigned(p.copies);
-    mine = L == hist_layout::lanes ? hist_smem + copy * unsigned(T) * 32u + lane : hist_smem + copy * unsigned(T);
+    const unsigned copy = warp & unsigned(p.copies - 1);  // copies is a power of two
+    mine = L == hist_layout::lanes ? copy * unsigned(T) * 32u + lane : copy * unsigned(T);
   }
 
   int run_bin = -1;
   unsigned run_count = 0;
   auto flush = [&]() {
     if (run_count) {
-      if constexpr (L == hist_layout::shared) atomicAdd(mine + run_bin, run_count);
+      if constexpr (L == hist_layout::shared) atomicAdd(&hist_smem[mine + unsigned(run_bin)], run_count);
       else hist_atomic_add(hist_out_of(p, run_bin), run_count);
     }
   };
   auto add = [&](int b) {
     if (b < 0) return;
     if constexpr (L == hist_layout::lanes) {
-      atomicAdd(mine + (unsigned(b) << 5), 1u);
+      atomicAdd(&hist_smem[mine + (unsigned(b) << 5)], 1u);
     } else if constexpr (L == hist_layout::global_plain) {
       hist_atomic_add(hist_out_of(p, b), 1u);
     } else {
