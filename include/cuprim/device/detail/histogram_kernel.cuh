@@ -17,7 +17,8 @@
 //                  equal). Merged like `shared` (each thread sums a bin's 32 lane counters, rotated by the bin so
 //                  that the merge reads are conflict-free too).
 //
-// Vector = true reads 16-byte vectors (ld.global.cs: the input is streamed once), two in flight per thread, with
+// Vector = true reads 16-byte vectors (ld.global.cs: the input is streamed once), two per step with the next step's
+// two loaded before the current ones are binned, with
 // scalar loads for the misaligned head and the tail; Vector = false reads one sample per thread per step.
 // The grid strides over the input; the host picks the grid (persistent: the resident blocks; otherwise one block
 // per 512 × 64 samples) and launches slices of at most grid × 2^31 samples, so that no block's 32-bit shared
@@ -145,6 +146,16 @@ __global__ void __launch_bounds__(hist_threads) histogram_kernel(const hist_para
     auto process = [&](const uint4& raw, std::uint64_t base) {
       S s[V];
       std::memcpy(s, &raw, 16);
+      if constexpr (!multi && L == hist_layout::lanes) {
+        // A vector of V equal samples (low-entropy data) is one atomic of V: five instructions per vector.
+        const unsigned rep = sizeof(S) == 1 ? __byte_perm(raw.x, 0, 0) : sizeof(S) == 2 ? __byte_perm(raw.x, 0, 0x1010) : raw.x;
+        if (raw.x == rep && raw.y == raw.x && raw.z == raw.x && raw.w == (sizeof(S) == 8 ? raw.y : raw.x) &&
+            (sizeof(S) != 8 || raw.z == raw.x)) {
+          const int b = hist_bin_of(p.bin, s[0], 0);
+          if (b >= 0) atomicAdd(&hist_smem[mine + (unsigned(b) << 5)], unsigned(V));
+          return;
+        }
+      }
       int c = channel_of(base);
 #pragma unroll
       for (int j = 0; j < V; ++j) {
@@ -152,12 +163,29 @@ __global__ void __launch_bounds__(hist_threads) histogram_kernel(const hist_para
         if constexpr (multi) c = c + 1 == p.bin.channels ? 0 : c + 1;
       }
     };
+    // Two vectors per step, and the next step's two loaded before this step's are binned (software pipelining:
+    // binning 16 one-byte samples per vector takes long enough to expose the load latency otherwise).
     std::uint64_t v = g;
-    for (; v + G < nvec; v += 2 * G) {
-      const uint4 a = __ldcs(vin + v);
-      const uint4 b = __ldcs(vin + v + G);
+    bool have = v + G < nvec;
+    uint4 a = make_uint4(0, 0, 0, 0), b = a;
+    if (have) {
+      a = __ldcs(vin + v);
+      b = __ldcs(vin + v + G);
+    }
+    while (have) {
+      const std::uint64_t nv = v + 2 * G;
+      const bool next = nv + G < nvec;
+      uint4 na = a, nb = b;
+      if (next) {
+        na = __ldcs(vin + nv);
+        nb = __ldcs(vin + nv + G);
+      }
       process(a, head + v * V);
       process(b, head + (v + G) * V);
+      a = na;
+      b = nb;
+      v = nv;
+      have = next;
     }
     if (v < nvec) process(__ldcs(vin + v), head + v * V);
     const std::uint64_t tail0 = head + nvec * V;
