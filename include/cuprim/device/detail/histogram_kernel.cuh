@@ -14,8 +14,9 @@
 //   lanes          for small histograms (≤ 512 bins): 32 sub-histograms per copy, one per lane, laid out so that
 //                  lane l's counter of bin b is word (b * 32 + l): every lane of a warp always addresses its own
 //                  bank, so a warp's 32 shared atomics never conflict, whatever the data (uniform bytes or all
-//                  equal). Merged like `shared` (each thread sums a bin's 32 lane counters, rotated by the bin so
-//                  that the merge reads are conflict-free too).
+//                  equal). A 16-byte vector of equal samples counts with one atomic of V. Merged like `shared`
+//                  (each thread sums a bin's 32 lane counters, rotated by the bin so that the merge reads are
+//                  conflict-free too).
 //
 // Vector = true reads 16-byte vectors (ld.global.cs: the input is streamed once), two per step with the next step's
 // two loaded before the current ones are binned, with
