@@ -198,6 +198,7 @@ void register_select();
 void register_segmented();
 void register_gemm_ooc();
 void register_sort();
+void register_histogram();
 inline void register_all() {
   register_reduce();
   register_reduce_policy();
@@ -207,6 +208,7 @@ inline void register_all() {
   register_segmented();
   register_gemm_ooc();
   register_sort();
+  register_histogram();
 }
 
 /// Studies outside the case registry (synchronous host-memory work that the stream-timed cases cannot express):

@@ -95,10 +95,10 @@ TEST(Histogram, AllEqual) {
   const std::uint64_t seed = base_seed() ^ 0x22;
   rng r(seed);
   const std::uint8_t b = std::uint8_t(r.next());
-  std::vector<std::uint8_t> x(std::size_t(1) << 24, b);
+  std::vector<std::uint8_t> x(std::size_t(1) << (large_enabled() ? 24 : 16), b);
   check_single<std::uint8_t, std::uint32_t, std::int64_t>(x, 256, 0, 256, nullptr, seed);
   const std::uint32_t v = std::uint32_t(r.next());
-  std::vector<std::uint32_t> y(std::size_t(1) << 22, v);
+  std::vector<std::uint32_t> y(std::size_t(1) << (large_enabled() ? 22 : 14), v);
   for (int nb : {1, 1024, 30000, 1 << 20})
     check_single<std::uint32_t, std::uint32_t, std::int64_t>(y, nb, 0, std::int64_t(1) << 32, nullptr, seed);
 }
@@ -192,9 +192,10 @@ TEST(HistogramLadder, EveryRung) {
   CUPRIM_REQUIRE_GPU();
   const std::uint64_t seed = base_seed() ^ 0x44;
   rng r(seed);
-  auto x = make_samples<std::uint8_t>(r, 1000003, std::int64_t(0), std::int64_t(256), 256);
-  auto y = make_samples<std::uint32_t>(r, 1000003, std::int64_t(0), std::int64_t(1) << 32, 1024);
-  std::vector<std::uint8_t> same(1 << 20, 200);
+  const std::int64_t n = large_enabled() ? 1000003 : 30011;  // small under the sanitizers (CUPRIM_TEST_LARGE=0)
+  auto x = make_samples<std::uint8_t>(r, n, std::int64_t(0), std::int64_t(256), 256);
+  auto y = make_samples<std::uint32_t>(r, n, std::int64_t(0), std::int64_t(1) << 32, 1024);
+  std::vector<std::uint8_t> same(large_enabled() ? 1 << 20 : 1 << 15, 200);
   cuprim::device_buffer<std::uint8_t> dx(x.size() + 1), ds(same.size());
   cuprim::device_buffer<std::uint32_t> dy(y.size());
   CUPRIM_CUDA_CHECK(cudaMemcpy(dx.data() + 1, x.data(), x.size(), cudaMemcpyHostToDevice));

@@ -126,6 +126,7 @@ bool hist_level_key(Level v, K& out) {
 template <class S, class Level>
 struct hist_even_prep {
   bool fast_ok = false;
+  bool all_in = false;  ///< fast_ok, 1- or 2-byte samples, and every value of S inside [lower, upper)
   hist_even_fast<S> fast{};
   hist_even_int<S> exact{};
   hist_even_float<S> flt{};
@@ -177,6 +178,7 @@ hist_even_prep<S, Level> hist_prepare_even(const char* fn, int num_bins, Level l
           static_cast<__int128>(hi) - smin <= two32 && smax - static_cast<__int128>(lo) < two32) {
         r.fast_ok = true;
         r.fast = {static_cast<std::uint32_t>(e.lo), static_cast<std::uint32_t>(range - 1), e.shift};
+        r.all_in = sizeof(S) <= 2 && static_cast<__int128>(lo) <= smin && static_cast<__int128>(hi) > smax;
       }
     }
   }
@@ -205,6 +207,13 @@ std::size_t hist_range_bytes(int active, const int* num_bins) {
   for (int k = 0; k < active; ++k)
     b += align_up(std::size_t(std::max(num_bins[k], 0) + 1) * sizeof(hist_key_t<S, Level>));
   return b;
+}
+
+/// The largest power of two ≤ v (v ≥ 1): sub-histogram counts are powers of two (warp w uses copy w & (copies-1)).
+inline int hist_pow2_floor(std::size_t v) {
+  int p = 1;
+  while (std::size_t(p) * 2 <= v) p *= 2;
+  return p;
 }
 
 inline std::size_t hist_max_shared_bytes() {
@@ -272,14 +281,16 @@ inline histogram_plan histogram_plan_for(int total_bins) {
   const std::size_t T = std::size_t(std::max(total_bins, 1));
   if (T <= histogram_tuning::lanes_max_bins) {
     p.layout = detail::hist_layout::lanes;
-    p.copies = int(std::clamp<std::size_t>(histogram_tuning::lanes_bytes / (T * 128), 1, histogram_tuning::lanes_max_copies));
+    p.copies = detail::hist_pow2_floor(
+        std::clamp<std::size_t>(histogram_tuning::lanes_bytes / (T * 128), 1, histogram_tuning::lanes_max_copies));
     p.shared_bytes = std::size_t(p.copies) * T * 128;
     return p;
   }
   const std::size_t limit = detail::hist_max_shared_bytes();
   if (T * 4 + 1024 <= limit) {
     p.layout = detail::hist_layout::shared;
-    p.copies = int(std::clamp<std::size_t>(histogram_tuning::shared_bytes / (T * 4), 1, histogram_tuning::shared_max_copies));
+    p.copies = detail::hist_pow2_floor(
+        std::clamp<std::size_t>(histogram_tuning::shared_bytes / (T * 4), 1, histogram_tuning::shared_max_copies));
     p.shared_bytes = std::size_t(p.copies) * T * 4;
     return p;
   }
@@ -361,7 +372,9 @@ void hist_validate(const char* fn, const hist_request<S, C, Level>& r) {
 }
 
 /// Runs a validated request: zeroes the outputs (overwrite), uploads edges, builds the binner, launches.
-template <class S, class C, class Level, class Launcher = hist_launcher>
+/// Multi = false: the single-channel entry points (only single-channel kernels are instantiated); true: the
+/// multi-channel ones (only the multi-channel kernels).
+template <bool Multi, class S, class C, class Level, class Launcher = hist_launcher>
 void hist_run(const char* fn, const hist_request<S, C, Level>& r, workspace ws, bool overwrite, cudaStream_t stream,
               Launcher launch = {}) {
   using K = hist_key_t<S, Level>;
@@ -371,11 +384,10 @@ void hist_run(const char* fn, const hist_request<S, C, Level>& r, workspace ws, 
     for (int k = 0; k < r.active; ++k)
       CUPRIM_CUDA_CHECK(cudaMemsetAsync(r.out[k], 0, std::size_t(r.bins[k]) * sizeof(C), stream));
   if (r.samples == 0) return;
-  const bool single = !r.multi || (r.channels == 1 && r.active == 1);
 
   auto go = [&](auto binners /* array of hist_multi slots' binners */) {
     using B1 = std::remove_cvref_t<decltype(binners[0])>;
-    if (single) {
+    if constexpr (!Multi) {
       hist_params<S, B1, C> p{};
       p.in = r.in;
       p.bin = binners[0];
@@ -418,16 +430,25 @@ void hist_run(const char* fn, const hist_request<S, C, Level>& r, workspace ws, 
     return;
   }
   std::array<hist_even_prep<S, Level>, hist_max_channels> prep{};
-  bool all_fast = true;
+  bool all_fast = true, all_in = true;
   for (int k = 0; k < r.active; ++k) {
     prep[k] = hist_prepare_even<S, Level>(fn, r.bins[k], r.lower[k], r.upper[k], r.multi);
     all_fast = all_fast && prep[k].fast_ok;
+    all_in = all_in && prep[k].all_in;
   }
   if constexpr (std::is_same_v<K, double>) {
     std::array<hist_even_float<S>, hist_max_channels> b{};
     for (int k = 0; k < r.active; ++k) b[k] = prep[k].flt;
     go(b);
   } else {
+    if constexpr (sizeof(S) <= 2) {
+      if (all_fast && all_in && !Multi) {  // the uint8 / 256-bin shape: no range test
+        std::array<hist_even_fast<S, true>, hist_max_channels> b{};
+        b[0] = {prep[0].fast.lo, prep[0].fast.rm1, prep[0].fast.shift};
+        go(b);
+        return;
+      }
+    }
     if constexpr (sizeof(S) <= 4) {
       if (all_fast) {
         std::array<hist_even_fast<S>, hist_max_channels> b{};
@@ -448,7 +469,7 @@ inline void hist_validate_workspace(const char* fn, workspace ws, std::size_t ne
 }
 
 /// Validate, check the workspace, run (in the caller's workspace, or one from the current resource).
-template <class S, class C, class Level, class Launcher = hist_launcher>
+template <bool Multi = false, class S, class C, class Level, class Launcher = hist_launcher>
 void hist_entry(const char* fn, const hist_request<S, C, Level>& r, const workspace* ws, bool overwrite,
                 cudaStream_t stream, const char* sizer, Launcher launch = {}) {
   hist_validate(fn, r);
@@ -456,10 +477,10 @@ void hist_entry(const char* fn, const hist_request<S, C, Level>& r, const worksp
   if (ws) hist_validate_workspace(fn, *ws, need, sizer);
   check_no_pending_error(fn);
   if (ws) {
-    hist_run(fn, r, *ws, overwrite, stream, launch);
+    hist_run<Multi>(fn, r, *ws, overwrite, stream, launch);
   } else {
     scratch s(need, stream);
-    hist_run(fn, r, s.get(), overwrite, stream, launch);
+    hist_run<Multi>(fn, r, s.get(), overwrite, stream, launch);
   }
 }
 
@@ -650,7 +671,7 @@ template <class Sample, class Counter, class Level>
 void multi_histogram_even(const Sample* samples, std::int64_t num_pixels, int num_channels, int num_active,
                           const int* channels, Counter* const* histograms, const int* num_bins, const Level* lower,
                           const Level* upper, cudaStream_t stream = 0) {
-  detail::hist_entry("cuprim::multi_histogram_even",
+  detail::hist_entry<true>("cuprim::multi_histogram_even",
                      detail::hist_multi_even("cuprim::multi_histogram_even", samples, num_pixels, num_channels, num_active, channels, histograms,
                                              num_bins, lower, upper),
                      nullptr, true, stream, "");
@@ -660,7 +681,7 @@ template <class Sample, class Counter, class Level>
 void multi_histogram_even(const Sample* samples, std::int64_t num_pixels, int num_channels, int num_active,
                           const int* channels, Counter* const* histograms, const int* num_bins, const Level* lower,
                           const Level* upper, workspace ws, cudaStream_t stream = 0) {
-  detail::hist_entry("cuprim::multi_histogram_even",
+  detail::hist_entry<true>("cuprim::multi_histogram_even",
                      detail::hist_multi_even("cuprim::multi_histogram_even", samples, num_pixels, num_channels, num_active, channels, histograms,
                                              num_bins, lower, upper),
                      &ws, true, stream, "smaller than multi_histogram_even_workspace_bytes");
@@ -670,7 +691,7 @@ template <class Sample, class Counter, class Level>
 void multi_histogram_even_add(const Sample* samples, std::int64_t num_pixels, int num_channels, int num_active,
                               const int* channels, Counter* const* histograms, const int* num_bins, const Level* lower,
                               const Level* upper, cudaStream_t stream = 0) {
-  detail::hist_entry("cuprim::multi_histogram_even_add",
+  detail::hist_entry<true>("cuprim::multi_histogram_even_add",
                      detail::hist_multi_even("cuprim::multi_histogram_even_add", samples, num_pixels, num_channels, num_active, channels, histograms,
                                              num_bins, lower, upper),
                      nullptr, false, stream, "");
@@ -680,7 +701,7 @@ template <class Sample, class Counter, class Level>
 void multi_histogram_even_add(const Sample* samples, std::int64_t num_pixels, int num_channels, int num_active,
                               const int* channels, Counter* const* histograms, const int* num_bins, const Level* lower,
                               const Level* upper, workspace ws, cudaStream_t stream = 0) {
-  detail::hist_entry("cuprim::multi_histogram_even_add",
+  detail::hist_entry<true>("cuprim::multi_histogram_even_add",
                      detail::hist_multi_even("cuprim::multi_histogram_even_add", samples, num_pixels, num_channels, num_active, channels, histograms,
                                              num_bins, lower, upper),
                      &ws, false, stream, "smaller than multi_histogram_even_workspace_bytes");
@@ -691,7 +712,7 @@ template <class Sample, class Counter, class Level>
 void multi_histogram_range(const Sample* samples, std::int64_t num_pixels, int num_channels, int num_active,
                            const int* channels, Counter* const* histograms, const int* num_bins,
                            const Level* const* edges, cudaStream_t stream = 0) {
-  detail::hist_entry("cuprim::multi_histogram_range",
+  detail::hist_entry<true>("cuprim::multi_histogram_range",
                      detail::hist_multi_range("cuprim::multi_histogram_range", samples, num_pixels, num_channels, num_active, channels, histograms,
                                               num_bins, edges),
                      nullptr, true, stream, "");
@@ -701,7 +722,7 @@ template <class Sample, class Counter, class Level>
 void multi_histogram_range(const Sample* samples, std::int64_t num_pixels, int num_channels, int num_active,
                            const int* channels, Counter* const* histograms, const int* num_bins,
                            const Level* const* edges, workspace ws, cudaStream_t stream = 0) {
-  detail::hist_entry("cuprim::multi_histogram_range",
+  detail::hist_entry<true>("cuprim::multi_histogram_range",
                      detail::hist_multi_range("cuprim::multi_histogram_range", samples, num_pixels, num_channels, num_active, channels, histograms,
                                               num_bins, edges),
                      &ws, true, stream, "smaller than multi_histogram_range_workspace_bytes");
@@ -711,7 +732,7 @@ template <class Sample, class Counter, class Level>
 void multi_histogram_range_add(const Sample* samples, std::int64_t num_pixels, int num_channels, int num_active,
                                const int* channels, Counter* const* histograms, const int* num_bins,
                                const Level* const* edges, cudaStream_t stream = 0) {
-  detail::hist_entry("cuprim::multi_histogram_range_add",
+  detail::hist_entry<true>("cuprim::multi_histogram_range_add",
                      detail::hist_multi_range("cuprim::multi_histogram_range_add", samples, num_pixels, num_channels, num_active, channels, histograms,
                                               num_bins, edges),
                      nullptr, false, stream, "");
@@ -721,7 +742,7 @@ template <class Sample, class Counter, class Level>
 void multi_histogram_range_add(const Sample* samples, std::int64_t num_pixels, int num_channels, int num_active,
                                const int* channels, Counter* const* histograms, const int* num_bins,
                                const Level* const* edges, workspace ws, cudaStream_t stream = 0) {
-  detail::hist_entry("cuprim::multi_histogram_range_add",
+  detail::hist_entry<true>("cuprim::multi_histogram_range_add",
                      detail::hist_multi_range("cuprim::multi_histogram_range_add", samples, num_pixels, num_channels, num_active, channels, histograms,
                                               num_bins, edges),
                      &ws, false, stream, "smaller than multi_histogram_range_workspace_bytes");

@@ -45,7 +45,7 @@ struct hist_rung_launcher {
   void operator()(const char* fn, hist_params<S, B, C> p, std::uint64_t total, cudaStream_t stream) const {
     const std::size_t T = std::size_t(p.total_bins);
     const bool fits = T * 4 + 1024 <= hist_max_shared_bytes();
-    const int per_warp = int(std::clamp<std::size_t>(48 * 1024 / (T * 4), 1, hist_threads / 32));
+    const int per_warp = hist_pow2_floor(std::clamp<std::size_t>(48 * 1024 / (T * 4), 1, hist_threads / 32));
     switch (rung) {
       case histogram_rung::sectioned_global:
         hist_launch<hist_layout::global_plain, false, true>(fn, p, total, 1, true, stream);
@@ -74,7 +74,34 @@ struct hist_rung_launcher {
   }
 };
 
+/// An explicit production configuration (the lab's policy sweep): layout, sub-histogram copies (a power of two),
+/// persistent grid or one block per 32 Ki samples; always 16-byte loads.
+struct hist_config_launcher {
+  hist_layout layout;
+  int copies;
+  bool persistent;
+  template <class S, class B, class C>
+  void operator()(const char* fn, hist_params<S, B, C> p, std::uint64_t total, cudaStream_t stream) const {
+    switch (layout) {
+      case hist_layout::lanes: hist_launch<hist_layout::lanes, true>(fn, p, total, copies, persistent, stream); break;
+      case hist_layout::shared: hist_launch<hist_layout::shared, true>(fn, p, total, copies, persistent, stream); break;
+      default: hist_launch<hist_layout::global_runs, true>(fn, p, total, 1, persistent, stream); break;
+    }
+  }
+};
+
 }  // namespace detail
+
+/// histogram_even under an explicit layout (detail::hist_layout::lanes, shared or global_runs), number of
+/// sub-histogram copies (a power of two; the shared memory must fit) and grid (the lab's policy sweep).
+template <class Sample, class Counter, class Level>
+void histogram_even_config(detail::hist_layout layout, int copies, bool persistent, const Sample* samples,
+                           std::int64_t n, Counter* histogram, int num_bins, Level lower, Level upper,
+                           cudaStream_t stream = 0) {
+  detail::hist_entry("cuprim::histogram_even_config",
+                     detail::hist_even_single(samples, n, histogram, num_bins, lower, upper), nullptr, true, stream, "",
+                     detail::hist_config_launcher{layout, copies, persistent});
+}
 
 /// histogram_even computed by one rung of the ladder (overwrites the histogram).
 template <class Sample, class Counter, class Level>

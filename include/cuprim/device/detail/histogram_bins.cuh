@@ -7,7 +7,8 @@
 //
 //  - hist_even_fast<S>    equal-width bins, integer samples of at most 4 bytes, bin width a power of two and every
 //                         difference sample - lower representable modulo 2^32: one subtraction, one compare, one
-//                         shift (the uint8 / 256-bin and uint32 / 1024-bin shapes).
+//                         shift (the uint8 / 256-bin and uint32 / 1024-bin shapes); AllIn = true (1- and 2-byte
+//                         samples whose every value lies in [lower, upper)) drops the compare.
 //  - hist_even_int<S>     equal-width bins, any integer sample: bin = floor((x - lower) * num_bins / (upper - lower))
 //                         exactly (a shift, a 64-bit multiply-high with a correction, or a 128-bit division).
 //  - hist_even_float<S>   equal-width bins by the floating-point rule (float, double, __half samples, and integer
@@ -55,14 +56,15 @@ CUPRIM_HD std::uint64_t hist_bits64(S x) {
   else return static_cast<std::uint64_t>(x);
 }
 
-template <class S>
+template <class S, bool AllIn = false>
 struct hist_even_fast {
   std::uint32_t lo;   ///< lower, modulo 2^32
   std::uint32_t rm1;  ///< upper - lower - 1 (the range is at most 2^32)
   int shift;          ///< log2 of the bin width (< 32)
   CUPRIM_HD int operator()(S x) const {
     const std::uint32_t d = static_cast<std::uint32_t>(hist_bits64(x)) - lo;
-    return d <= rm1 ? static_cast<int>(d >> shift) : -1;
+    if constexpr (AllIn) return static_cast<int>(d >> shift);  // every value of S lies in [lower, upper)
+    else return d <= rm1 ? static_cast<int>(d >> shift) : -1;
   }
 };
 

@@ -14,10 +14,12 @@
 //   lanes          for small histograms (≤ 512 bins): 32 sub-histograms per copy, one per lane, laid out so that
 //                  lane l's counter of bin b is word (b * 32 + l): every lane of a warp always addresses its own
 //                  bank, so a warp's 32 shared atomics never conflict, whatever the data (uniform bytes or all
-//                  equal). Merged like `shared` (each thread sums a bin's 32 lane counters, rotated by the bin so
-//                  that the merge reads are conflict-free too).
+//                  equal). A 16-byte vector of equal samples counts with one atomic of V. Merged like `shared`
+//                  (each thread sums a bin's 32 lane counters, rotated by the bin so that the merge reads are
+//                  conflict-free too).
 //
-// Vector = true reads 16-byte vectors (ld.global.cs: the input is streamed once), two in flight per thread, with
+// Vector = true reads 16-byte vectors (ld.global.cs: the input is streamed once), two per step with the next step's
+// two loaded before the current ones are binned, with
 // scalar loads for the misaligned head and the tail; Vector = false reads one sample per thread per step.
 // The grid strides over the input; the host picks the grid (persistent: the resident blocks; otherwise one block
 // per 512 × 64 samples) and launches slices of at most grid × 2^31 samples, so that no block's 32-bit shared
@@ -94,27 +96,27 @@ __global__ void __launch_bounds__(hist_threads) histogram_kernel(const hist_para
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const int T = p.total_bins;
 
-  unsigned* mine = nullptr;
+  unsigned mine = 0;  // index of this warp's copy (lanes: plus the lane) in hist_smem
   if constexpr (privatized) {
     const unsigned words = unsigned(p.copies) * unsigned(T) * (L == hist_layout::lanes ? 32u : 1u);
     for (unsigned i = threadIdx.x; i < words; i += blockDim.x) hist_smem[i] = 0;
     __syncthreads();
-    const unsigned copy = warp % unsigned(p.copies);
-    mine = L == hist_layout::lanes ? hist_smem + copy * unsigned(T) * 32u + lane : hist_smem + copy * unsigned(T);
+    const unsigned copy = warp & unsigned(p.copies - 1);  // copies is a power of two
+    mine = L == hist_layout::lanes ? copy * unsigned(T) * 32u + lane : copy * unsigned(T);
   }
 
   int run_bin = -1;
   unsigned run_count = 0;
   auto flush = [&]() {
     if (run_count) {
-      if constexpr (L == hist_layout::shared) atomicAdd(mine + run_bin, run_count);
+      if constexpr (L == hist_layout::shared) atomicAdd(&hist_smem[mine + unsigned(run_bin)], run_count);
       else hist_atomic_add(hist_out_of(p, run_bin), run_count);
     }
   };
   auto add = [&](int b) {
     if (b < 0) return;
     if constexpr (L == hist_layout::lanes) {
-      atomicAdd(mine + (unsigned(b) << 5), 1u);
+      atomicAdd(&hist_smem[mine + (unsigned(b) << 5)], 1u);
     } else if constexpr (L == hist_layout::global_plain) {
       hist_atomic_add(hist_out_of(p, b), 1u);
     } else {
@@ -145,6 +147,16 @@ __global__ void __launch_bounds__(hist_threads) histogram_kernel(const hist_para
     auto process = [&](const uint4& raw, std::uint64_t base) {
       S s[V];
       std::memcpy(s, &raw, 16);
+      if constexpr (!multi && L == hist_layout::lanes) {
+        // A vector of V equal samples (low-entropy data) is one atomic of V: five instructions per vector.
+        const unsigned rep = sizeof(S) == 1 ? __byte_perm(raw.x, 0, 0) : sizeof(S) == 2 ? __byte_perm(raw.x, 0, 0x1010) : raw.x;
+        if (raw.x == rep && raw.y == raw.x && raw.z == raw.x && raw.w == (sizeof(S) == 8 ? raw.y : raw.x) &&
+            (sizeof(S) != 8 || raw.z == raw.x)) {
+          const int b = hist_bin_of(p.bin, s[0], 0);
+          if (b >= 0) atomicAdd(&hist_smem[mine + (unsigned(b) << 5)], unsigned(V));
+          return;
+        }
+      }
       int c = channel_of(base);
 #pragma unroll
       for (int j = 0; j < V; ++j) {
@@ -152,12 +164,29 @@ __global__ void __launch_bounds__(hist_threads) histogram_kernel(const hist_para
         if constexpr (multi) c = c + 1 == p.bin.channels ? 0 : c + 1;
       }
     };
+    // Two vectors per step, and the next step's two loaded before this step's are binned (software pipelining:
+    // binning 16 one-byte samples per vector takes long enough to expose the load latency otherwise).
     std::uint64_t v = g;
-    for (; v + G < nvec; v += 2 * G) {
-      const uint4 a = __ldcs(vin + v);
-      const uint4 b = __ldcs(vin + v + G);
+    bool have = v + G < nvec;
+    uint4 a = make_uint4(0, 0, 0, 0), b = a;
+    if (have) {
+      a = __ldcs(vin + v);
+      b = __ldcs(vin + v + G);
+    }
+    while (have) {
+      const std::uint64_t nv = v + 2 * G;
+      const bool next = nv + G < nvec;
+      uint4 na = a, nb = b;
+      if (next) {
+        na = __ldcs(vin + nv);
+        nb = __ldcs(vin + nv + G);
+      }
       process(a, head + v * V);
       process(b, head + (v + G) * V);
+      a = na;
+      b = nb;
+      v = nv;
+      have = next;
     }
     if (v < nvec) process(__ldcs(vin + v), head + v * V);
     const std::uint64_t tail0 = head + nvec * V;

@@ -15,7 +15,7 @@
 
 int main() {
   if (!cuprim::has_device()) {
-    std::printf("no CUDA device: 06_gemm_ooc skipped\n");
+    std::printf("no CUDA device: 07_gemm_ooc skipped\n");
     return 77;
   }
   const std::int64_t m = 4096, n = 4096, k = 256;
