@@ -1,5 +1,6 @@
 // Argument validation of the radix sort entry points and the workspace sizes. Every rule is enforced before any
 // CUDA call, so these tests run (label host) without a GPU: the pointers are made-up addresses, only compared.
+#include "common/expect_invalid.hpp"
 #include <cuprim/device/radix_sort.cuh>
 #include <cuprim/host/radix_sort.hpp>
 
@@ -12,24 +13,9 @@
 
 namespace {
 
-template <class F>
-void expect_invalid(F&& call, const std::string& argument, const std::string& function) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception; expected cuprim::invalid_argument for '" << argument << "' from " << function;
-  } catch (const cuprim::invalid_argument& e) {
-    EXPECT_EQ(e.argument(), argument) << e.what();
-    EXPECT_EQ(e.function(), function) << e.what();
-    EXPECT_FALSE(e.rule().empty());
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception for '" << argument << "': " << e.what();
-  }
-}
+using cuprim_test::expect_invalid;
 
-template <class T>
-T* fake(std::uintptr_t gib) {
-  return reinterpret_cast<T*>(gib << 30);
-}
+using cuprim_test::fake;
 
 using K = std::uint32_t;
 const K* kin = fake<const K>(1);

@@ -2,6 +2,7 @@
 // before any CUDA call, so these tests run (label host) without a GPU: the pointers are made-up host addresses,
 // compared but never dereferenced. That nothing is copied when a rule is broken, and that device pointers are
 // rejected, is checked by the GPU tests (ooc_test).
+#include "common/expect_invalid.hpp"
 #include <cuprim/ooc.cuh>
 
 #include <gtest/gtest.h>
@@ -13,24 +14,9 @@
 
 namespace {
 
-template <class F>
-void expect_invalid(F&& call, const std::string& argument, const std::string& function) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception; expected cuprim::invalid_argument for '" << argument << "' from " << function;
-  } catch (const cuprim::invalid_argument& e) {
-    EXPECT_EQ(e.argument(), argument) << e.what();
-    EXPECT_EQ(e.function(), function) << e.what();
-    EXPECT_FALSE(e.rule().empty());
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception for '" << argument << "': " << e.what();
-  }
-}
+using cuprim_test::expect_invalid;
 
-template <class T>
-T* fake(std::uintptr_t gib) {
-  return reinterpret_cast<T*>(gib << 30);
-}
+using cuprim_test::fake;
 
 struct positive {
   CUPRIM_HD bool operator()(int x) const { return x > 0; }
