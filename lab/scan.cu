@@ -49,11 +49,47 @@ void add_ladder(std::int64_t n, bool quick) {
   }
 }
 
+/// scan/policy/<label>/<T>/<n>: cuprim::inclusive_scan under an explicit policy (a pipeline shape, or the
+/// one-tile-per-block kernel alone), against CUB: the sweep behind the default policy.
+template <class T, class P>
+void add_policy_row(const std::string& label, std::int64_t n, bool quick) {
+  add_case(device_case<T, cub_scan::inclusive_sum>(
+      "scan/policy/" + label + "/" + std::string(name_of<T>()) + "/" + size_label(n), "inclusive_sum", label, n, quick,
+      [](const T* in, T* out, std::int64_t m, cuprim::workspace ws, cudaStream_t s) {
+        if (ws.bytes < cuprim::scan_workspace_bytes<T, T, P>(m))
+          throw std::runtime_error("cuprim-lab: policy row needs a larger workspace than the default policy's");
+        cuprim::inclusive_scan<P>(in, out, m, cuprim::plus{}, ws, s);
+      },
+      whole_sum_check<T>()));
+}
+
 template <class P>
 std::string policy_text() {
-  return "threads=" + std::to_string(P::threads) + " vec=" + std::to_string(P::vector_bytes) +
-         "B vectors=" + std::to_string(P::vectors) + " tile=" +
-         std::to_string(cuprim::detail::scan_tile_elems<P, std::uint32_t>()) + " (4-byte elements)";
+  using C = cuprim::detail::classic_scan_policy_t<P>;
+  std::string t = "threads=" + std::to_string(C::threads) + " vec=" + std::to_string(C::vector_bytes) +
+                  "B vectors=" + std::to_string(C::vectors) + " tile=" +
+                  std::to_string(cuprim::detail::scan_tile_elems<P, std::uint32_t>()) + " (4-byte elements)";
+  if constexpr (cuprim::detail::is_scan_pipeline<P>::value)
+    t += "; from " + std::to_string(P::min_elems) + " elements the pipeline: " + std::to_string(P::scan_warps) +
+         " scan warps x " + std::to_string(P::lane_vectors) + " vectors per lane, " + std::to_string(P::stages) +
+         " stages, tile " + std::to_string(cuprim::detail::scan_pipeline_tile_elems<P, std::uint32_t>()) +
+         ", back-off " + std::to_string(P::first_wait_ns) + "/" + std::to_string(P::poll_wait_ns) + " ns";
+  return t;
+}
+
+template <class T>
+void add_policy_sweep(std::int64_t n) {
+  using C = cuprim::scan_policy<128, 16, 6>;
+  constexpr long long all = 0;
+  add_policy_row<T, C>("classic 128x6", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 7, 3, C, all>>("pipe 8w7v3s", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 7, 6, C, all>>("pipe 8w7v6s", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 5, 4, C, all>>("pipe 8w5v4s", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<4, 7, 4, C, all>>("pipe 4w7v4s", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<16, 5, 4, C, all>>("pipe 16w5v4s", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 7, 3, C, all, 0, 0>>("pipe 8w7v3s w0/0", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 7, 3, C, all, 1200, 650>>("pipe 8w7v3s w1200/650", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 7, 3, C, all, 400, 200, 2>>("pipe 8w7v3s lb2", n, false);
 }
 
 }  // namespace
@@ -63,6 +99,18 @@ void register_scan() {
   for (int k : {10, 16, 20, 28}) add_inclusive_sum<std::uint32_t>(pow2(k), k == 20 || k == 28);
   for (int k : {10, 16, 20, 28}) add_inclusive_sum<float>(pow2(k), k == 20 || k == 28);
   add_exclusive_sum<std::uint32_t>(pow2(28), false);
+  for (int k : {22, 24}) add_inclusive_sum<std::uint32_t>(pow2(k), false);
+  for (int k : {22, 24}) add_inclusive_sum<float>(pow2(k), false);
+  add_inclusive_sum<double>(pow2(27), false);
+
+  // The policy sweep (full suite): pipeline shapes and back-off against the one-tile-per-block kernel.
+  add_policy_sweep<std::uint32_t>(pow2(28));
+  add_policy_sweep<float>(pow2(28));
+  for (int k : {20, 22, 24}) {
+    using C = cuprim::scan_policy<128, 16, 6>;
+    add_policy_row<std::uint32_t, C>("classic 128x6", pow2(k), false);
+    add_policy_row<std::uint32_t, cuprim::scan_pipeline_policy<8, 7, 3, C, 0>>("pipe 8w7v3s", pow2(k), false);
+  }
 
   // The ladder: uint32 at 2^24 (quick) and 2^28 (full).
   add_ladder<std::uint32_t>(pow2(24), true);

@@ -325,6 +325,93 @@ TEST_F(ScanApi, CustomPolicies) {
   check_policy<full_block, affine_map, affine_map>(r, "1024 threads (32 warps)", compose{});
 }
 
+// ---- the large-input pipeline (persistent blocks, bulk copies, warp roles) under policies that take every size:
+// tiny tiles (hundreds of stages refilled per block, thousands of look-backs), two stages, wide look-back windows,
+// 4- and 8-byte types (packed and separate-array tile states), and a non-commutative operator on uint64
+
+/// x -> a·x + b modulo 2^32 packed in a uint64 (a in the high half): composition "f, then g", associative and
+/// not commutative, on an arithmetic type the pipeline takes.
+struct packed_affine {
+  CUPRIM_HD std::uint64_t operator()(std::uint64_t f, std::uint64_t g) const {
+    const std::uint32_t fa = std::uint32_t(f >> 32), fb = std::uint32_t(f), ga = std::uint32_t(g >> 32),
+                        gb = std::uint32_t(g);
+    return (std::uint64_t(ga * fa) << 32) | std::uint32_t(ga * fb + gb);
+  }
+};
+
+template <class Policy>
+void check_pipeline_non_commutative(rng& r, const char* what) {
+  SCOPED_TRACE(what);
+  constexpr std::int64_t tile = scan_tile<std::uint64_t, Policy>();
+  const std::int64_t m = 300 * tile + 7;
+  std::vector<std::uint64_t> h(static_cast<std::size_t>(m));
+  for (auto& x : h) x = r.next() | (std::uint64_t(1) << 32);  // odd a: every map invertible
+  const scan_input<std::uint64_t> data(h);
+  const std::uint64_t init = r.next() | (std::uint64_t(1) << 32);
+  for (std::int64_t n : {std::int64_t(1), tile - 1, tile + 1, 33 * tile + 1, m}) {
+    CUPRIM_SCAN_TRACE(n, 0, 0);
+    std::vector<std::uint64_t> incl(static_cast<std::size_t>(n)), excl(static_cast<std::size_t>(n));
+    std::uint64_t s = init;
+    for (std::int64_t i = 0; i < n; ++i) {
+      excl[std::size_t(i)] = s;
+      s = packed_affine{}(s, h[std::size_t(i)]);
+      incl[std::size_t(i)] = i == 0 ? h[0] : packed_affine{}(incl[std::size_t(i - 1)], h[std::size_t(i)]);
+    }
+    guarded_array<std::uint64_t> out(n);
+    cuprim::inclusive_scan<Policy>(data.d(), out.out(), n, packed_affine{});
+    expect_same_values(out.take(), incl.data(), n, "inclusive_scan<pipeline>, packed affine maps");
+    out.reset();
+    cuprim::exclusive_scan<Policy>(data.d(), out.out(), n, packed_affine{}, init);
+    expect_same_values(out.take(), excl.data(), n, "exclusive_scan<pipeline>, packed affine maps");
+  }
+}
+
+TEST_F(ScanApi, PipelinePolicies) {
+  CUPRIM_TEST_RNG(r);
+  using classic = cuprim::scan_policy<128, 16, 6>;
+  // 256 4-byte elements per tile, two stages: thousands of tiles, every stage refilled hundreds of times.
+  using tiny = cuprim::scan_pipeline_policy<2, 1, 2, classic, 0, 0, 0>;
+  check_policy<tiny, std::uint32_t, std::uint32_t>(r, "pipeline, 2 warps x 1 vector, 2 stages, no back-off");
+  check_policy<tiny, float, float>(r, "pipeline, 2 warps x 1 vector, 2 stages, no back-off");
+  check_policy<tiny, double, double>(r, "pipeline, 2 warps x 1 vector, 2 stages, no back-off");
+  check_pipeline_non_commutative<tiny>(r, "pipeline, 2 warps x 1 vector, 2 stages");
+  // The default shape, taking every size.
+  using shape = cuprim::scan_pipeline_policy<8, 7, 3, classic, 0>;
+  check_policy<shape, std::uint32_t, std::uint32_t>(r, "pipeline, default shape");
+  check_policy<shape, std::int64_t, std::int64_t>(r, "pipeline, default shape");
+  check_policy<shape, float, float>(r, "pipeline, default shape");
+  check_pipeline_non_commutative<shape>(r, "pipeline, default shape");
+  // Four tiles per look-back lane, more stages than a block usually fills.
+  using wide = cuprim::scan_pipeline_policy<4, 3, 6, classic, 0, 400, 200, 4>;
+  check_policy<wide, std::int32_t, std::int32_t>(r, "pipeline, 4 tiles per look-back lane, 6 stages");
+  check_policy<wide, double, double>(r, "pipeline, 4 tiles per look-back lane, 6 stages");
+}
+
+TEST_F(ScanApi, PipelineInPlaceAndMisalignedFallBack) {
+  CUPRIM_TEST_RNG(r);
+  using P = cuprim::scan_pipeline_policy<4, 3, 3, cuprim::scan_policy<128, 16, 6>, 0>;
+  constexpr std::int64_t tile = scan_tile<std::uint32_t, P>();
+  const std::int64_t n = 97 * tile + 13;
+  const std::vector<std::uint32_t> h = random_vector<std::uint32_t>(r, std::size_t(n) + 4);
+  const auto ref = make_reference<std::uint32_t, std::uint32_t>(h.data(), n, cuprim::plus{}, false);
+  // In place.
+  guarded_array<std::uint32_t> a(n);
+  a.fill(h.data());
+  cuprim::inclusive_scan<P>(a.out(), a.out(), n, cuprim::plus{});
+  expect_scan_matches(a.take(), ref, n, tile, "in place, pipeline");
+  // Input and output off the 16-byte grid take the one-tile-per-block kernel.
+  for (int off : {1, 2, 3}) {
+    const scan_input<std::uint32_t> data(h);
+    guarded_array<std::uint32_t> o(n, off);
+    cuprim::inclusive_scan<P>(data.d(0), o.out(), n, cuprim::plus{});
+    expect_scan_matches(o.take(), ref, n, tile, "aligned input, misaligned output");
+    const auto ref_off = make_reference<std::uint32_t, std::uint32_t>(h.data() + off, n, cuprim::plus{}, false);
+    guarded_array<std::uint32_t> o2(n);
+    cuprim::inclusive_scan<P>(data.d(off), o2.out(), n, cuprim::plus{});
+    expect_scan_matches(o2.take(), ref_off, n, tile, "misaligned input, aligned output");
+  }
+}
+
 // ---- streams
 
 TEST_F(ScanApi, NonDefaultStream) {

@@ -31,6 +31,7 @@
 #include <cuprim/core/memory.hpp>
 #include <cuprim/device/detail/launch.cuh>
 #include <cuprim/device/detail/scan_kernel.cuh>
+#include <cuprim/device/detail/scan_pipeline_kernel.cuh>
 #include <cuprim/device/detail/scan_tuning.cuh>
 #include <cuprim/device/reduce.cuh>
 
@@ -41,17 +42,31 @@ namespace cuprim {
 
 namespace detail {
 
+/// Elements per tile of the one-tile-per-block kernel (a pipeline policy's fallback).
 template <class Policy, class In>
 constexpr std::uint64_t scan_tile_elems() {
-  return std::uint64_t(Policy::threads) * Policy::vectors * vector_traits<In, Policy::vector_bytes>::elems;
+  using C = classic_scan_policy_t<Policy>;
+  return std::uint64_t(C::threads) * C::vectors * vector_traits<In, C::vector_bytes>::elems;
 }
+
+/// Whether the pipeline kernel can take In -> Out under Policy (the run-time conditions come on top: n, alignment,
+/// the device).
+template <class Policy, class In, class Out, class Acc>
+inline constexpr bool scan_pipeline_eligible = is_scan_pipeline<Policy>::value && std::is_same_v<In, Out> &&
+                                               std::is_same_v<Out, Acc> && std::is_arithmetic_v<In> &&
+                                               (sizeof(In) == 4 || sizeof(In) == 8);
 
 template <class Policy, class In, class Acc>
 std::size_t scan_workspace_bytes_for(std::int64_t n) {
   if (n <= 0) return 0;
   const std::uint64_t tiles = (std::uint64_t(n) + scan_tile_elems<Policy, In>() - 1) / scan_tile_elems<Policy, In>();
-  if (tiles <= 1) return 0;
-  return 256 + align_up(tile_state<Acc>::bytes(tiles));
+  std::size_t bytes = tiles <= 1 ? 0 : 256 + align_up(tile_state<Acc>::bytes(tiles));
+  if constexpr (scan_pipeline_eligible<Policy, In, Acc, Acc>) {
+    constexpr std::uint64_t tile = scan_pipeline_tile_elems<Policy, In>();
+    const std::size_t pipeline = 256 + align_up(tile_state<Acc>::bytes((std::uint64_t(n) + tile - 1) / tile));
+    if (n >= Policy::min_elems && pipeline > bytes) bytes = pipeline;
+  }
+  return bytes;
 }
 
 /// One block per tile and 32-bit tile ids (2^41 elements with the default 4-byte policy): every entry point checks
@@ -74,20 +89,18 @@ void validate_scan(const char* fn, const In* in, Out* out, std::int64_t n) {
     throw_invalid(fn, "out", "must either equal in (in place) or not overlap [in, in + n)");
 }
 
-/// The one launch path behind every scan (arguments validated, workspace large enough). `waits` overrides the
-/// look-back back-off that scale_waits derives from the policy (for tuning experiments).
-template <class Policy, bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
-void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, workspace ws,
-                 cudaStream_t stream, const lookback_waits* waits = nullptr) {
-  if (n == 0) return;
-  using vt = vector_traits<In, Policy::vector_bytes>;
-  constexpr std::uint64_t tile = scan_tile_elems<Policy, In>();
+/// The one-tile-per-block launch (arguments validated, workspace large enough).
+template <class P, bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
+void scan_launch_classic(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, workspace ws,
+                         cudaStream_t stream, const lookback_waits* waits) {
+  using vt = vector_traits<In, P::vector_bytes>;
+  constexpr std::uint64_t tile = scan_tile_elems<P, In>();
   const std::uint64_t tiles = (n + tile - 1) / tile;
   constexpr unsigned vout = sizeof(Out) * vt::elems;
   const bool vector_in = reinterpret_cast<std::uintptr_t>(in) % vt::bytes == 0;
   const bool vector_out = reinterpret_cast<std::uintptr_t>(out) % (vout <= 16 ? vout : 16) == 0;
   if (tiles == 1) {  // one block, no look-back, nothing to zero
-    scan_kernel<Policy, Exclusive, HasInit><<<1, Policy::threads, 0, stream>>>(
+    scan_kernel<P, Exclusive, HasInit><<<1, P::threads, 0, stream>>>(
         in, out, n, op, init, tile_state<Acc>{}, nullptr, 1, vector_in, vector_out, lookback_waits{});
     check_launch(fn);
     return;
@@ -96,10 +109,48 @@ void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op,
   const tile_state<Acc> state = tile_state<Acc>::make(static_cast<char*>(ws.data) + 256, tiles);
   // The zeroing kernel lets the scan's launch overlap it; the scan waits for it before taking a tile id.
   zero_async(fn, ws.data, 256 + tile_state<Acc>::zero_bytes(tiles), stream);
-  launch_dependent(fn, scan_kernel<Policy, Exclusive, HasInit, In, Out, Acc, Op>, static_cast<unsigned>(tiles),
-                   Policy::threads, stream, in, out, n, op, init, state, counter, tiles, vector_in, vector_out,
+  launch_dependent(fn, scan_kernel<P, Exclusive, HasInit, In, Out, Acc, Op>, static_cast<unsigned>(tiles),
+                   P::threads, stream, in, out, n, op, init, state, counter, tiles, vector_in, vector_out,
                    waits ? *waits
-                         : scale_waits(Policy::first_wait_ns, Policy::poll_wait_ns, tiles, get_device_info().sm_count));
+                         : scale_waits(P::first_wait_ns, P::poll_wait_ns, tiles, get_device_info().sm_count));
+}
+
+/// The pipeline launch; false (nothing launched) when the device or the kernel's code lacks sm_90.
+template <class Policy, bool Exclusive, bool HasInit, class T, class Op>
+bool scan_pipeline_launch(const char* fn, const T* in, T* out, std::uint64_t n, Op op, T init, workspace ws,
+                          cudaStream_t stream, const lookback_waits* waits) {
+  auto* kernel = scan_pipeline_kernel<Policy, Exclusive, HasInit, T, Op>;
+  constexpr std::size_t smem = scan_pipeline_smem_bytes<Policy, T>();
+  static int blocks_cache[64] = {};
+  const int per_sm = bulk_kernel_blocks_per_sm(reinterpret_cast<const void*>(kernel), Policy::block_threads, smem,
+                                               blocks_cache);
+  if (per_sm <= 0) return false;
+  constexpr std::uint64_t tile = scan_pipeline_tile_elems<Policy, T>();
+  const std::uint64_t tiles = (n + tile - 1) / tile;
+  const std::uint64_t most = std::uint64_t(get_device_info().sm_count) * std::uint64_t(per_sm);
+  auto* counter = static_cast<unsigned*>(ws.data);
+  const tile_state<T> state = tile_state<T>::make(static_cast<char*>(ws.data) + 256, tiles);
+  zero_async(fn, ws.data, 256 + tile_state<T>::zero_bytes(tiles), stream);
+  launch_dependent_smem(fn, kernel, static_cast<unsigned>(tiles < most ? tiles : most), Policy::block_threads, smem,
+                        stream, in, out, n, op, init, state, counter, tiles,
+                        waits ? *waits : lookback_waits{Policy::first_wait_ns, Policy::poll_wait_ns});
+  return true;
+}
+
+/// The one launch path behind every scan (arguments validated, workspace large enough): the pipeline for large
+/// aligned inputs where the policy has one, the one-tile-per-block kernel otherwise. `waits` overrides the
+/// policy's look-back back-off (for tuning experiments).
+template <class Policy, bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
+void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, workspace ws,
+                 cudaStream_t stream, const lookback_waits* waits = nullptr) {
+  if (n == 0) return;
+  if constexpr (scan_pipeline_eligible<Policy, In, Out, Acc>) {
+    if (std::int64_t(n) >= Policy::min_elems && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+        reinterpret_cast<std::uintptr_t>(out) % 16 == 0 &&
+        scan_pipeline_launch<Policy, Exclusive, HasInit>(fn, in, out, n, op, init, ws, stream, waits))
+      return;
+  }
+  scan_launch_classic<classic_scan_policy_t<Policy>, Exclusive, HasInit>(fn, in, out, n, op, init, ws, stream, waits);
 }
 
 template <class Policy, class In>

@@ -48,23 +48,51 @@ inline void zero_async(const char* fn, void* p, std::size_t bytes, cudaStream_t 
   check_launch(fn);
 }
 
-/// kernel<<<grid, block, 0, stream>>>(args...) as a programmatic dependent launch: its blocks may be scheduled
+/// kernel<<<grid, block, smem, stream>>>(args...) as a programmatic dependent launch: its blocks may be scheduled
 /// while the previous grid on the stream is still running, and wait in wait_for_prerequisite_grid() until it
 /// has finished.
 template <class... Params, class... Args>
-void launch_dependent(const char* fn, void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream,
-                      Args&&... args) {
+void launch_dependent_smem(const char* fn, void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem,
+                           cudaStream_t stream, Args&&... args) {
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(grid);
   config.blockDim = dim3(block);
+  config.dynamicSmemBytes = smem;
   config.stream = stream;
   config.attrs = attr;
   config.numAttrs = 1;
   CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
   check_launch(fn);
+}
+
+/// launch_dependent_smem without dynamic shared memory.
+template <class... Params, class... Args>
+void launch_dependent(const char* fn, void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream,
+                      Args&&... args) {
+  launch_dependent_smem(fn, kernel, grid, block, 0, stream, std::forward<Args>(args)...);
+}
+
+/// Resident blocks per SM of a kernel that uses sm_90 bulk copies, with `smem` bytes of dynamic shared memory
+/// (its limit raised as needed), on the current device; 0 when the device or the kernel's code is older than
+/// sm_90 (the caller then takes another path). Read once per kernel and device: `cache` is the caller's
+/// per-kernel table (value + 1, 0 = not read yet).
+inline int bulk_kernel_blocks_per_sm(const void* kernel, int threads, std::size_t smem, int (&cache)[64]) {
+  const int dev = current_device();
+  if (dev >= 0 && dev < 64 && cache[dev] != 0) return cache[dev] - 1;
+  int blocks = 0;
+  if (get_device_info(dev).arch() >= 90) {
+    cudaFuncAttributes attr{};
+    CUPRIM_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+    if (attr.binaryVersion >= 90 && attr.ptxVersion >= 90) {
+      CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+      CUPRIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem));
+    }
+  }
+  if (dev >= 0 && dev < 64) cache[dev] = blocks + 1;  // benign race: every thread computes the same value
+  return blocks;
 }
 
 }  // namespace cuprim::detail

@@ -33,13 +33,56 @@ struct scan_policy {
   static_assert(LookbackCachedWindows >= 0 && LookbackCachedWindows <= 64, "lookback_cached_windows must be in [0, 64]");
 };
 
+/// The large-input pipeline (device/detail/scan_pipeline_kernel.cuh): persistent blocks of 3 + `ScanWarps` warps
+/// (producer, aggregator, look-back, scan warps), `Stages` tiles of ScanWarps × 32 lanes × `LaneVectors`
+/// 16-byte vectors in shared memory. It takes inputs of at least `MinElems` elements whose input and output are
+/// 16-byte aligned and whose input, output and accumulator are one 4- or 8-byte arithmetic type, on sm_90 and
+/// newer; every other call runs `Classic`, the one-tile-per-block policy above. Back-off and look-back width as
+/// in scan_policy.
+template <int ScanWarps, int LaneVectors, int Stages, class Classic, long long MinElems = (1ll << 22),
+          int FirstWaitNs = 400, int PollWaitNs = 200, int LookbackTilesPerLane = 1>
+struct scan_pipeline_policy {
+  using classic = Classic;
+  static constexpr int scan_warps = ScanWarps;
+  static constexpr int lane_vectors = LaneVectors;
+  static constexpr int stages = Stages;
+  static constexpr int block_threads = 32 * (3 + ScanWarps);
+  static constexpr long long min_elems = MinElems;
+  static constexpr unsigned first_wait_ns = FirstWaitNs;
+  static constexpr unsigned poll_wait_ns = PollWaitNs;
+  static constexpr int lookback_tiles_per_lane = LookbackTilesPerLane;
+  static_assert(ScanWarps >= 1 && ScanWarps <= 29, "scan_warps must be in [1, 29]");
+  static_assert(LaneVectors % 2 == 1 && LaneVectors <= 15, "lane_vectors must be odd, at most 15");
+  static_assert(Stages >= 2 && Stages <= 16, "stages must be in [2, 16]");
+  static_assert(LookbackTilesPerLane >= 1 && LookbackTilesPerLane <= 8, "lookback_tiles_per_lane must be in [1, 8]");
+};
+
+namespace detail {
+template <class P, class = void>
+struct is_scan_pipeline : std::false_type {};
+template <class P>
+struct is_scan_pipeline<P, std::void_t<typename P::classic>> : std::true_type {};
+template <class P, bool = is_scan_pipeline<P>::value>
+struct classic_scan_policy {
+  using type = P;
+};
+template <class P>
+struct classic_scan_policy<P, true> {
+  using type = typename P::classic;
+};
+/// The one-tile-per-block policy of P (P itself, or a pipeline policy's fallback).
+template <class P>
+using classic_scan_policy_t = typename classic_scan_policy<P>::type;
+}  // namespace detail
+
 /// The tuning table, keyed by the input element's size class. sm_90 rows (H200, docs/tuning.md "Scan"):
 /// 128 threads × 6 vectors (3072 4-byte elements per tile) with 1200/650 ns back-off measured best of
-/// {64,128,256,512} × {2,4,6,8} at 2^28 uint32.
+/// {64,128,256,512} × {2,4,6,8} at 2^28 uint32. Inputs of 2^22 elements and more take the pipeline (8 scan warps,
+/// 7 vectors per lane: 28 KiB tiles, 3 stages, two blocks per SM).
 template <class T>
 struct scan_default_policy {
   using type = std::conditional_t<detail::vector_traits<T, 16>::vectorized,
-                                  scan_policy<128, 16, 6>,   // arithmetic types: 16-byte vectors
+                                  scan_pipeline_policy<8, 7, 3, scan_policy<128, 16, 6>>,  // arithmetic types
                                   scan_policy<128, 16, 8>>;  // user structs: one element per vector slot
 };
 
