@@ -116,10 +116,10 @@ scan_pipeline_kernel(const T* in, T* out, std::uint64_t n, Op op, T init, tile_s
       const std::uint64_t tile = stage_tile[s];
       if (tile >= num_tiles) return;
       const T* t = stages + std::size_t(s) * TE;
-      const std::uint64_t left = n - tile * TE;
-      const int count = left < TE ? int(left) : int(TE);
+      const bool tile_full = tile * TE + TE <= n;
+      const int count = tile_full ? int(TE) : int(n - tile * TE);
       maybe<T> seg[W];
-      if (count == int(TE)) {
+      if (tile_full) {
         T lane_total[W];
 #pragma unroll
         for (int w = 0; w < W; ++w) {
@@ -201,11 +201,15 @@ scan_pipeline_kernel(const T* in, T* out, std::uint64_t n, Op op, T init, tile_s
     mbarrier_wait(&pre_bar[s], parity);
     T* t = stages + std::size_t(s) * TE + std::size_t(w) * SE;
     const std::uint64_t seg_base = tile * TE + std::uint64_t(w) * SE;
-    const std::uint64_t left = n - tile * TE;
-    const int count = left < TE ? int(left) : int(TE);
-    const int seg_count = count - w * SE < 0 ? 0 : (count - w * SE > SE ? SE : count - w * SE);
+    const bool seg_full = seg_base + SE <= n;
+    const int seg_count = seg_full ? SE : (seg_base < n ? int(n - seg_base) : 0);
     maybe<T> p{seg_prefix[s][w].get(), seg_prefix_has[s][w]};
-    if (seg_count == SE) {
+#ifdef CUPRIM_SCAN_PIPELINE_DEBUG
+    if (lane == 0 && tile * TE + TE > n)
+      printf("blk %d w %d k %u s %d tile %llu n %llu seg_count %d SE %d full %d\n", int(blockIdx.x), w, k, s,
+             (unsigned long long)tile, (unsigned long long)n, seg_count, SE, int(seg_full));
+#endif
+    if (seg_full) {
       T x[LE];
       uint4* q = reinterpret_cast<uint4*>(t + lane * LE);
 #pragma unroll
@@ -240,28 +244,23 @@ scan_pipeline_kernel(const T* in, T* out, std::uint64_t n, Op op, T init, tile_s
         bulk_wait_read<0>();  // the stage may be refilled once the copy has read it
       }
     } else if (seg_count > 0) {
-      // The last tile's partial segment: element by element.
+      // The last tile's partial segment, element by element from shared memory (plain loops: no register
+      // arrays indexed by the run-time count). Lane l owns [l·LE, l·LE + c); lanes without elements come last.
       const int first = lane * LE;
       const int c = seg_count - first < 0 ? 0 : (seg_count - first > LE ? LE : seg_count - first);
-      T x[LE];
-#pragma unroll
-      for (int i = 0; i < LE; ++i) x[i] = i < c ? t[first + i] : T{};
-#pragma unroll
-      for (int i = 1; i < LE; ++i)
-        if (i < c) x[i] = op(x[i - 1], x[i]);
-      T last = x[0];
-#pragma unroll
-      for (int i = 1; i < LE; ++i)
-        if (i == c - 1) last = x[i];
-      const T incl = warp::inclusive_scan(last, op);  // lanes without elements come last: ignored
-      p = combine(p, maybe<T>{warp::shfl_up(incl, 1), lane > 0}, op);
-#pragma unroll
-      for (int i = 0; i < LE; ++i) {
-        if (i >= c) continue;
-        T y;
-        if constexpr (Exclusive) y = i == 0 ? p.value : op(p.value, x[i - 1]);
-        else y = p.has ? op(p.value, x[i]) : x[i];
-        out[seg_base + first + i] = y;
+      T total = c > 0 ? t[first] : T{};
+      for (int i = 1; i < c; ++i) total = op(total, t[first + i]);
+      const T incl = warp::inclusive_scan(total, op);
+      maybe<T> run = combine(p, maybe<T>{warp::shfl_up(incl, 1), lane > 0}, op);
+      for (int i = 0; i < c; ++i) {
+        const T x = t[first + i];
+        if constexpr (Exclusive) {
+          out[seg_base + first + i] = run.value;  // an exclusive scan has an init: run.has holds
+          run = combine(run, maybe<T>{x, true}, op);
+        } else {
+          run = combine(run, maybe<T>{x, true}, op);
+          out[seg_base + first + i] = run.value;
+        }
       }
     }
     __syncwarp();
