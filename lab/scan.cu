@@ -82,16 +82,15 @@ void add_policy_sweep(std::int64_t n) {
   using C = cuprim::scan_policy<128, 16, 6>;
   constexpr long long all = 0;
   add_policy_row<T, C>("classic 128x6", n, false);
-  add_policy_row<T, cuprim::scan_pipeline_policy<8, 7, 3, C, all>>("pipe 8w7v3s", n, false);
-  add_policy_row<T, cuprim::scan_pipeline_policy<8, 7, 6, C, all>>("pipe 8w7v6s", n, false);
-  add_policy_row<T, cuprim::scan_pipeline_policy<8, 5, 4, C, all>>("pipe 8w5v4s", n, false);
-  add_policy_row<T, cuprim::scan_pipeline_policy<4, 7, 4, C, all>>("pipe 4w7v4s", n, false);
-  add_policy_row<T, cuprim::scan_pipeline_policy<16, 5, 4, C, all>>("pipe 16w5v4s", n, false);
-  add_policy_row<T, cuprim::scan_pipeline_policy<8, 7, 3, C, all, 0, 0>>("pipe 8w7v3s w0/0", n, false);
+  // <scan warps, vectors per lane, stages, fallback, min elems, first wait, poll wait> (docs/tuning.md "Scan")
   add_policy_row<T, cuprim::scan_pipeline_policy<8, 7, 3, C, all, 1200, 650>>("pipe 8w7v3s w1200/650", n, false);
-  add_policy_row<T, cuprim::scan_pipeline_policy<8, 7, 3, C, all, 400, 200, 2>>("pipe 8w7v3s lb2", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 7, 6, C, all, 400, 200>>("pipe 8w7v6s w400/200", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 7, 6, C, all, 1200, 650>>("pipe 8w7v6s w1200/650", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 9, 5, C, all, 400, 200>>("pipe 8w9v5s w400/200", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 9, 5, C, all, 800, 400>>("pipe 8w9v5s w800/400", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 9, 6, C, all, 400, 200>>("pipe 8w9v6s w400/200", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<10, 7, 5, C, all, 400, 200>>("pipe 10w7v5s w400/200", n, false);
 }
-
 }  // namespace
 
 void register_scan() {
@@ -106,10 +105,14 @@ void register_scan() {
   // The policy sweep (full suite): pipeline shapes and back-off against the one-tile-per-block kernel.
   add_policy_sweep<std::uint32_t>(pow2(28));
   add_policy_sweep<float>(pow2(28));
-  for (int k : {20, 22, 24}) {
+  for (int k : {20, 21, 22, 24}) {
     using C = cuprim::scan_policy<128, 16, 6>;
     add_policy_row<std::uint32_t, C>("classic 128x6", pow2(k), false);
-    add_policy_row<std::uint32_t, cuprim::scan_pipeline_policy<8, 7, 3, C, 0>>("pipe 8w7v3s", pow2(k), false);
+    add_policy_row<std::uint32_t, cuprim::scan_pipeline_policy<8, 9, 5, C, 0, 400, 200>>("pipe 8w9v5s w400/200",
+                                                                                         pow2(k), false);
+    add_policy_row<float, C>("classic 128x6", pow2(k), false);
+    add_policy_row<float, cuprim::scan_pipeline_policy<8, 9, 5, C, 0, 400, 200>>("pipe 8w9v5s w400/200", pow2(k),
+                                                                                  false);
   }
 
   // The ladder: uint32 at 2^24 (quick) and 2^28 (full).

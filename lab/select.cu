@@ -418,12 +418,31 @@ void add_host(std::int64_t n) {
   add_case(std::move(c));
 }
 
+/// select/policy/pipe-...: select_if keeping 50% under a pipeline shape (segment warps, vectors per lane, stages,
+/// back-off), taking every size.
+template <int W, int K, int S, int FirstWait, int PollWait>
+void add_pipeline(std::int64_t n) {
+  using P = cuprim::scan_pipeline_policy<W, K, S, cuprim::select_policy<128, 16, 6>, 0, FirstWait, PollWait>;
+  const std::string shape = std::to_string(W) + "w" + std::to_string(K) + "v" + std::to_string(S) + "s";
+  const std::string waits = std::to_string(FirstWait) + "/" + std::to_string(PollWait);
+  add_case(make_case<P, sop::select_if>("select/policy/pipe-" + shape + "-" + std::to_string(FirstWait) + "-" +
+                                            std::to_string(PollWait) + "/" + name_of<T>() + "/" + size_label(n),
+                                        "pipe " + shape + " " + waits, n, 50, false, true));
+}
+
 template <class P>
 std::string policy_text() {
-  return "threads=" + std::to_string(P::threads) + " vec=" + std::to_string(P::vector_bytes) + "B vectors=" +
-         std::to_string(P::vectors) + " tile=" + std::to_string(cuprim::detail::select_shape<P, T>::tile) +
-         " (4-byte elements) back-off " + std::to_string(P::first_wait_ns) + "/" + std::to_string(P::poll_wait_ns) +
-         " ns";
+  using C = cuprim::detail::classic_scan_policy_t<P>;
+  std::string t = "threads=" + std::to_string(C::threads) + " vec=" + std::to_string(C::vector_bytes) +
+                  "B vectors=" + std::to_string(C::vectors) + " tile=" +
+                  std::to_string(cuprim::detail::select_shape<P, T>::tile) + " (4-byte elements) back-off " +
+                  std::to_string(C::first_wait_ns) + "/" + std::to_string(C::poll_wait_ns) + " ns";
+  if constexpr (cuprim::detail::is_scan_pipeline<P>::value)
+    t += "; select_if from " + std::to_string(P::min_elems) + " elements: the pipeline, " +
+         std::to_string(P::scan_warps) + " segment warps x " + std::to_string(P::lane_vectors) + " vectors per lane, " +
+         std::to_string(P::stages) + " stages, back-off " + std::to_string(P::first_wait_ns) + "/" +
+         std::to_string(P::poll_wait_ns) + " ns";
+  return t;
 }
 
 }  // namespace
@@ -440,13 +459,15 @@ void register_select() {
 
   // Policy sweep: select_if keeping 50% of 2^28 uint32 (threads x vectors, first wait / poll wait in ns); the
   // production policy is the select_if keep50 row.
-  add_policy<64, 8, 1200, 650>(pow2(28));
-  add_policy<128, 4, 1200, 650>(pow2(28));
+  add_policy<128, 6, 1200, 650>(pow2(28));  // one tile per block: the previous production row
   add_policy<128, 8, 1200, 650>(pow2(28));
   add_policy<256, 6, 1200, 650>(pow2(28));
-  add_policy<384, 4, 1200, 650>(pow2(28));
-  add_policy<128, 6, 600, 300>(pow2(28));
-  add_policy<128, 6, 2400, 1200>(pow2(28));
+  add_pipeline<8, 9, 5, 400, 200>(pow2(28));
+  add_pipeline<8, 9, 5, 800, 400>(pow2(28));
+  add_pipeline<8, 7, 6, 400, 200>(pow2(28));
+  add_pipeline<8, 7, 3, 1200, 650>(pow2(28));
+  add_pipeline<8, 5, 6, 400, 200>(pow2(28));
+  for (int k : {22, 24}) add_production<sop::select_if>(pow2(k), 50, false);
 
   add_host(pow2(24));
 

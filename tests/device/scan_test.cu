@@ -381,10 +381,11 @@ TEST_F(ScanApi, PipelinePolicies) {
   check_policy<shape, std::int64_t, std::int64_t>(r, "pipeline, default shape");
   check_policy<shape, float, float>(r, "pipeline, default shape");
   check_pipeline_non_commutative<shape>(r, "pipeline, default shape");
-  // Four tiles per look-back lane, more stages than a block usually fills.
+  // Four tiles per look-back lane, six stages.
   using wide = cuprim::scan_pipeline_policy<4, 3, 6, classic, 0, 400, 200, 4>;
   check_policy<wide, std::int32_t, std::int32_t>(r, "pipeline, 4 tiles per look-back lane, 6 stages");
   check_policy<wide, double, double>(r, "pipeline, 4 tiles per look-back lane, 6 stages");
+  check_policy<wide, float, float>(r, "pipeline, 4 tiles per look-back lane, 6 stages");
 }
 
 TEST_F(ScanApi, PipelineInPlaceAndMisalignedFallBack) {

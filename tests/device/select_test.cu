@@ -213,18 +213,19 @@ struct run_env {
 // Checks of one call each
 
 /// select_if(in, ..., n, pred) against host::select_if.
-template <class T, class Pred>
+template <class T, class Pred, class Policy = void>
 void check_select_if(const test_input<T>& data, int off, std::int64_t n, Pred pred, bool explicit_ws, run_env& env) {
   guarded_array<T> out{std::size_t(n)};
   guarded_array<std::int64_t> count(1);
   out.poison();
   count.poison();
   if (explicit_ws) {
-    auto ws = env.workspace(cuprim::select_if_workspace_bytes<T>(n));
-    cuprim::select_if(data.d(off), out.p(), count.p(), n, pred, cuprim::workspace{ws.data(), ws.bytes()}, env.stream);
+    auto ws = env.workspace(cuprim::select_if_workspace_bytes<T, Policy>(n));
+    cuprim::select_if<Policy>(data.d(off), out.p(), count.p(), n, pred, cuprim::workspace{ws.data(), ws.bytes()},
+                              env.stream);
     ASSERT_EQ(cudaStreamSynchronize(env.stream), cudaSuccess);
   } else {
-    cuprim::select_if(data.d(off), out.p(), count.p(), n, pred);
+    cuprim::select_if<Policy>(data.d(off), out.p(), count.p(), n, pred);
   }
   std::vector<T> want(static_cast<std::size_t>(n) + 1);
   const std::int64_t want_count = cuprim::host::select_if(data.h(off), want.data(), n, pred);
@@ -669,6 +670,44 @@ TEST_F(SelectApi, BadArgumentsWriteNothing) {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Large inputs (CUPRIM_TEST_LARGE)
+
+// select_if through the look-back pipeline (persistent blocks, bulk copies, warp roles) under policies that take
+// every size: tiny tiles (thousands of look-backs, two stages), the default shape; 4- and 8-byte types; nothing,
+// about half, everything kept; an input offset of one element (off the 16-byte grid: the one-tile-per-block path).
+template <class T, class Policy>
+void check_select_pipeline(rng& r, const char* what) {
+  SCOPED_TRACE(::testing::Message() << what << ", " << select_type_names::GetName<T>(0));
+  run_env env;
+  constexpr std::int64_t tile = std::int64_t(cuprim::detail::pipeline_shape<Policy, T>::TE);
+  const std::vector<std::int64_t> sizes = {1, 31, tile - 1, tile, tile + 1, 7 * tile + 5, 301 * tile + 3,
+                                           (std::int64_t(1) << 20) + 7};
+  const std::int64_t m = *std::max_element(sizes.begin(), sizes.end());
+  const test_input<T> data(random_items<T>(r, std::size_t(m) + 1));
+  const double inf = std::numeric_limits<double>::infinity();
+  const double half = std::is_unsigned_v<T> ? std::ldexp(1.0, int(8 * sizeof(T)) - 1) : 0.0;  // about half kept
+  int k = 0;
+  for (std::int64_t n : sizes) {
+    for (double t : {-inf, half, inf}) {
+      for (int off : {0, 1}) {
+        if (off == 1 && t != half) continue;
+        CUPRIM_SELECT_TRACE(n, off, "keep below " << t);
+        check_select_if<T, keep_below, Policy>(data, off, n, keep_below{t}, (k++ & 1) != 0, env);
+      }
+    }
+  }
+}
+
+TEST_F(SelectApi, PipelineSelectIf) {
+  CUPRIM_TEST_RNG(r);
+  using classic = cuprim::select_policy<128, 16, 6>;
+  using tiny = cuprim::scan_pipeline_policy<2, 1, 2, classic, 0, 0, 0>;
+  check_select_pipeline<std::int32_t, tiny>(r, "pipeline, 2 warps x 1 vector, 2 stages");
+  check_select_pipeline<double, tiny>(r, "pipeline, 2 warps x 1 vector, 2 stages");
+  using shape = cuprim::scan_pipeline_policy<8, 9, 5, classic, 0, 400, 200>;
+  check_select_pipeline<std::uint32_t, shape>(r, "pipeline, default shape");
+  check_select_pipeline<float, shape>(r, "pipeline, default shape");
+  check_select_pipeline<std::int64_t, shape>(r, "pipeline, default shape");
+}
 
 TEST_F(SelectApi, LargeInputs) {
   CUPRIM_REQUIRE_LARGE();

@@ -16,7 +16,10 @@
 //
 // One pass: each element is read once and written once (single-pass scan with decoupled look-back); the tile
 // ids come from an atomic counter, so progress never depends on block scheduling order. Inputs of one tile take
-// a single block. Floating-point results are bitwise identical from run to run on the same GPU: every tile's
+// a single block. From 2^22 elements (default policy), with input and output 16-byte aligned and one 4- or 8-byte
+// arithmetic type throughout, on sm_90: a persistent pipeline (bulk copies into a ring of shared-memory tiles,
+// producer, aggregator, look-back and scan warps; device/detail/scan_pipeline_kernel.cuh) that keeps loads in
+// flight while tiles wait for their prefixes. Floating-point results are bitwise identical from run to run on the same GPU: every tile's
 // published prefix is the left fold P(t) = P(t-1) ⊕ A(t), and the look-back folds left to right from whatever
 // prefix it meets, which gives that same value whichever it meets (the order of operations depends only on n,
 // the policy and the input's alignment).
@@ -62,8 +65,7 @@ std::size_t scan_workspace_bytes_for(std::int64_t n) {
   const std::uint64_t tiles = (std::uint64_t(n) + scan_tile_elems<Policy, In>() - 1) / scan_tile_elems<Policy, In>();
   std::size_t bytes = tiles <= 1 ? 0 : 256 + align_up(tile_state<Acc>::bytes(tiles));
   if constexpr (scan_pipeline_eligible<Policy, In, Acc, Acc>) {
-    constexpr std::uint64_t tile = scan_pipeline_tile_elems<Policy, In>();
-    const std::size_t pipeline = 256 + align_up(tile_state<Acc>::bytes((std::uint64_t(n) + tile - 1) / tile));
+    const std::size_t pipeline = pipeline_workspace_bytes<Policy, In, Acc>(n);
     if (n >= Policy::min_elems && pipeline > bytes) bytes = pipeline;
   }
   return bytes;
@@ -119,22 +121,9 @@ void scan_launch_classic(const char* fn, const In* in, Out* out, std::uint64_t n
 template <class Policy, bool Exclusive, bool HasInit, class T, class Op>
 bool scan_pipeline_launch(const char* fn, const T* in, T* out, std::uint64_t n, Op op, T init, workspace ws,
                           cudaStream_t stream, const lookback_waits* waits) {
-  auto* kernel = scan_pipeline_kernel<Policy, Exclusive, HasInit, T, Op>;
-  constexpr std::size_t smem = scan_pipeline_smem_bytes<Policy, T>();
-  static int blocks_cache[64] = {};
-  const int per_sm = bulk_kernel_blocks_per_sm(reinterpret_cast<const void*>(kernel), Policy::block_threads, smem,
-                                               blocks_cache);
-  if (per_sm <= 0) return false;
-  constexpr std::uint64_t tile = scan_pipeline_tile_elems<Policy, T>();
-  const std::uint64_t tiles = (n + tile - 1) / tile;
-  const std::uint64_t most = std::uint64_t(get_device_info().sm_count) * std::uint64_t(per_sm);
-  auto* counter = static_cast<unsigned*>(ws.data);
-  const tile_state<T> state = tile_state<T>::make(static_cast<char*>(ws.data) + 256, tiles);
-  zero_async(fn, ws.data, 256 + tile_state<T>::zero_bytes(tiles), stream);
-  launch_dependent_smem(fn, kernel, static_cast<unsigned>(tiles < most ? tiles : most), Policy::block_threads, smem,
-                        stream, in, out, n, op, init, state, counter, tiles,
-                        waits ? *waits : lookback_waits{Policy::first_wait_ns, Policy::poll_wait_ns});
-  return true;
+  // Brace-initialised: a __device__ lambda operator has no default constructor.
+  scan_pipeline_job<Exclusive, HasInit, T, Op> job{{in, n, 0, nullptr, {}, {}}, out, op, init};
+  return pipeline_launch<Policy>(fn, job, ws, stream, waits);
 }
 
 /// The one launch path behind every scan (arguments validated, workspace large enough): the pipeline for large

@@ -29,7 +29,10 @@
 // bool eq(const T& earlier, const T& later). For floating point, NaN != NaN, so each NaN is a run of its own.
 //
 // Algorithm: one kernel, one tile per block, decoupled look-back over tile counts (device/detail/select_kernel.cuh);
-// each input element is read once (partition: twice) and each selected item written once.
+// each input element is read once (partition: twice) and each selected item written once. select_if of 2^22 or
+// more 4- or 8-byte arithmetic items with a 16-byte aligned input, on sm_90: the same look-back in a persistent
+// pipeline (bulk copies into a ring of shared-memory tiles, producer, aggregator, look-back and segment warps;
+// device/detail/select_pipeline_kernel.cuh).
 //
 // Errors. cuprim::invalid_argument before anything is launched or written: n < 0, a null input or output with
 // n > 0, a null count pointer, an output overlapping an input (out must not overlap in or flags; the count
@@ -42,6 +45,7 @@
 #include <cuprim/core/functional.cuh>
 #include <cuprim/core/memory.hpp>
 #include <cuprim/device/detail/select_kernel.cuh>
+#include <cuprim/device/detail/select_pipeline_kernel.cuh>
 #include <cuprim/device/detail/select_tuning.cuh>
 #include <cuprim/device/reduce.cuh>
 
@@ -68,12 +72,21 @@ constexpr std::uint64_t select_tiles(std::uint64_t n) {
   return (n + tile - 1) / tile;
 }
 
+/// Whether select_if under Policy may take the pipeline for T (run-time conditions on top: n, alignment, device).
+template <class Policy, class T, select_mode Mode>
+inline constexpr bool select_pipeline_eligible = Mode == select_mode::predicate && is_scan_pipeline<Policy>::value &&
+                                                 std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+
 template <class Policy, class T, select_mode Mode>
 std::size_t select_workspace_bytes_for(std::int64_t n) {
   if (n <= 0) return 0;
   const std::uint64_t tiles = select_tiles<Policy, T>(std::uint64_t(n));
-  if (tiles <= 1) return 0;
-  return 256 + align_up(tile_state<select_carry_t<Mode>>::bytes(tiles));
+  std::size_t bytes = tiles <= 1 ? 0 : 256 + align_up(tile_state<select_carry_t<Mode>>::bytes(tiles));
+  if constexpr (select_pipeline_eligible<Policy, T, Mode>) {
+    const std::size_t pipeline = pipeline_workspace_bytes<Policy, T, tile_count>(n);
+    if (n >= Policy::min_elems && pipeline > bytes) bytes = pipeline;
+  }
+  return bytes;
 }
 
 /// The workspace bytes of Mode under Policy (void: the default policy for T).
@@ -122,9 +135,18 @@ inline void validate_workspace(const char* fn, workspace ws, std::size_t need, c
   if (need && ws.data == nullptr) throw_invalid(fn, "workspace", "data must not be null");
 }
 
-/// The one launch path behind every compaction (arguments validated, workspace large enough).
-template <class Policy, select_mode Mode, class T, class F, class Fn, class Count>
+/// The one launch path behind every compaction (arguments validated, workspace large enough): select_if of
+/// large aligned arithmetic inputs takes the pipeline where the policy has one, everything else one tile per block.
+template <class Policy_, select_mode Mode, class T, class F, class Fn, class Count>
 void select_launch(const char* fn, select_params<T, F, Fn, Count> p, workspace ws, cudaStream_t stream) {
+  if constexpr (select_pipeline_eligible<Policy_, T, Mode>) {
+    if (std::int64_t(p.n) >= Policy_::min_elems && reinterpret_cast<std::uintptr_t>(p.in) % 16 == 0) {
+      // Brace-initialised: a __device__ lambda predicate has no default constructor.
+      select_pipeline_job<T, Fn> job{{p.in, p.n, 0, nullptr, {}, {}}, p.out, p.num_selected, p.fn, plus{}};
+      if (pipeline_launch<Policy_>(fn, job, ws, stream, nullptr)) return;
+    }
+  }
+  using Policy = classic_scan_policy_t<Policy_>;
   using shape = select_shape<Policy, T>;
   using carry = select_carry_t<Mode>;
   if (p.n == 0) {

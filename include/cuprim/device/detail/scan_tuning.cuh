@@ -76,13 +76,15 @@ using classic_scan_policy_t = typename classic_scan_policy<P>::type;
 }  // namespace detail
 
 /// The tuning table, keyed by the input element's size class. sm_90 rows (H200, docs/tuning.md "Scan"):
-/// 128 threads × 6 vectors (3072 4-byte elements per tile) with 1200/650 ns back-off measured best of
-/// {64,128,256,512} × {2,4,6,8} at 2^28 uint32. Inputs of 2^22 elements and more take the pipeline (8 scan warps,
-/// 7 vectors per lane: 28 KiB tiles, 3 stages, two blocks per SM).
+///  - below 2^22 elements, unaligned inputs, types the pipeline does not take: one tile per block, 128 threads ×
+///    6 vectors (3072 4-byte elements per tile), 1200/650 ns back-off (best of {64..512} × {2..8} at 2^28 uint32);
+///  - from 2^22 elements: the pipeline, 8 scan warps × 9 vectors per lane (36 KiB tiles), 5 stages (one block
+///    per SM), 400/200 ns back-off: at 2^28 1.21x CUB for uint32 and 1.22x for float against 0.94x / 0.93x for
+///    one tile per block in the same run (sweep of shapes, stages, back-off and look-back warps in tuning.md).
 template <class T>
 struct scan_default_policy {
   using type = std::conditional_t<detail::vector_traits<T, 16>::vectorized,
-                                  scan_pipeline_policy<8, 7, 3, scan_policy<128, 16, 6>>,  // arithmetic types
+                                  scan_pipeline_policy<8, 9, 5, scan_policy<128, 16, 6>, (1ll << 22), 400, 200>,
                                   scan_policy<128, 16, 8>>;  // user structs: one element per vector slot
 };
 

@@ -25,6 +25,7 @@
 #include <cuprim/core/functional.cuh>
 #include <cuprim/device/detail/load.cuh>
 #include <cuprim/device/detail/scan_kernel.cuh>
+#include <cuprim/device/detail/scan_tuning.cuh>
 #include <cuprim/warp/scan.cuh>
 
 #include <bit>
@@ -105,8 +106,9 @@ struct select_params {
 /// A functor slot for modes that take none.
 struct no_functor {};
 
-template <class Policy, class T>
+template <class Policy_, class T>
 struct select_shape {
+  using Policy = classic_scan_policy_t<Policy_>;  // a pipeline policy's one-tile-per-block fallback
   using vt = vector_traits<T, Policy::vector_bytes>;
   static constexpr int threads = Policy::threads, K = Policy::vectors, V = vt::elems, warps = threads / warp::size;
   static constexpr unsigned warp_tile = unsigned(warp::size) * K * V;

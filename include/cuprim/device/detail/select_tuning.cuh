@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cuprim/device/detail/load.cuh>
+#include <cuprim/device/detail/scan_tuning.cuh>
 
 #include <algorithm>
 #include <type_traits>
@@ -52,15 +53,21 @@ constexpr int struct_vectors() {
 ///     for structs over 96 bytes. Not measured: chosen to keep a tile's shared memory near the other rows'.
 /// run_length_encode takes the same rows; it keeps a 4-byte run start per element beside the items in shared
 /// memory (at most 4096 × 5 bytes for 1-byte types, 3072 × 8 for 4-byte ones).
+/// select_if of 2^22 or more 4- and 8-byte arithmetic items (16-byte aligned input, sm_90) takes the look-back
+/// pipeline (device/detail/select_pipeline_kernel.cuh) with the scan's shape: 8 segment warps × 9 vectors per
+/// lane (36 KiB tiles), 5 stages, 400/200 ns back-off; the other operations and calls take the row above
+/// (scan_pipeline_policy's fallback). Measurements: docs/tuning.md "Stream compaction".
 template <class T>
 struct select_default_policy {
   static constexpr bool vectorized = detail::vector_traits<T, 16>::vectorized;
-  using type = std::conditional_t<
+  using classic = std::conditional_t<
       vectorized,
       std::conditional_t<sizeof(T) == 1, select_policy<128, 16, 2>,
                          std::conditional_t<sizeof(T) == 2, select_policy<128, 16, 3>, select_policy<128, 16, 6>>>,
       std::conditional_t<(sizeof(T) <= 96), select_policy<128, 16, detail::struct_vectors<T>()>,
                          select_policy<32, 16, 1>>>;
+  using type = std::conditional_t<vectorized && (sizeof(T) == 4 || sizeof(T) == 8),
+                                  scan_pipeline_policy<8, 9, 5, classic, (1ll << 22), 400, 200>, classic>;
 };
 
 }  // namespace cuprim

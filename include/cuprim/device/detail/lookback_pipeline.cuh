@@ -1,0 +1,271 @@
+// cuprim/device/detail/lookback_pipeline.cuh: the persistent, warp-specialized decoupled look-back pipeline
+// behind the large-input scan (scan_pipeline_kernel.cuh) and select_if (select_pipeline_kernel.cuh).
+//
+// Why: in a one-tile-per-block kernel a block holds its tile while its look-back completes, and each look-back
+// starts only when that block's own load has landed, so the bytes in flight per SM fall exactly while the prefix
+// chain is being resolved. Here each resident block keeps `stages` tiles in a shared-memory ring and gives each job
+// to its own warps, so the copy engine keeps loading while earlier tiles wait for their prefixes:
+//
+//   warp 0 (one lane)  producer    takes the next tile id from the atomic counter, bulk-loads the tile
+//                                  (cp.async.bulk) into a free stage                        -> full[s]
+//   warp 1             aggregator  the carry of each segment of the tile (job.segment_total), publishes the
+//                                  tile's aggregate at once (never waits on another tile)   -> agg[s]
+//   warp 2             look-back   the tile's prefix (scan_kernel.cuh's look_back), publishes the inclusive
+//                                  prefix and hands each segment its prefix                 -> pre[s]
+//   warps 3..          segments    one segment each (job.emit: scan and store, or compact and store); the
+//                                  stage is released when every segment warp is done         -> empty[s]
+//
+// Progress: ids come from the counter in the order blocks ask for them, a tile's aggregate depends only on its
+// own data, and a look-back waits only for aggregates of lower ids, all already taken by running blocks; so no
+// wait depends on block scheduling. Tile layout: `scan_warps` segments of 32 lanes × `lane_vectors` 16-byte
+// vectors, a lane's elements consecutive (lane_vectors odd: 16-byte shared-memory accesses without bank
+// conflicts). The last tile may be partial; its tail past the last 16 bytes is copied element by element.
+//
+// A job (the algorithm) provides: value_type (4 or 8 bytes) and carry_type; the members of pipeline_common; op
+// (associative, on carries); initial() (the prefix of tile 0, maybe absent); segment_total<Shape>(seg, count)
+// (a warp-wide maybe-carry of a segment's first `count` elements); emit<Shape>(seg, seg_base, count, prefix)
+// (the segment's output, given the carry of everything before it); finish(total) (the last tile, with the carry
+// of the whole input).
+#pragma once
+
+#include <cuprim/device/detail/async_copy.cuh>
+#include <cuprim/device/detail/launch.cuh>
+#include <cuprim/device/detail/scan_kernel.cuh>
+
+#include <cstdint>
+
+namespace cuprim::detail {
+
+/// Tile geometry of a pipeline policy for elements of T (4 or 8 bytes).
+template <class Policy, class T>
+struct pipeline_shape {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "the pipeline takes 4- and 8-byte elements");
+  static constexpr int W = Policy::scan_warps, K = Policy::lane_vectors, S = Policy::stages;
+  static constexpr int V = 16 / int(sizeof(T));  // elements per 16-byte vector
+  static constexpr int LE = K * V;               // elements per lane
+  static constexpr int SE = warp::size * LE;     // elements per segment
+  static constexpr std::uint64_t TE = std::uint64_t(W) * SE;  // elements per tile
+  static constexpr std::size_t smem_bytes = std::size_t(S) * TE * sizeof(T);
+};
+
+/// What every job carries for the skeleton (filled in by pipeline_launch).
+template <class T, class C>
+struct pipeline_common {
+  const T* in;
+  std::uint64_t n;
+  std::uint64_t num_tiles;
+  unsigned* counter;    // tile ids (zeroed before the launch)
+  tile_state<C> state;  // zeroed before the launch
+  lookback_waits waits;
+};
+
+/// A lane's K vectors of a segment in shared memory, into registers.
+template <class Shape, class T>
+__device__ __forceinline__ void load_lane(const T* seg, T (&x)[Shape::LE]) {
+  const uint4* p = reinterpret_cast<const uint4*>(seg + warp::lane_id() * Shape::LE);
+#pragma unroll
+  for (int v = 0; v < Shape::K; ++v) {
+    const uint4 r = p[v];
+    std::memcpy(&x[v * Shape::V], &r, 16);
+  }
+}
+
+/// Registers back into a lane's K vectors of a segment in shared memory.
+template <class Shape, class T>
+__device__ __forceinline__ void store_lane(T* seg, const T (&y)[Shape::LE]) {
+  uint4* p = reinterpret_cast<uint4*>(seg + warp::lane_id() * Shape::LE);
+#pragma unroll
+  for (int v = 0; v < Shape::K; ++v) {
+    uint4 r;
+    std::memcpy(&r, &y[v * Shape::V], 16);
+    p[v] = r;
+  }
+}
+
+/// Elements of the lane's range [lane·LE, lane·LE + LE) below `count` (0..LE).
+template <class Shape>
+__device__ __forceinline__ int lane_count(int count) {
+  const int first = warp::lane_id() * Shape::LE;
+  return count <= first ? 0 : (count - first >= Shape::LE ? Shape::LE : count - first);
+}
+
+template <class Policy, class Job>
+__global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kernel(Job job) {
+#ifdef CUPRIM_HAS_BULK_COPY
+  using T = typename Job::value_type;
+  using C = typename Job::carry_type;
+  using shape = pipeline_shape<Policy, T>;
+  constexpr int W = shape::W, S = shape::S, SE = shape::SE;
+  constexpr std::uint64_t TE = shape::TE;
+  static_assert(Policy::lane_vectors % 2 == 1, "lane_vectors must be odd (conflict-free 16-byte shared accesses)");
+  static_assert(W <= warp::size, "at most 32 segment warps");
+
+  extern __shared__ __align__(128) unsigned char pipeline_stages[];
+  T* const stages = reinterpret_cast<T*>(pipeline_stages);  // S tiles
+  __shared__ unsigned long long full_bar[S], agg_bar[S], pre_bar[S], empty_bar[S];
+  __shared__ std::uint64_t stage_tile[S];
+  __shared__ uninitialized<C> seg_excl[S][W];    // carry of the tile's earlier segments (absent for segment 0)
+  __shared__ bool seg_excl_has[S][W];
+  __shared__ uninitialized<C> tile_total[S];
+  __shared__ uninitialized<C> seg_prefix[S][W];  // carry of everything before each segment
+  __shared__ bool seg_prefix_has[S][W];
+
+  const int warp_id = threadIdx.x / warp::size, lane = warp::lane_id();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbarrier_init(&full_bar[s], 1);
+      mbarrier_init(&agg_bar[s], 1);
+      mbarrier_init(&pre_bar[s], 1);
+      mbarrier_init(&empty_bar[s], W);
+    }
+    fence_mbarrier_init();
+  }
+  __syncthreads();               // the last block-wide barrier: the roles below never meet again
+  wait_for_prerequisite_grid();  // the zeroed counter and tile states
+  const std::uint64_t n = job.n, num_tiles = job.num_tiles;
+
+  if (warp_id == 0) {
+    // ---- producer
+    if (lane != 0) return;
+    for (unsigned k = 0;; ++k) {
+      const int s = int(k % S);
+      if (k >= unsigned(S)) mbarrier_wait(&empty_bar[s], ((k / S) - 1) & 1u);
+      const std::uint64_t tile = atomicAdd(job.counter, 1u);
+      stage_tile[s] = tile;
+      if (tile >= num_tiles) {
+        mbarrier_arrive(&full_bar[s]);  // tells every role to stop
+        return;
+      }
+      const std::uint64_t base = tile * TE;
+      const std::uint64_t count = n - base < TE ? n - base : TE;
+      const unsigned bulk = static_cast<unsigned>(count * sizeof(T)) & ~15u;
+      T* dst = stages + std::size_t(s) * TE;
+      for (std::uint64_t i = bulk / sizeof(T); i < count; ++i) dst[i] = job.in[base + i];  // last tile's tail
+      if (bulk > 0) {
+        mbarrier_arrive_expect_tx(&full_bar[s], bulk);
+        bulk_load(dst, job.in + base, bulk, &full_bar[s]);
+      } else {
+        mbarrier_arrive(&full_bar[s]);
+      }
+    }
+  }
+
+  if (warp_id == 1) {
+    // ---- aggregator: the segment carries and the tile's aggregate, published as soon as the data is in
+    for (unsigned k = 0;; ++k) {
+      const int s = int(k % S);
+      const unsigned parity = (k / S) & 1u;
+      mbarrier_wait(&full_bar[s], parity);
+      const std::uint64_t tile = stage_tile[s];
+      if (tile >= num_tiles) return;
+      const T* t = stages + std::size_t(s) * TE;
+      const bool tile_full = tile * TE + TE <= n;
+      const std::uint64_t count = tile_full ? TE : n - tile * TE;
+      maybe<C> seg[W];
+#pragma unroll
+      for (int w = 0; w < W; ++w) {
+        const std::uint64_t first = std::uint64_t(w) * SE;
+        const int c = tile_full || first + SE <= count ? SE : (first < count ? int(count - first) : 0);
+        seg[w] = job.template segment_total<shape>(t + first, c);
+      }
+      maybe<C> running{C{}, false};
+#pragma unroll
+      for (int w = 0; w < W; ++w) {
+        if (lane == 0) {
+          seg_excl[s][w].get() = running.value;
+          seg_excl_has[s][w] = running.has;
+        }
+        running = combine(running, seg[w], job.op);
+      }
+      if (lane == 0) {
+        tile_total[s].get() = running.value;
+        if (tile > 0) job.state.publish(tile, tile_aggregate, running.value);
+        mbarrier_arrive(&agg_bar[s]);
+      }
+      __syncwarp();
+    }
+  }
+
+  if (warp_id == 2) {
+    // ---- look-back: the tile's prefix, its inclusive prefix published, each segment's prefix handed on
+    constexpr int R = Policy::lookback_tiles_per_lane;
+    for (unsigned k = 0;; ++k) {
+      const int s = int(k % S);
+      const unsigned parity = (k / S) & 1u;
+      mbarrier_wait(&full_bar[s], parity);
+      const std::uint64_t tile = stage_tile[s];
+      if (tile >= num_tiles) return;
+      mbarrier_wait(&agg_bar[s], parity);
+      maybe<C> prefix = job.initial();
+      if (tile > 0) prefix = {look_back<R, C>(job.state, tile, job.op, job.waits), true};
+      if (lane == 0) {  // one thread writes what the arrive below publishes
+        const maybe<C> inclusive = combine(prefix, maybe<C>{tile_total[s].get(), true}, job.op);
+        if (tile + 1 < num_tiles) job.state.publish(tile, tile_prefix, inclusive.value);
+        else job.finish(inclusive.value);
+        for (int w = 0; w < W; ++w) {
+          const maybe<C> p = combine(prefix, maybe<C>{seg_excl[s][w].get(), seg_excl_has[s][w]}, job.op);
+          seg_prefix[s][w].get() = p.value;
+          seg_prefix_has[s][w] = p.has;
+        }
+        mbarrier_arrive(&pre_bar[s]);
+      }
+      __syncwarp();
+    }
+  }
+
+  // ---- segment warps: one segment each
+  const int w = warp_id - 3;
+  for (unsigned k = 0;; ++k) {
+    const int s = int(k % S);
+    const unsigned parity = (k / S) & 1u;
+    mbarrier_wait(&full_bar[s], parity);
+    const std::uint64_t tile = stage_tile[s];
+    if (tile >= num_tiles) return;
+    mbarrier_wait(&pre_bar[s], parity);
+    T* t = stages + std::size_t(s) * TE + std::size_t(w) * SE;
+    const std::uint64_t seg_base = tile * TE + std::uint64_t(w) * SE;
+    // 64-bit bounds: an earlier clamped-int form of this count took the full-segment path for partial segments
+    // in the nvcc 13.0 build (docs/tuning.md, "Scan").
+    const int count = seg_base + SE <= n ? SE : (seg_base < n ? int(n - seg_base) : 0);
+    if (count > 0) job.template emit<shape>(t, seg_base, count, maybe<C>{seg_prefix[s][w].get(), seg_prefix_has[s][w]});
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(&empty_bar[s]);
+  }
+#else
+  __trap();  // never launched: the host takes this kernel only where the device and its code are sm_90
+#endif
+}
+
+/// Launches the pipeline for `job` (its job fields set; the common ones are filled in here) over the caller's
+/// workspace (256 bytes of counter, then the tile states); false, with nothing launched, when the device or the
+/// kernel's code lacks sm_90.
+template <class Policy, class Job>
+bool pipeline_launch(const char* fn, Job job, workspace ws, cudaStream_t stream, const lookback_waits* waits) {
+  using T = typename Job::value_type;
+  using C = typename Job::carry_type;
+  using shape = pipeline_shape<Policy, T>;
+  auto* kernel = lookback_pipeline_kernel<Policy, Job>;
+  static int blocks_cache[64] = {};
+  const int per_sm = bulk_kernel_blocks_per_sm(reinterpret_cast<const void*>(kernel), Policy::block_threads,
+                                               shape::smem_bytes, blocks_cache);
+  if (per_sm <= 0) return false;
+  const std::uint64_t tiles = (job.n + shape::TE - 1) / shape::TE;
+  const std::uint64_t most = std::uint64_t(get_device_info().sm_count) * std::uint64_t(per_sm);
+  job.num_tiles = tiles;
+  job.counter = static_cast<unsigned*>(ws.data);
+  job.state = tile_state<C>::make(static_cast<char*>(ws.data) + 256, tiles);
+  job.waits = waits ? *waits : lookback_waits{Policy::first_wait_ns, Policy::poll_wait_ns};
+  zero_async(fn, ws.data, 256 + tile_state<C>::zero_bytes(tiles), stream);
+  launch_dependent_smem(fn, kernel, static_cast<unsigned>(tiles < most ? tiles : most), Policy::block_threads,
+                        shape::smem_bytes, stream, job);
+  return true;
+}
+
+/// Workspace bytes of the pipeline for n elements of T with carries C.
+template <class Policy, class T, class C>
+std::size_t pipeline_workspace_bytes(std::int64_t n) {
+  constexpr std::uint64_t tile = pipeline_shape<Policy, T>::TE;
+  return n <= 0 ? 0 : 256 + align_up(tile_state<C>::bytes((std::uint64_t(n) + tile - 1) / tile));
+}
+
+}  // namespace cuprim::detail
