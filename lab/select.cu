@@ -467,7 +467,7 @@ void register_select() {
   add_pipeline<8, 7, 6, 400, 200>(pow2(28));
   add_pipeline<8, 7, 3, 1200, 650>(pow2(28));
   add_pipeline<8, 5, 6, 400, 200>(pow2(28));
-  for (int k : {22, 24}) add_production<sop::select_if>(pow2(k), 50, false);
+  add_production<sop::select_if>(pow2(22), 50, false);
 
   add_host(pow2(24));
 
