@@ -463,10 +463,11 @@ void register_select() {
   add_policy<128, 8, 1200, 650>(pow2(28));
   add_policy<256, 6, 1200, 650>(pow2(28));
   add_pipeline<8, 9, 5, 400, 200>(pow2(28));
-  add_pipeline<8, 9, 5, 800, 400>(pow2(28));
-  add_pipeline<8, 7, 6, 400, 200>(pow2(28));
   add_pipeline<8, 7, 3, 1200, 650>(pow2(28));
-  add_pipeline<8, 5, 6, 400, 200>(pow2(28));
+  add_pipeline<8, 5, 3, 1200, 650>(pow2(28));
+  add_pipeline<8, 7, 2, 1200, 650>(pow2(28));
+  add_pipeline<4, 7, 3, 1200, 650>(pow2(28));
+  add_pipeline<4, 5, 3, 1200, 650>(pow2(28));
   add_production<sop::select_if>(pow2(22), 50, false);
 
   add_host(pow2(24));

@@ -78,13 +78,14 @@ using classic_scan_policy_t = typename classic_scan_policy<P>::type;
 /// The tuning table, keyed by the input element's size class. sm_90 rows (H200, docs/tuning.md "Scan"):
 ///  - below 2^22 elements, unaligned inputs, types the pipeline does not take: one tile per block, 128 threads ×
 ///    6 vectors (3072 4-byte elements per tile), 1200/650 ns back-off (best of {64..512} × {2..8} at 2^28 uint32);
-///  - from 2^22 elements: the pipeline, 8 scan warps × 9 vectors per lane (36 KiB tiles), 5 stages (one block
-///    per SM), 400/200 ns back-off: at 2^28 1.21x CUB for uint32 and 1.22x for float against 0.94x / 0.93x for
-///    one tile per block in the same run (sweep of shapes, stages, back-off and look-back warps in tuning.md).
+///  - from 2^22 elements: the pipeline, 8 scan warps × 7 vectors per lane (28 KiB tiles), 3 stages (two blocks
+///    per SM), 1200/650 ns back-off: at 2^28 1.16-1.20x CUB for uint32 and float in four runs, against 0.93-0.95x
+///    for one tile per block in the same runs. Shapes with one block per SM and 5-6 stages reached 1.21-1.24x in
+///    some runs and 1.07-1.15x in others; this one was the steadiest (sweeps in tuning.md).
 template <class T>
 struct scan_default_policy {
   using type = std::conditional_t<detail::vector_traits<T, 16>::vectorized,
-                                  scan_pipeline_policy<8, 9, 5, scan_policy<128, 16, 6>, (1ll << 22), 400, 200>,
+                                  scan_pipeline_policy<8, 7, 3, scan_policy<128, 16, 6>, (1ll << 22), 1200, 650>,
                                   scan_policy<128, 16, 8>>;  // user structs: one element per vector slot
 };
 

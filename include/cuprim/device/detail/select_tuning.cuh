@@ -54,9 +54,10 @@ constexpr int struct_vectors() {
 /// run_length_encode takes the same rows; it keeps a 4-byte run start per element beside the items in shared
 /// memory (at most 4096 × 5 bytes for 1-byte types, 3072 × 8 for 4-byte ones).
 /// select_if of 2^22 or more 4- and 8-byte arithmetic items (16-byte aligned input, sm_90) takes the look-back
-/// pipeline (device/detail/select_pipeline_kernel.cuh) with the scan's shape: 8 segment warps × 9 vectors per
-/// lane (36 KiB tiles), 5 stages, 400/200 ns back-off; the other operations and calls take the row above
-/// (scan_pipeline_policy's fallback). Measurements: docs/tuning.md "Stream compaction".
+/// pipeline (device/detail/select_pipeline_kernel.cuh): 4 segment warps × 7 vectors per lane (14 KiB tiles),
+/// 3 stages (several blocks per SM), 1200/650 ns back-off: 1.24x CUB at 2^28 keeping 50% (H200), against 1.20x
+/// for 8 warps × 7 and 0.87x for one block per SM with 5 stages; the other operations and calls take the row
+/// above (scan_pipeline_policy's fallback). Measurements: docs/tuning.md "Stream compaction".
 template <class T>
 struct select_default_policy {
   static constexpr bool vectorized = detail::vector_traits<T, 16>::vectorized;
@@ -67,7 +68,7 @@ struct select_default_policy {
       std::conditional_t<(sizeof(T) <= 96), select_policy<128, 16, detail::struct_vectors<T>()>,
                          select_policy<32, 16, 1>>>;
   using type = std::conditional_t<vectorized && (sizeof(T) == 4 || sizeof(T) == 8),
-                                  scan_pipeline_policy<8, 9, 5, classic, (1ll << 22), 400, 200>, classic>;
+                                  scan_pipeline_policy<4, 7, 3, classic, (1ll << 22), 1200, 650>, classic>;
 };
 
 }  // namespace cuprim
