@@ -140,7 +140,10 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
       const std::uint64_t count = n - base < TE ? n - base : TE;
       const unsigned bulk = static_cast<unsigned>(count * sizeof(T)) & ~15u;
       T* dst = stages + std::size_t(s) * TE;
-      for (std::uint64_t i = bulk / sizeof(T); i < count; ++i) dst[i] = job.in[base + i];  // last tile's tail
+      if (bulk / sizeof(T) < count) {  // the last tile's tail, element by element
+        for (std::uint64_t i = bulk / sizeof(T); i < count; ++i) dst[i] = job.in[base + i];
+        fence_proxy_async_shared();  // before the copy engine writes this stage again
+      }
       if (bulk > 0) {
         mbarrier_arrive_expect_tx(&full_bar[s], bulk);
         bulk_load(dst, job.in + base, bulk, &full_bar[s]);
@@ -177,6 +180,8 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
         }
         running = combine(running, seg[w], job.op);
       }
+      fence_proxy_async_shared();  // this warp's reads of the stage, before the copy engine refills it
+      __syncwarp();
       if (lane == 0) {
         tile_total[s].get() = running.value;
         if (tile > 0) job.state.publish(tile, tile_aggregate, running.value);
@@ -228,6 +233,9 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
     // in the nvcc 13.0 build (docs/tuning.md, "Scan").
     const int count = seg_base + SE <= n ? SE : (seg_base < n ? int(n - seg_base) : 0);
     if (count > 0) job.template emit<shape>(t, seg_base, count, maybe<C>{seg_prefix[s][w].get(), seg_prefix_has[s][w]});
+    // The stage is read and written here through the generic proxy and refilled next by the copy engine (the
+    // async proxy): each lane fences its own accesses before the release.
+    fence_proxy_async_shared();
     __syncwarp();
     if (lane == 0) mbarrier_arrive(&empty_bar[s]);
   }
