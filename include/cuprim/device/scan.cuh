@@ -19,10 +19,12 @@
 // a single block. From 2^22 elements (default policy), with input and output 16-byte aligned and one 4- or 8-byte
 // arithmetic type throughout, on sm_90: a persistent pipeline (bulk copies into a ring of shared-memory tiles,
 // producer, aggregator, look-back and scan warps; device/detail/scan_pipeline_kernel.cuh) that keeps loads in
-// flight while tiles wait for their prefixes. Floating-point results are bitwise identical from run to run on the same GPU: every tile's
-// published prefix is the left fold P(t) = P(t-1) ⊕ A(t), and the look-back folds left to right from whatever
-// prefix it meets, which gives that same value whichever it meets (the order of operations depends only on n,
-// the policy and the input's alignment).
+// flight while tiles wait for their prefixes.
+//
+// Floating-point results are bitwise identical from run to run on the same GPU: every tile's published prefix
+// is the left fold P(t) = P(t-1) ⊕ A(t), and the look-back folds left to right from whatever prefix it meets,
+// which gives that same value whichever it meets (the order of operations depends only on n, the policy and the
+// input's alignment).
 //
 // Errors. cuprim::invalid_argument before anything runs: n < 0, null pointers with n > 0, partial overlap of
 // in and out, a workspace too small. cuprim::cuda_error for failed launches or an error already pending.
@@ -139,7 +141,8 @@ void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op,
         scan_pipeline_launch<Policy, Exclusive, HasInit>(fn, in, out, n, op, init, ws, stream, waits))
       return;
   }
-  scan_launch_classic<classic_scan_policy_t<Policy>, Exclusive, HasInit>(fn, in, out, n, op, init, ws, stream, waits);
+  using classic = classic_scan_policy_t<Policy>;
+  scan_launch_classic<classic, Exclusive, HasInit>(fn, in, out, n, op, init, ws, stream, waits);
 }
 
 template <class Policy, class In>

@@ -140,7 +140,7 @@ inline void validate_workspace(const char* fn, workspace ws, std::size_t need, c
 template <class Policy_, select_mode Mode, class T, class F, class Fn, class Count>
 void select_launch(const char* fn, select_params<T, F, Fn, Count> p, workspace ws, cudaStream_t stream) {
   if constexpr (select_pipeline_eligible<Policy_, T, Mode>) {
-    if (std::int64_t(p.n) >= Policy_::min_elems && reinterpret_cast<std::uintptr_t>(p.in) % 16 == 0) {
+    if (p.n > 0 && std::int64_t(p.n) >= Policy_::min_elems && reinterpret_cast<std::uintptr_t>(p.in) % 16 == 0) {
       // Brace-initialised: a __device__ lambda predicate has no default constructor.
       select_pipeline_job<T, Fn> job{{p.in, p.n, 0, nullptr, {}, {}}, p.out, p.num_selected, p.fn, plus{}};
       if (pipeline_launch<Policy_>(fn, job, ws, stream, nullptr)) return;
@@ -183,8 +183,8 @@ void select_launch(const char* fn, select_params<T, F, Fn, Count> p, workspace w
   } else {
     // The zeroing kernel lets the select's launch overlap it; the kernel waits for it before taking a tile id.
     zero_async(fn, ws.data, 256 + tile_state<carry>::zero_bytes(tiles), stream);
-    launch_dependent(fn, select_kernel<Policy, Mode, T, F, Fn, Count, carry>, static_cast<unsigned>(tiles), shape::threads,
-                     stream, p, state);
+    launch_dependent(fn, select_kernel<Policy, Mode, T, F, Fn, Count, carry>, static_cast<unsigned>(tiles),
+                     shape::threads, stream, p, state);
   }
 }
 
