@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <utility>
 
@@ -75,13 +76,22 @@ void launch_dependent(const char* fn, void (*kernel)(Params...), unsigned grid, 
   launch_dependent_smem(fn, kernel, grid, block, 0, stream, std::forward<Args>(args)...);
 }
 
+/// What bulk_kernel_blocks_per_sm remembers per device: the kernel it last prepared and its blocks per SM.
+/// Keyed by the kernel's address as well, because one template instantiation can have one host stub per
+/// translation unit: a shared-memory limit raised through one stub does not cover a launch through another.
+struct bulk_kernel_cache {
+  std::atomic<const void*> kernel[64] = {};
+  std::atomic<int> blocks[64] = {};
+};
+
 /// Resident blocks per SM of a kernel that uses sm_90 bulk copies, with `smem` bytes of dynamic shared memory
 /// (its limit raised as needed), on the current device; 0 when the device or the kernel's code is older than
-/// sm_90 (the caller then takes another path). Read once per kernel and device: `cache` is the caller's
-/// per-kernel table (value + 1, 0 = not read yet).
-inline int bulk_kernel_blocks_per_sm(const void* kernel, int threads, std::size_t smem, int (&cache)[64]) {
+/// sm_90 (the caller then takes another path). Read once per kernel address and device.
+inline int bulk_kernel_blocks_per_sm(const void* kernel, int threads, std::size_t smem, bulk_kernel_cache& cache) {
   const int dev = current_device();
-  if (dev >= 0 && dev < 64 && cache[dev] != 0) return cache[dev] - 1;
+  const bool slot = dev >= 0 && dev < 64;
+  if (slot && cache.kernel[dev].load(std::memory_order_acquire) == kernel)
+    return cache.blocks[dev].load(std::memory_order_relaxed);
   int blocks = 0;
   if (get_device_info(dev).arch() >= 90) {
     cudaFuncAttributes attr{};
@@ -91,7 +101,10 @@ inline int bulk_kernel_blocks_per_sm(const void* kernel, int threads, std::size_
       CUPRIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem));
     }
   }
-  if (dev >= 0 && dev < 64) cache[dev] = blocks + 1;  // benign race: every thread computes the same value
+  if (slot) {  // threads racing here compute the same value for the same kernel
+    cache.blocks[dev].store(blocks, std::memory_order_relaxed);
+    cache.kernel[dev].store(kernel, std::memory_order_release);
+  }
   return blocks;
 }
 

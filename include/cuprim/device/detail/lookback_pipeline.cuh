@@ -253,9 +253,9 @@ bool pipeline_launch(const char* fn, Job job, workspace ws, cudaStream_t stream,
   using C = typename Job::carry_type;
   using shape = pipeline_shape<Policy, T>;
   auto* kernel = lookback_pipeline_kernel<Policy, Job>;
-  static int blocks_cache[64] = {};
+  static bulk_kernel_cache cache;
   const int per_sm = bulk_kernel_blocks_per_sm(reinterpret_cast<const void*>(kernel), Policy::block_threads,
-                                               shape::smem_bytes, blocks_cache);
+                                               shape::smem_bytes, cache);
   if (per_sm <= 0) return false;
   const std::uint64_t tiles = (job.n + shape::TE - 1) / shape::TE;
   const std::uint64_t most = std::uint64_t(get_device_info().sm_count) * std::uint64_t(per_sm);
