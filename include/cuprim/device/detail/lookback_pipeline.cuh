@@ -257,6 +257,12 @@ bool pipeline_launch(const char* fn, Job job, workspace ws, cudaStream_t stream,
   const int per_sm = bulk_kernel_blocks_per_sm(reinterpret_cast<const void*>(kernel), Policy::block_threads,
                                                shape::smem_bytes, cache);
   if (per_sm <= 0) return false;
+  // The shared-memory limit is raised before every launch, not once: one template instantiation lives in the
+  // module of every translation unit that uses it, and a limit raised on one copy need not hold for the copy a
+  // later launch resolves to (the lab's sort ladder, calling the scan from another file than the scan rows, failed
+  // its launch with an invalid-value error after the scan rows had run).
+  CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(shape::smem_bytes)));
   const std::uint64_t tiles = (job.n + shape::TE - 1) / shape::TE;
   const std::uint64_t most = std::uint64_t(get_device_info().sm_count) * std::uint64_t(per_sm);
   job.num_tiles = tiles;
