@@ -49,12 +49,12 @@ inline void zero_async(const char* fn, void* p, std::size_t bytes, cudaStream_t 
   check_launch(fn);
 }
 
-/// kernel<<<grid, block, smem, stream>>>(args...) as a programmatic dependent launch: its blocks may be scheduled
-/// while the previous grid on the stream is still running, and wait in wait_for_prerequisite_grid() until it
-/// has finished.
+/// kernel<<<grid, block, smem, stream>>>(args...) as a programmatic dependent launch, returning the launch's error
+/// (the caller decides what to do with it): its blocks may be scheduled while the previous grid on the stream is
+/// still running, and wait in wait_for_prerequisite_grid() until it has finished.
 template <class... Params, class... Args>
-void launch_dependent_smem(const char* fn, void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem,
-                           cudaStream_t stream, Args&&... args) {
+cudaError_t try_launch_dependent(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem,
+                                 cudaStream_t stream, Args&&... args) {
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
@@ -65,7 +65,14 @@ void launch_dependent_smem(const char* fn, void (*kernel)(Params...), unsigned g
   config.stream = stream;
   config.attrs = attr;
   config.numAttrs = 1;
-  CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+/// try_launch_dependent, throwing cuprim::cuda_error on failure.
+template <class... Params, class... Args>
+void launch_dependent_smem(const char* fn, void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem,
+                           cudaStream_t stream, Args&&... args) {
+  CUPRIM_CUDA_CHECK(try_launch_dependent(kernel, grid, block, smem, stream, std::forward<Args>(args)...));
   check_launch(fn);
 }
 

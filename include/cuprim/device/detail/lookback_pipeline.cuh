@@ -245,8 +245,9 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
 }
 
 /// Launches the pipeline for `job` (its job fields set; the common ones are filled in here) over the caller's
-/// workspace (256 bytes of counter, then the tile states); false, with nothing launched, when the device or the
-/// kernel's code lacks sm_90.
+/// workspace (256 bytes of counter, then the tile states); false, with the pipeline not launched (its workspace
+/// may have been zeroed), when the device or the kernel's code lacks sm_90 or the launch refuses the kernel's
+/// shared memory: the caller then takes the one-tile-per-block kernel.
 template <class Policy, class Job>
 bool pipeline_launch(const char* fn, Job job, workspace ws, cudaStream_t stream, const lookback_waits* waits) {
   using T = typename Job::value_type;
@@ -270,8 +271,16 @@ bool pipeline_launch(const char* fn, Job job, workspace ws, cudaStream_t stream,
   job.state = tile_state<C>::make(static_cast<char*>(ws.data) + 256, tiles);
   job.waits = waits ? *waits : lookback_waits{Policy::first_wait_ns, Policy::poll_wait_ns};
   zero_async(fn, ws.data, 256 + tile_state<C>::zero_bytes(tiles), stream);
-  launch_dependent_smem(fn, kernel, static_cast<unsigned>(tiles < most ? tiles : most), Policy::block_threads,
-                        shape::smem_bytes, stream, job);
+  const cudaError_t e = try_launch_dependent(kernel, static_cast<unsigned>(tiles < most ? tiles : most),
+                                             Policy::block_threads, shape::smem_bytes, stream, job);
+  if (e == cudaErrorInvalidValue) {
+    // The launch refused the shared memory (see above): clear the error and let the caller take the
+    // one-tile-per-block kernel, which zeroes its own workspace. Nothing of the pipeline ran.
+    (void)cudaGetLastError();
+    return false;
+  }
+  CUPRIM_CUDA_CHECK(e);
+  check_launch(fn);
   return true;
 }
 
