@@ -181,15 +181,15 @@ scan_reference<Out> make_reference(const In* x, std::int64_t n, Op op, bool excl
 ///   t + 1    along the chain of tile prefixes (a tile combines the nearest published inclusive prefix with the
 ///            aggregates between, in a tree of depth ⌈log2 k⌉ over k tiles, then adds its own total: at most one
 ///            level per tile crossed)
-///   + 56     inside the tile: one-tile-per-block kernel ≤ 48 (≤ 16 elements per thread, ≤ 16 chunks, two
-///            5-level warp scans, the look-back's 5-level window reduction, the few combines that apply the
-///            prefixes); pipeline ≤ 56 (a lane's ≤ 28 elements in sequence, a 5-level warp scan, ≤ 16 segment
-///            totals in sequence, the look-back's 5 levels, 2 combines)
+///   + 48     inside the tile: one-tile-per-block kernel (≤ 16 elements per thread, ≤ 16 chunks, two 5-level
+///            warp scans, the look-back's 5-level window reduction, the few combines that apply the prefixes);
+///            pipeline shapes with ≤ 28 elements per lane and ≤ 8 segments, the default's and every tested one
+///            (27 adds along a lane, a 5-level warp scan, ≤ 7 segment totals in sequence, 3 combines: 42)
 /// and every term of a tree of depth d carries a relative error of at most d·eps (first order): |error| ≤
 /// d·eps·Σ|x|. The bound takes twice that, plus the rounding of the result to Out.
 template <class Out, class Acc = cuprim::accumulator_t<Out>>
 double float_tolerance(std::int64_t i, std::int64_t tile, long double ref, long double abs_sum) {
-  const double depth = static_cast<double>(i / tile + 1) + 56.0;
+  const double depth = static_cast<double>(i / tile + 1) + 48.0;
   const double tol = 2.0 * epsilon<Acc>() * depth * static_cast<double>(abs_sum);
   return tol + output_rounding<Out, Acc>(std::fabs(ref) + tol);
 }
