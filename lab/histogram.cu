@@ -137,8 +137,10 @@ case_def make_case(std::string name, std::string op, std::string variant, how ru
     st->lower = lower;
     st->upper = upper;
     st->hist = device_memory(std::size_t(bins) * sizeof(C));
+    const bool byte_samples = sizeof(S) == 1 && lower == std::int64_t(std::numeric_limits<S>::min()) &&
+                              upper - lower == 256 && 256 % bins == 0;
     std::printf("  [histogram] %s: %d bins -> %s\n", name_of<S>(), bins,
-                cuprim::histogram_plan_for(bins).describe().c_str());
+                cuprim::histogram_plan_for(bins, byte_samples).describe().c_str());
     const std::string key = "histogram/ref/" + std::to_string(entropy) + "/" + std::to_string(bins) + "/" +
                             std::to_string(lower) + "/" + std::to_string(upper);
     auto ref = st->in->template memo<std::shared_ptr<const std::vector<C>>>(key, [&] {

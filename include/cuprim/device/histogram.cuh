@@ -43,6 +43,8 @@
 // The counters are privatized according to the total number of bins T (over the active channels), printed by
 // `cuprim-lab` (histogram_plan_for):
 //  - T ≤ 512: 32 per-lane sub-histograms per block in shared memory (bank = lane: no conflicts at any entropy);
+//    for 1-byte samples whose levels cover the whole type with a power-of-two bin width (uint8 over [0, 256)), the
+//    byte path: two interleaved per-lane copies, each sample binned by a byte permute and one shared atomic;
 //  - T up to the shared-memory limit (about 57,000 bins on Hopper): per-warp-group sub-histograms of 32-bit
 //    counters in shared memory (as many copies as fit 48 KiB), runs of equal bins merged per thread;
 //  - larger: atomics on the output in device memory (it stays in L2 up to tens of MiB), runs of equal bins merged
@@ -225,6 +227,7 @@ inline std::size_t hist_max_shared_bytes() {
 template <hist_layout L, bool Vector, bool Sectioned = false, class S, class B, class C>
 void hist_launch(const char* fn, hist_params<S, B, C> p, std::uint64_t total, int copies, bool persistent,
                  cudaStream_t stream) {
+  if constexpr (L == hist_layout::lanes && hist_is_bytes<B>::value) copies = 2;  // the byte path's fixed layout
   const std::size_t smem = L == hist_layout::lanes    ? std::size_t(copies) * p.total_bins * 32 * 4
                            : L == hist_layout::shared ? std::size_t(copies) * p.total_bins * 4
                                                       : 0;
@@ -261,11 +264,12 @@ struct histogram_plan {
   detail::hist_layout layout = detail::hist_layout::global_runs;
   int copies = 1;
   std::size_t shared_bytes = 0;
+  bool byte_path = false;
   std::string describe() const {
     switch (layout) {
       case detail::hist_layout::lanes:
-        return "shared, 32 per-lane sub-histograms x " + std::to_string(copies) + " (" +
-               std::to_string(shared_bytes / 1024) + " KiB/block)";
+        return std::string(byte_path ? "byte path: " : "") + "shared, 32 per-lane sub-histograms x " +
+               std::to_string(copies) + " (" + std::to_string(shared_bytes / 1024) + " KiB/block)";
       case detail::hist_layout::shared:
         return "shared, " + std::to_string(copies) + " sub-histogram(s)/block (" + std::to_string(shared_bytes / 1024) +
                " KiB/block), runs merged";
@@ -276,9 +280,17 @@ struct histogram_plan {
 };
 
 /// The production path's choice for total_bins bins on the current device (see the header comment).
-inline histogram_plan histogram_plan_for(int total_bins) {
+/// byte_samples: 1-byte samples whose levels cover the whole type with a power-of-two bin width (the byte path).
+inline histogram_plan histogram_plan_for(int total_bins, bool byte_samples = false) {
   histogram_plan p;
   const std::size_t T = std::size_t(std::max(total_bins, 1));
+  if (byte_samples && T <= 256) {
+    p.layout = detail::hist_layout::lanes;
+    p.byte_path = true;
+    p.copies = 2;
+    p.shared_bytes = T * 256;
+    return p;
+  }
   if (T <= histogram_tuning::lanes_max_bins) {
     p.layout = detail::hist_layout::lanes;
     p.copies = detail::hist_pow2_floor(
@@ -441,8 +453,19 @@ void hist_run(const char* fn, const hist_request<S, C, Level>& r, workspace ws, 
     for (int k = 0; k < r.active; ++k) b[k] = prep[k].flt;
     go(b);
   } else {
+    if constexpr (sizeof(S) == 1) {
+      // The uint8 / 256-bin shape (and int8 over [-128, 128), and wider power-of-two bins over the whole type):
+      // the byte path, whose binning is a SIMD map per four samples.
+      const std::uint32_t type_min = static_cast<std::uint32_t>(static_cast<std::int32_t>(std::numeric_limits<S>::min()));
+      if (all_fast && all_in && !Multi && prep[0].fast.lo == type_min) {
+        std::array<hist_bytes<S>, hist_max_channels> b{};
+        b[0] = {std::is_signed_v<S> ? 0x80u : 0u, prep[0].fast.shift};
+        go(b);
+        return;
+      }
+    }
     if constexpr (sizeof(S) <= 2) {
-      if (all_fast && all_in && !Multi) {  // the uint8 / 256-bin shape: no range test
+      if (all_fast && all_in && !Multi) {  // no range test
         std::array<hist_even_fast<S, true>, hist_max_channels> b{};
         b[0] = {prep[0].fast.lo, prep[0].fast.rm1, prep[0].fast.shift};
         go(b);

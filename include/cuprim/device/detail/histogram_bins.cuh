@@ -9,6 +9,10 @@
 //                         difference sample - lower representable modulo 2^32: one subtraction, one compare, one
 //                         shift (the uint8 / 256-bin and uint32 / 1024-bin shapes); AllIn = true (1- and 2-byte
 //                         samples whose every value lies in [lower, upper)) drops the compare.
+//  - hist_bytes<S>        equal-width bins over 1-byte samples whose lower level is the type's minimum, every value
+//                         inside [lower, upper), bin width a power of two (uint8 over [0, 256), int8 over
+//                         [-128, 128), 256 bins or fewer): bin = (byte ^ flip) >> shift; map4 bins the four bytes of
+//                         a 32-bit word at once, leaving each sample's bin in its own byte.
 //  - hist_even_int<S>     equal-width bins, any integer sample: bin = floor((x - lower) * num_bins / (upper - lower))
 //                         exactly (a shift, a 64-bit multiply-high with a correction, or a 128-bit division).
 //  - hist_even_float<S>   equal-width bins by the floating-point rule (float, double, __half samples, and integer
@@ -67,6 +71,26 @@ struct hist_even_fast {
     else return d <= rm1 ? static_cast<int>(d >> shift) : -1;
   }
 };
+
+template <class S>
+struct hist_bytes {
+  static_assert(sizeof(S) == 1, "hist_bytes bins 1-byte samples");
+  std::uint32_t flip;  ///< 0x80 for signed samples (-128 becomes byte 0), 0 for unsigned
+  int shift;           ///< log2 of the bin width (< 32)
+  CUPRIM_HD int operator()(S x) const {
+    return static_cast<int>((static_cast<std::uint32_t>(static_cast<unsigned char>(x)) ^ flip) >> shift);
+  }
+  /// The bins of the four samples packed in w, each in the byte its sample occupied.
+  CUPRIM_HD std::uint32_t map4(std::uint32_t w) const {
+    w ^= flip * 0x01010101u;
+    return shift == 0 ? w : (w >> shift) & ((0xffu >> (shift < 8 ? shift : 8)) * 0x01010101u);
+  }
+};
+
+template <class B>
+struct hist_is_bytes : std::false_type {};
+template <class S>
+struct hist_is_bytes<hist_bytes<S>> : std::true_type {};
 
 template <class S>
 struct hist_even_int {

@@ -239,9 +239,18 @@ struct radix_onesweep_smem {
   unsigned tile_id;
 };
 
+/// How the one-sweep kernel ranks a warp's keys (radix_sort_policy's Rank):
+///   radix_rank_sync    peers by 8 ballots; the lowest peer reads the digit's counter, and after a __syncwarp
+///                      writes it back (one shared load, store and two warp barriers per item, in a chain)
+///   radix_rank_atomic  peers by 8 ballots; the lowest peer bumps the counter with a shared atomic whose old value
+///                      it passes to its peers by a shuffle (no barrier: a warp's atomics on one address complete
+///                      in program order, so item i's keys are counted before item i + 1's)
+///   radix_rank_match   as radix_rank_atomic, peers by the hardware match.any instead of the ballots
+enum : int { radix_rank_sync = 0, radix_rank_atomic = 1, radix_rank_match = 2 };
+
 /// Ranks a warp's keys (warp-striped) as radix_rank_warp does, computing each key's digit on the fly (256 for the
 /// invalid ones of a partial tile).
-template <int I, bool Full, class K>
+template <int I, bool Full, int Rank = radix_rank_sync, class K>
 __device__ __forceinline__ void radix_rank_keys(const K (&keys)[I], unsigned (&rank)[I], unsigned* hist,
                                                 bool descending, radix_pass ps, int first_valid_limit) {
   using traits = radix_key<K>;
@@ -251,13 +260,21 @@ __device__ __forceinline__ void radix_rank_keys(const K (&keys)[I], unsigned (&r
   for (int i = 0; i < I; ++i) {
     const bool ok = Full || i * 32 + lane < first_valid_limit;
     const unsigned d = ok ? traits::digit(keys[i], descending, ps.shift, ps.mask) : unsigned(radix_digits);
-    const unsigned peers = radix_match<Full ? radix_bits : radix_bits + 1>(d);
+    unsigned peers;
+    if constexpr (Rank == radix_rank_match) peers = __match_any_sync(0xffffffffu, d);
+    else peers = radix_match<Full ? radix_bits : radix_bits + 1>(d);
     const unsigned below = __popc(peers & lt);
-    const unsigned before = hist[d];
-    __syncwarp();
-    if (below == 0) hist[d] = before + __popc(peers);
-    __syncwarp();
-    rank[i] = before + below;
+    if constexpr (Rank == radix_rank_sync) {
+      const unsigned before = hist[d];
+      __syncwarp();
+      if (below == 0) hist[d] = before + __popc(peers);
+      __syncwarp();
+      rank[i] = before + below;
+    } else {
+      unsigned before = 0;
+      if (below == 0) before = atomicAdd(hist + d, unsigned(__popc(peers)));
+      rank[i] = __shfl_sync(0xffffffffu, before, __ffs(peers) - 1) + below;
+    }
   }
 }
 
@@ -300,7 +317,7 @@ __device__ __forceinline__ unsigned radix_look_back(const unsigned* look, std::u
   }
 }
 
-template <int Threads, int Items, class K, class V, int LookBack>
+template <int Threads, int Items, class K, class V, int LookBack, int Rank>
 __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
   using traits = radix_key<K>;
   using smem_t = radix_onesweep_smem<Threads, Items, K, V>;
@@ -327,12 +344,12 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
   if (full) {
 #pragma unroll
     for (int i = 0; i < Items; ++i) keys[i] = src[i * 32];
-    radix_rank_keys<Items, true>(keys, rank, s.hist[warp], p.descending, p.pass, tile);
+    radix_rank_keys<Items, true, Rank>(keys, rank, s.hist[warp], p.descending, p.pass, tile);
   } else {
 #pragma unroll
     for (int i = 0; i < Items; ++i)
       if (i * 32 + lane < warp_valid) keys[i] = src[i * 32];
-    radix_rank_keys<Items, false>(keys, rank, s.hist[warp], p.descending, p.pass, warp_valid);
+    radix_rank_keys<Items, false, Rank>(keys, rank, s.hist[warp], p.descending, p.pass, warp_valid);
   }
   __syncthreads();
 

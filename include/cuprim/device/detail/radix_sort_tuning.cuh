@@ -10,7 +10,10 @@ namespace cuprim {
 ///   SmallThreads × SmallItems   the largest input sorted by one block in one launch (all passes in shared memory)
 ///   HistItems              keys per thread and step of the upfront histogram pass (256 threads per block)
 ///   LookBack               predecessor tiles each digit's look-back reads at once (1: one dependent load per tile)
-template <int Threads, int Items, int SmallThreads, int SmallItems, int HistItems = 16, int LookBack = 16>
+///   Rank                   how a warp ranks its keys: 0 ballots and a warp-synchronous counter update, 1 ballots
+///                          and a shared atomic, 2 match.any and a shared atomic (detail/radix_sort_kernel.cuh)
+template <int Threads, int Items, int SmallThreads, int SmallItems, int HistItems = 16, int LookBack = 16,
+          int Rank = 0>
 struct radix_sort_policy {
   static_assert(Threads % 32 == 0 && Threads >= 256, "one-sweep blocks need at least one thread per digit");
   static_assert(SmallThreads % 32 == 0 && SmallThreads >= 256, "the one-block sort needs one thread per digit");
@@ -23,6 +26,7 @@ struct radix_sort_policy {
   static constexpr int hist_threads = 256;
   static constexpr int hist_items = HistItems;
   static constexpr int look_back = LookBack;
+  static constexpr int rank = Rank;
 };
 
 /// The default policy for keys of KeyBytes and values of ValueBytes (0: keys only), by size class.
