@@ -252,15 +252,15 @@ void add_production(std::int64_t n, keyset ks, bool quick) {
                                            std::string("production ") + keyset_name(ks), n, ks, quick, true));
 }
 
-template <int Threads, int Items, int LookBack, int Rank = 0>
+template <int Threads, int Items, int LookBack, int Rank = 0, bool Early = false>
 void add_policy(std::int64_t n) {
-  using P = cuprim::radix_sort_policy<Threads, Items, 512, 8, 16, LookBack, Rank>;
+  using P = cuprim::radix_sort_policy<Threads, Items, 512, 8, 16, LookBack, Rank, Early>;
   static const char* const rank_name[] = {"", " rank-atomic", " rank-match"};
   static const char* const rank_key[] = {"", "-atomic", "-match"};
-  const std::string label =
-      std::to_string(Threads) + "x" + std::to_string(Items) + " lb" + std::to_string(LookBack) + rank_name[Rank];
-  const std::string key =
-      std::to_string(Threads) + "x" + std::to_string(Items) + "-lb" + std::to_string(LookBack) + rank_key[Rank];
+  const std::string label = std::to_string(Threads) + "x" + std::to_string(Items) + " lb" + std::to_string(LookBack) +
+                            rank_name[Rank] + (Early ? " early" : "");
+  const std::string key = std::to_string(Threads) + "x" + std::to_string(Items) + "-lb" + std::to_string(LookBack) +
+                          rank_key[Rank] + (Early ? "-early" : "");
   add_case(make_case<std::uint32_t, void, P>("sort/policy/" + key + "/uint32/" + size_label(n), "keys", label, n,
                                              keyset::random, false, true));
 }
@@ -279,7 +279,8 @@ std::string policy_text() {
          std::to_string(P::tile) + "), one block up to " + std::to_string(P::small_tile) + " keys (" +
          std::to_string(P::small_threads) + "x" + std::to_string(P::small_items) + "), histogram 256x" +
          std::to_string(P::hist_items) + ", look-back window " + std::to_string(P::look_back) +
-         (P::rank == 0 ? ", rank by ballots + warp-synchronous counters" : P::rank == 1 ? ", rank by ballots + shared atomics" : ", rank by match.any + shared atomics");
+         (P::rank == 0 ? ", rank by ballots + warp-synchronous counters" : P::rank == 1 ? ", rank by ballots + shared atomics" : ", rank by match.any + shared atomics") +
+         (P::early_counts ? ", early counts" : "");
 }
 
 
@@ -484,6 +485,12 @@ void register_sort() {
   add_policy<384, 16, 16, 2>(pow2(28));
   add_policy<384, 24, 8, 1>(pow2(28));
   add_policy<384, 24, 8, 2>(pow2(28));
+  add_policy<384, 24, 8, 1, true>(pow2(28));
+  add_policy<384, 24, 1, 1, true>(pow2(28));
+  add_policy<384, 24, 16, 1, true>(pow2(28));
+  add_policy<384, 16, 8, 1, true>(pow2(28));
+  add_policy<256, 32, 8, 1, true>(pow2(28));
+  add_policy<384, 28, 8, 1, true>(pow2(28));
 
   add_note("sort/", "sort policy (uint32 keys): " +
                         policy_text<cuprim::radix_sort_default_policy<4, 0>::type>() +

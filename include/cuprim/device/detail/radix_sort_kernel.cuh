@@ -233,7 +233,7 @@ struct radix_onesweep_smem {
   alignas(16) unsigned char exchange[std::size_t(tile) * item_bytes];
   unsigned char digit_at[radix_has_values_v<V> ? tile : 1];  // digit of the key at each tile position (pairs)
   unsigned hist[warps][radix_digits + 1];  // per warp: counts, then the warp's start within the digit
-  unsigned tile_start[radix_digits];       // where each digit starts in the tile
+  unsigned tile_start[radix_digits];       // where each digit starts in the tile (early counts: first the counts)
   long long global_minus_local[radix_digits];
   unsigned warp_totals[radix_digits / 32];
   unsigned tile_id;
@@ -317,7 +317,7 @@ __device__ __forceinline__ unsigned radix_look_back(const unsigned* look, std::u
   }
 }
 
-template <int Threads, int Items, class K, class V, int LookBack, int Rank>
+template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early>
 __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
   using traits = radix_key<K>;
   using smem_t = radix_onesweep_smem<Threads, Items, K, V>;
@@ -329,6 +329,8 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
 
   if (tid == 0) s.tile_id = atomicAdd(p.state, 1u);
   for (int i = tid; i < W * (radix_digits + 1); i += Threads) (&s.hist[0][0])[i] = 0;
+  if constexpr (Early)
+    for (int i = tid; i < radix_digits; i += Threads) s.tile_start[i] = 0;
   __syncthreads();
   const std::uint64_t tile_id = s.tile_id;
   const std::uint64_t base = tile_id * tile;
@@ -344,17 +346,28 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
   if (full) {
 #pragma unroll
     for (int i = 0; i < Items; ++i) keys[i] = src[i * 32];
-    radix_rank_keys<Items, true, Rank>(keys, rank, s.hist[warp], p.descending, p.pass, tile);
   } else {
 #pragma unroll
     for (int i = 0; i < Items; ++i)
       if (i * 32 + lane < warp_valid) keys[i] = src[i * 32];
-    radix_rank_keys<Items, false, Rank>(keys, rank, s.hist[warp], p.descending, p.pass, warp_valid);
   }
+  unsigned* look = p.state + radix_state_head;
+  if constexpr (Early) {
+    // Early counts: the tile's digit counts, published before the ranking.
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (full || i * 32 + lane < warp_valid)
+        atomicAdd(&s.tile_start[traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask)], 1u);
+    __syncthreads();
+    if (tid < radix_digits)
+      radix_store_relaxed(look + tile_id * radix_digits + tid,
+                          (tile_id == 0 ? radix_flag_prefix : radix_flag_aggregate) | s.tile_start[tid]);
+  }
+  if (full) radix_rank_keys<Items, true, Rank>(keys, rank, s.hist[warp], p.descending, p.pass, tile);
+  else radix_rank_keys<Items, false, Rank>(keys, rank, s.hist[warp], p.descending, p.pass, warp_valid);
   __syncthreads();
 
   // Per digit: the warps' starts, the tile's count; publish it; scan over digits; look back.
-  unsigned* look = p.state + radix_state_head;
   unsigned count = 0;  // this digit's keys in the tile (digit threads)
   if (tid < radix_digits) {
 #pragma unroll
@@ -363,8 +376,9 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
       s.hist[w][tid] = count;
       count += c;
     }
-    radix_store_relaxed(look + tile_id * radix_digits + tid,
-                        (tile_id == 0 ? radix_flag_prefix : radix_flag_aggregate) | count);
+    if constexpr (!Early)
+      radix_store_relaxed(look + tile_id * radix_digits + tid,
+                          (tile_id == 0 ? radix_flag_prefix : radix_flag_aggregate) | count);
     unsigned incl = count;
 #pragma unroll
     for (int o = 1; o < 32; o *= 2) {
