@@ -14,15 +14,18 @@
 #include <cuprim/core/memory.hpp>
 #include <cuprim/device/radix_sort.cuh>
 #include <cuprim/device/scan.cuh>
+#include <cuprim/device/segmented_sort.cuh>
 #include <cuprim/host/radix_sort.hpp>
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -285,6 +288,84 @@ std::string policy_text() {
 
 
 // ---------------------------------------------------------------------------------------------------------
+// Segmented sort: uint32 keys in `segments` segments cut at uniform random points (exponential-like lengths,
+// empty ones included), against cub::DeviceSegmentedSort::StableSortKeys.
+
+case_def make_segmented_case(std::int64_t n, std::int64_t segments, bool quick) {
+  using K = std::uint32_t;
+  case_def c;
+  c.name = "sort/segmented/" + size_label(segments) + "-segments/uint32/" + size_label(n);
+  c.family = "sort";
+  c.op = "segmented";
+  c.variant = size_label(segments) + " random segments";
+  c.dtype = name_of<K>();
+  c.n = n;
+  c.bytes = 2.0 * double(n) * sizeof(K) + double(segments + 1) * sizeof(std::int32_t);
+  c.quick = quick;
+  c.baseline = "cub::DeviceSegmentedSort::StableSortKeys";
+  c.setup = [n, segments]() -> bench {
+    struct state {
+      std::shared_ptr<const key_data<K>> keys;
+      std::vector<std::int32_t> off;
+      device_memory d_off, out, ws, base_out, base_temp;
+      std::size_t ws_bytes = 0, base_temp_bytes = 0;
+    };
+    auto st = std::make_shared<state>();
+    st->keys = keys_for<K>(n, keyset::random);
+    std::mt19937_64 gen(99 + std::uint64_t(segments));
+    std::uniform_int_distribution<std::int64_t> cut(0, n);
+    st->off.assign(std::size_t(segments) + 1, 0);
+    for (std::int64_t s = 1; s < segments; ++s) st->off[std::size_t(s)] = std::int32_t(cut(gen));
+    st->off[std::size_t(segments)] = std::int32_t(n);
+    std::sort(st->off.begin(), st->off.end());
+    st->d_off = device_memory(st->off.size() * sizeof(std::int32_t));
+    check(cudaMemcpy(st->d_off.get(), st->off.data(), st->off.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice),
+          "cudaMemcpy (offsets)");
+    st->out = device_memory(std::size_t(n) * sizeof(K));
+    st->base_out = device_memory(std::size_t(n) * sizeof(K));
+    st->ws_bytes = cuprim::segmented_sort_keys_workspace_bytes<K, std::int32_t>(n, segments);
+    st->ws = device_memory(std::max<std::size_t>(st->ws_bytes, 1));
+    const std::int32_t* off = st->d_off.as<std::int32_t>();
+    auto cub_call = [st, n, segments, off](void* temp, std::size_t& bytes, int rep, cudaStream_t s) {
+      check(cub::DeviceSegmentedSort::StableSortKeys(temp, bytes, st->keys->slice(rep), st->base_out.as<K>(), int(n),
+                                                     int(segments), off, off + 1, s),
+            "cub::DeviceSegmentedSort::StableSortKeys");
+    };
+    cub_call(nullptr, st->base_temp_bytes, 0, 0);
+    st->base_temp = device_memory(std::max<std::size_t>(st->base_temp_bytes, 1));
+    bench b;
+    b.input_slices = st->keys->slices;
+    b.run = [st, n, segments, off](cudaStream_t s, int rep) {
+      cuprim::segmented_sort_keys(st->keys->slice(rep), st->out.as<K>(), n, segments, off,
+                                  cuprim::workspace{st->ws.get(), st->ws_bytes}, {}, s);
+    };
+    b.baseline = [st, cub_call](cudaStream_t s, int rep) {
+      std::size_t bytes = st->base_temp_bytes;
+      cub_call(st->base_temp.get(), bytes, rep, s);
+    };
+    b.verify = [st, n, segments, run = b.run, base = b.baseline]() {
+      verify_result v;
+      st->out.poison();
+      st->base_out.poison();
+      run(0, 0);
+      base(0, 0);
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (verify)");
+      std::vector<K> want = st->keys->host0;
+      for (std::int64_t s = 0; s < segments; ++s)
+        std::sort(want.begin() + st->off[std::size_t(s)], want.begin() + st->off[std::size_t(s) + 1]);
+      const auto out = to_host(st->out.as<K>(), std::size_t(n));
+      const auto bout = to_host(st->base_out.as<K>(), std::size_t(n));
+      v.ok = out == want;
+      v.baseline_ok = bout == want;
+      v.detail = v.ok ? (v.baseline_ok ? "" : "baseline differs from the host sort") : "differs from the host sort";
+      return v;
+    };
+    return b;
+  };
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // The ladder: the lecture's split sort (one bit per pass, one scan per bit) and a 4-bit-digit sort with a
 // per-block histogram pass, both stable LSD sorts of uint32 keys built on cuprim::exclusive_scan.
 
@@ -471,6 +552,10 @@ void register_sort() {
   // The ladder (uint32 keys, 2^24): split by one bit with a scan per bit; 4-bit digits with block histograms.
   add_case(make_ladder_case(rung::split_bit, pow2(24)));
   add_case(make_ladder_case(rung::digit4, pow2(24)));
+  // Segmented sort: 2^24 keys in 2^20 random segments (the target), and in 16 (a few huge ones).
+  add_case(make_segmented_case(pow2(24), pow2(20), true));
+  add_case(make_segmented_case(pow2(24), 16, false));
+  add_case(make_segmented_case(pow2(24), pow2(17), false));
   // Per-pass cost: 8 and 16 of the 32 bits.
   add_bits(pow2(28), 8);
   add_bits(pow2(28), 16);

@@ -25,5 +25,6 @@
 #include <cuprim/device/segmented_scan.cuh>
 #include <cuprim/device/select.cuh>
 #include <cuprim/device/radix_sort.cuh>
+#include <cuprim/device/segmented_sort.cuh>
 #include <cuprim/device/histogram.cuh>
 #include <cuprim/device/histogram_ladder.cuh>

@@ -2,6 +2,7 @@
 // CUDA call, so these tests run (label host) without a GPU: the pointers are made-up addresses, only compared.
 #include "common/expect_invalid.hpp"
 #include <cuprim/device/radix_sort.cuh>
+#include <cuprim/device/segmented_sort.cuh>
 #include <cuprim/host/radix_sort.hpp>
 
 #include <gtest/gtest.h>
@@ -110,6 +111,33 @@ TEST(RadixSortHost, FloatOrder) {
   for (int i = 0; i + 1 < 8; ++i) EXPECT_GT(T::ordered(want[i], true), T::ordered(want[i + 1], true)) << i;
   EXPECT_EQ(T::ordered(nan, true), 0xffffffffu);
   EXPECT_EQ(T::ordered(-nan), 0xffffffffu);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(SegmentedSortArgs, Rules) {
+  const char* fk = "cuprim::segmented_sort_keys";
+  const char* fp = "cuprim::segmented_sort_pairs";
+  const std::int32_t* off = fake<const std::int32_t>(9);
+  using O = cuprim::radix_sort_options;
+  expect_invalid([&] { cuprim::segmented_sort_keys(kin, kout, -1, 10, off); }, "n", fk);
+  expect_invalid([&] { cuprim::segmented_sort_keys(kin, kout, n, -1, off); }, "num_segments", fk);
+  expect_invalid([&] { cuprim::segmented_sort_keys(kin, kout, n, 10, static_cast<const std::int32_t*>(nullptr)); },
+                 "offsets", fk);
+  expect_invalid([&] { cuprim::segmented_sort_keys(static_cast<const K*>(nullptr), kout, n, 10, off); }, "keys_in", fk);
+  expect_invalid([&] { cuprim::segmented_sort_keys(kin, const_cast<K*>(kin) + 1, n, 10, off); }, "keys_out", fk);
+  expect_invalid([&] { cuprim::segmented_sort_keys(kin, kout, n, 10, off, O{.begin_bit = 3, .end_bit = 3}); },
+                 "begin_bit", fk);
+  expect_invalid([&] { cuprim::segmented_sort_keys(kin, kout, n, 10, reinterpret_cast<const std::int32_t*>(kout)); },
+                 "offsets", fk);
+  expect_invalid([&] { cuprim::segmented_sort_pairs(kin, kout, vin, reinterpret_cast<float*>(kout), n, 10, off); },
+                 "values_out", fp);
+  expect_invalid([&] { cuprim::segmented_sort_pairs(kin, kout, vin, vout, n, 10, off, cuprim::workspace{fake<void>(8), 16}); },
+                 "workspace", fp);
+  EXPECT_EQ((cuprim::segmented_sort_keys_workspace_bytes<K, std::int32_t>(0, 10)), 0u);
+  EXPECT_GT((cuprim::segmented_sort_keys_workspace_bytes<K, std::int32_t>(n, 10)), 0u);
 }
 
 }  // namespace

@@ -475,14 +475,13 @@ struct radix_small_smem {
   unsigned warp_totals[radix_digits / 32];
 };
 
+/// The body of the one-block sort, for this kernel and the segmented sort's one-block-per-segment kernel.
 template <int Threads, int Items, class K, class V>
-__global__ void __launch_bounds__(Threads) radix_small_kernel(radix_small_params<K, V> p) {
+__device__ __forceinline__ void radix_small_sort(const radix_small_params<K, V>& p,
+                                                 radix_small_smem<Threads, Items, K, V>& s) {
   using traits = radix_key<K>;
-  using smem_t = radix_small_smem<Threads, Items, K, V>;
   constexpr int W = Threads / 32;
   constexpr bool has_values = radix_has_values_v<V>;
-  extern __shared__ __align__(16) unsigned char small_smem_raw[];
-  smem_t& s = *reinterpret_cast<smem_t*>(small_smem_raw);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int warp_first = warp * Items * 32;
   const int valid = p.count;
@@ -572,6 +571,13 @@ __global__ void __launch_bounds__(Threads) radix_small_kernel(radix_small_params
       if constexpr (has_values) p.vals_out[idx] = vals[i];
     }
   }
+}
+
+template <int Threads, int Items, class K, class V>
+__global__ void __launch_bounds__(Threads) radix_small_kernel(radix_small_params<K, V> p) {
+  using smem_t = radix_small_smem<Threads, Items, K, V>;
+  extern __shared__ __align__(16) unsigned char small_smem_raw[];
+  radix_small_sort<Threads, Items, K, V>(p, *reinterpret_cast<smem_t*>(small_smem_raw));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,0 +1,172 @@
+// cuprim/device/detail/segmented_sort_kernel.cuh: the kernels of the segmented sort (device/segmented_sort.cuh).
+//
+// Segments are classed by length L:
+//   L ≤ 256          one warp per segment (seg_warp_kernel): the lane holding key p counts the keys q of the
+//                    segment that sort before it — ordered bits smaller, or equal with q < p (stable) — by
+//                    broadcasting every key once with a shuffle; the count is p's output position. 1, 2, 4 or 8
+//                    keys per lane (L ≤ 32, 64, 128, 256), so a segment of 16 keys costs 16 shuffle-compare steps.
+//   L ≤ block tile   one block per segment (seg_block_kernel): the one-block radix sort of radix_sort_kernel.cuh
+//                    (all passes in registers and shared memory).
+//   larger           the device-wide radix sort, one call per segment, from the host (seg_classify_kernel lists
+//                    them; the host reads the list).
+// seg_classify_kernel also checks the offsets (non-decreasing, inside [0, n]) before anything is written.
+#pragma once
+
+#include <cuprim/device/detail/radix_sort_kernel.cuh>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace cuprim::detail {
+
+inline constexpr int seg_warp_max = 256;  ///< the longest segment one warp sorts (8 keys per lane)
+inline constexpr int seg_threads = 256;   ///< threads per block of the classify and warp kernels
+
+/// counters[] of the classify pass.
+enum : int { seg_bad = 0, seg_medium = 1, seg_large = 2, seg_counters = 4 };
+
+template <class K, class V, class O>
+struct seg_sort_params {
+  const K* keys_in;
+  K* keys_out;
+  const V* vals_in;
+  V* vals_out;
+  const O* offsets;           ///< num_segments + 1 CSR offsets
+  std::uint64_t segments;
+  std::uint64_t n;
+  int begin_bit, end_bit;
+  bool descending;
+  unsigned long long* counters;  ///< [seg_counters]: bad-offset flag, medium count, large count
+  std::uint64_t* medium;         ///< ids of the segments sorted by one block
+  std::uint64_t* large;          ///< (begin, end) of the segments sorted device-wide
+  int block_max;                 ///< the one-block sort's capacity
+};
+
+/// Lists the segments too long for a warp and checks the offsets.
+template <class K, class V, class O>
+__global__ void __launch_bounds__(seg_threads) seg_classify_kernel(seg_sort_params<K, V, O> p) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * seg_threads;
+  for (std::uint64_t s = std::uint64_t(blockIdx.x) * seg_threads + threadIdx.x; s < p.segments; s += stride) {
+    const O b = p.offsets[s], e = p.offsets[s + 1];
+    bool bad = e < b;
+    if constexpr (std::is_signed_v<O>) bad = bad || b < O(0);
+    if (!bad && std::uint64_t(e) > p.n) bad = true;
+    if (bad) {
+      atomicExch(&p.counters[seg_bad], 1ull);
+      continue;
+    }
+    const std::uint64_t L = std::uint64_t(e) - std::uint64_t(b);
+    if (L <= std::uint64_t(seg_warp_max)) continue;
+    if (L <= std::uint64_t(p.block_max)) {
+      p.medium[atomicAdd(&p.counters[seg_medium], 1ull)] = s;
+    } else {
+      const unsigned long long k = atomicAdd(&p.counters[seg_large], 1ull);
+      p.large[2 * k] = std::uint64_t(b);
+      p.large[2 * k + 1] = std::uint64_t(e);
+    }
+  }
+}
+
+/// The ordered bits of k restricted to [begin_bit, end_bit), as an unsigned of the key's width.
+template <class K>
+__device__ __forceinline__ typename radix_key<K>::bits_t seg_bits(const K& k, bool descending, int begin_bit,
+                                                                  int end_bit) {
+  using B = typename radix_key<K>::bits_t;
+  constexpr int width = int(sizeof(B)) * 8;
+  B b = B(radix_key<K>::ordered(k, descending) >> begin_bit);
+  const int w = end_bit - begin_bit;
+  if (w < width) b = B(b & B((B(1) << w) - 1));
+  return b;
+}
+
+template <class B>
+__device__ __forceinline__ B seg_shfl(B v, int lane) {
+  if constexpr (sizeof(B) == 8) return __shfl_sync(0xffffffffu, static_cast<unsigned long long>(v), lane);
+  else return B(__shfl_sync(0xffffffffu, static_cast<unsigned>(v), lane));
+}
+
+/// One warp sorts the segment [b, b + L), L ≤ 32·I: key p (lane p % 32, item p / 32) goes to position
+/// #{q : bits_q < bits_p, or bits_q == bits_p and q < p}.
+template <int I, class K, class V, class O>
+__device__ __forceinline__ void seg_warp_sort(const seg_sort_params<K, V, O>& p, std::uint64_t b, int L, int lane) {
+  using B = typename radix_key<K>::bits_t;
+  K key[I];
+  B bits[I];
+  int rank[I];
+#pragma unroll
+  for (int i = 0; i < I; ++i) {
+    const int pos = 32 * i + lane;
+    rank[i] = 0;
+    bits[i] = B(0);
+    if (pos < L) {
+      key[i] = p.keys_in[b + std::uint64_t(pos)];
+      bits[i] = seg_bits(key[i], p.descending, p.begin_bit, p.end_bit);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < I; ++j) {
+    if (32 * j >= L) break;
+    const int count = L - 32 * j < 32 ? L - 32 * j : 32;
+    for (int l = 0; l < count; ++l) {
+      const B x = seg_shfl(bits[j], l);
+      const int q = 32 * j + l;
+#pragma unroll
+      for (int i = 0; i < I; ++i) rank[i] += (x < bits[i]) || (x == bits[i] && q < 32 * i + lane);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < I; ++i) {
+    const int pos = 32 * i + lane;
+    if (pos < L) {
+      p.keys_out[b + std::uint64_t(rank[i])] = key[i];
+      if constexpr (radix_has_values_v<V>) p.vals_out[b + std::uint64_t(rank[i])] = p.vals_in[b + std::uint64_t(pos)];
+    }
+  }
+}
+
+/// One warp per segment of at most seg_warp_max keys (longer ones are left to the other kernels).
+template <class K, class V, class O>
+__global__ void __launch_bounds__(seg_threads) seg_warp_kernel(seg_sort_params<K, V, O> p) {
+  constexpr int W = seg_threads / 32;
+  const int lane = int(threadIdx.x % 32);
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * W;
+  for (std::uint64_t s = std::uint64_t(blockIdx.x) * W + threadIdx.x / 32; s < p.segments; s += stride) {
+    const std::uint64_t b = std::uint64_t(p.offsets[s]);
+    const std::uint64_t L = std::uint64_t(p.offsets[s + 1]) - b;
+    if (L == 0 || L > std::uint64_t(seg_warp_max)) continue;
+    if (L == 1) {
+      if (lane == 0) {
+        p.keys_out[b] = p.keys_in[b];
+        if constexpr (radix_has_values_v<V>) p.vals_out[b] = p.vals_in[b];
+      }
+    } else if (L <= 32) {
+      seg_warp_sort<1>(p, b, int(L), lane);
+    } else if (L <= 64) {
+      seg_warp_sort<2>(p, b, int(L), lane);
+    } else if (L <= 128) {
+      seg_warp_sort<4>(p, b, int(L), lane);
+    } else {
+      seg_warp_sort<8>(p, b, int(L), lane);
+    }
+  }
+}
+
+/// One block per listed segment (seg_warp_max < L ≤ Threads·Items): the one-block radix sort.
+template <int Threads, int Items, class K, class V, class O>
+__global__ void __launch_bounds__(Threads) seg_block_kernel(seg_sort_params<K, V, O> p) {
+  using smem_t = radix_small_smem<Threads, Items, K, V>;
+  extern __shared__ __align__(16) unsigned char seg_smem_raw[];
+  smem_t& s = *reinterpret_cast<smem_t*>(seg_smem_raw);
+  const std::uint64_t id = p.medium[blockIdx.x];
+  const std::uint64_t b = std::uint64_t(p.offsets[id]);
+  const int L = int(std::uint64_t(p.offsets[id + 1]) - b);
+  radix_small_params<K, V> sp{p.keys_in + b, p.keys_out + b, nullptr, nullptr, L, p.begin_bit, p.end_bit,
+                              p.descending};
+  if constexpr (radix_has_values_v<V>) {
+    sp.vals_in = p.vals_in + b;
+    sp.vals_out = p.vals_out + b;
+  }
+  radix_small_sort<Threads, Items, K, V>(sp, s);
+}
+
+}  // namespace cuprim::detail
