@@ -13,12 +13,12 @@
 // type of at most 16 bytes.
 //
 // Algorithm (device/detail/segmented_sort_kernel.cuh): a first pass checks the offsets and lists the segments
-// longer than 256 keys; then one warp sorts each segment of at most 256 keys (ranking by shuffles: fast for
-// millions of tiny segments), one block each segment of at most 4096 keys (the one-block radix sort), and the
+// longer than 256 keys; then warps sort the segments of at most 256 keys (ranking by shuffles, groups of 4 to 32
+// lanes per segment: fast for millions of tiny segments), one block each segment of at most 4096 keys (the one-block radix sort), and the
 // device-wide radix sort each longer segment (a few huge segments run at full-device speed).
 //
-// Synchronisation: the call waits for the stream once, after the first pass, to read how many segments are long
-// (and to report bad offsets before anything is written), and once more when some segment is longer than 4096
+// Synchronisation: the call waits for the stream once, after the warp pass, to read how many segments are long
+// (and to report bad offsets: the warp pass writes nothing when the first pass found them bad), and once more when some segment is longer than 4096
 // keys, to read their bounds. The sorting itself is ordered on `stream`.
 //
 // Errors. cuprim::invalid_argument before anything is written: n < 0, num_segments < 0, a null pointer where data
@@ -116,16 +116,17 @@ void seg_sort_run(const char* fn, const K* keys_in, K* keys_out, const V* vals_i
   const unsigned cgrid = unsigned(std::min<std::uint64_t>((S + seg_threads - 1) / seg_threads, std::uint64_t(sms) * 16));
   seg_classify_kernel<K, V, O><<<cgrid, seg_threads, 0, stream>>>(p);
   check_launch(fn);
+
+  // 2. Segments of at most 256 keys, by warps (the kernel writes nothing when the offsets were bad). It runs while
+  //    the host waits for the counts.
+  constexpr std::uint64_t per_block = seg_threads;  // 32 segments per warp
+  const unsigned wgrid = unsigned(std::min<std::uint64_t>((S + per_block - 1) / per_block, std::uint64_t(sms) * 8));
+  seg_warp_kernel<K, V, O><<<wgrid, seg_threads, 0, stream>>>(p);
+  check_launch(fn);
   unsigned long long counts[seg_counters] = {};
   CUPRIM_CUDA_CHECK(cudaMemcpyAsync(counts, p.counters, sizeof(counts), cudaMemcpyDeviceToHost, stream));
   CUPRIM_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (counts[seg_bad]) throw_invalid(fn, "offsets", "must be non-decreasing and within [0, n]");
-
-  // 2. Segments of at most 256 keys: one warp each.
-  constexpr std::uint64_t warps = seg_threads / 32;
-  const unsigned wgrid = unsigned(std::min<std::uint64_t>((S + warps - 1) / warps, std::uint64_t(sms) * 64));
-  seg_warp_kernel<K, V, O><<<wgrid, seg_threads, 0, stream>>>(p);
-  check_launch(fn);
 
   // 3. Segments of at most one block's tile: one block each.
   if (counts[seg_medium] > 0) {

@@ -1,10 +1,11 @@
 // cuprim/device/detail/segmented_sort_kernel.cuh: the kernels of the segmented sort (device/segmented_sort.cuh).
 //
 // Segments are classed by length L:
-//   L ≤ 256          one warp per segment (seg_warp_kernel): the lane holding key p counts the keys q of the
-//                    segment that sort before it — ordered bits smaller, or equal with q < p (stable) — by
-//                    broadcasting every key once with a shuffle; the count is p's output position. 1, 2, 4 or 8
-//                    keys per lane (L ≤ 32, 64, 128, 256), so a segment of 16 keys costs 16 shuffle-compare steps.
+//   L ≤ 256          a warp per batch of 32 segments (seg_warp_kernel): the lane holding key p counts the keys q
+//                    of the segment that sort before it — ordered bits smaller, or equal with q < p (stable) — by
+//                    broadcasting every key once with a shuffle; the count is p's output position. Segments of at
+//                    most 4, 8, 16, 32 keys take groups of that many lanes (8, 4, 2, 1 segments per step), longer
+//                    ones the whole warp with 2, 4 or 8 keys per lane.
 //   L ≤ block tile   one block per segment (seg_block_kernel): the one-block radix sort of radix_sort_kernel.cuh
 //                    (all passes in registers and shared memory).
 //   larger           the device-wide radix sort, one call per segment, from the host (seg_classify_kernel lists
@@ -124,29 +125,76 @@ __device__ __forceinline__ void seg_warp_sort(const seg_sort_params<K, V, O>& p,
   }
 }
 
-/// One warp per segment of at most seg_warp_max keys (longer ones are left to the other kernels).
+/// Sorts the segments of the lanes set in `mask` (all of length ≤ G; lane j holds its segment's start b and
+/// length L) with G lanes per segment, 32 / G segments at a time: lane g of a group holds key g and counts the keys
+/// before it by G width-G shuffles.
+template <int G, class K, class V, class O>
+__device__ __forceinline__ void seg_group_sort(const seg_sort_params<K, V, O>& p, unsigned mask, std::uint64_t my_b,
+                                               int my_L, int lane) {
+  using B = typename radix_key<K>::bits_t;
+  constexpr int per = 32 / G;
+  const int k = lane / G, pos = lane % G;
+  while (mask) {  // warp-uniform
+    unsigned m = mask;
+    for (int j = 0; j < k; ++j) m &= m - 1;  // group k takes the k-th lowest segment left
+    const int src = m ? __ffs(int(m)) - 1 : 0;
+#pragma unroll
+    for (int j = 0; j < per; ++j) mask &= mask - 1;
+    const std::uint64_t b = __shfl_sync(0xffffffffu, static_cast<unsigned long long>(my_b), src);
+    const int sl = __shfl_sync(0xffffffffu, my_L, src);
+    const int L = m ? sl : 0;
+    K key{};
+    B bits = B(0);
+    if (pos < L) {
+      key = p.keys_in[b + std::uint64_t(pos)];
+      bits = seg_bits(key, p.descending, p.begin_bit, p.end_bit);
+    }
+    int rank = 0;
+#pragma unroll
+    for (int q = 0; q < G; ++q) {
+      B x;
+      if constexpr (sizeof(B) == 8) x = __shfl_sync(0xffffffffu, static_cast<unsigned long long>(bits), q, G);
+      else x = B(__shfl_sync(0xffffffffu, static_cast<unsigned>(bits), q, G));
+      rank += (q < L) && ((x < bits) || (x == bits && q < pos));
+    }
+    if (pos < L) {
+      p.keys_out[b + std::uint64_t(rank)] = key;
+      if constexpr (radix_has_values_v<V>) p.vals_out[b + std::uint64_t(rank)] = p.vals_in[b + std::uint64_t(pos)];
+    }
+  }
+}
+
+/// Each warp takes batches of 32 consecutive segments (one coalesced read of their offsets) and sorts those of at
+/// most seg_warp_max keys: lengths ≤ 4, ≤ 8, ≤ 16 and ≤ 32 by groups of 4, 8, 16 and 32 lanes (several segments
+/// at once), longer ones one at a time with 2, 4 or 8 keys per lane. Longer segments are left to the other kernels.
 template <class K, class V, class O>
 __global__ void __launch_bounds__(seg_threads) seg_warp_kernel(seg_sort_params<K, V, O> p) {
   constexpr int W = seg_threads / 32;
+  if (p.counters[seg_bad]) return;  // bad offsets (the classify pass ran before): write nothing
   const int lane = int(threadIdx.x % 32);
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * W;
-  for (std::uint64_t s = std::uint64_t(blockIdx.x) * W + threadIdx.x / 32; s < p.segments; s += stride) {
-    const std::uint64_t b = std::uint64_t(p.offsets[s]);
-    const std::uint64_t L = std::uint64_t(p.offsets[s + 1]) - b;
-    if (L == 0 || L > std::uint64_t(seg_warp_max)) continue;
-    if (L == 1) {
-      if (lane == 0) {
-        p.keys_out[b] = p.keys_in[b];
-        if constexpr (radix_has_values_v<V>) p.vals_out[b] = p.vals_in[b];
-      }
-    } else if (L <= 32) {
-      seg_warp_sort<1>(p, b, int(L), lane);
-    } else if (L <= 64) {
-      seg_warp_sort<2>(p, b, int(L), lane);
-    } else if (L <= 128) {
-      seg_warp_sort<4>(p, b, int(L), lane);
-    } else {
-      seg_warp_sort<8>(p, b, int(L), lane);
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * W * 32;
+  for (std::uint64_t first = (std::uint64_t(blockIdx.x) * W + threadIdx.x / 32) * 32; first < p.segments;
+       first += stride) {
+    const std::uint64_t s = first + std::uint64_t(lane);
+    std::uint64_t b = 0, len = 0;
+    if (s < p.segments) {
+      b = std::uint64_t(p.offsets[s]);
+      len = std::uint64_t(p.offsets[s + 1]) - b;
+    }
+    const int L = len <= std::uint64_t(seg_warp_max) ? int(len) : 0;
+    seg_group_sort<4>(p, __ballot_sync(0xffffffffu, L >= 1 && L <= 4), b, L, lane);
+    seg_group_sort<8>(p, __ballot_sync(0xffffffffu, L > 4 && L <= 8), b, L, lane);
+    seg_group_sort<16>(p, __ballot_sync(0xffffffffu, L > 8 && L <= 16), b, L, lane);
+    seg_group_sort<32>(p, __ballot_sync(0xffffffffu, L > 16 && L <= 32), b, L, lane);
+    unsigned rest = __ballot_sync(0xffffffffu, L > 32);
+    while (rest) {
+      const int src = __ffs(int(rest)) - 1;
+      rest &= rest - 1;
+      const std::uint64_t sb = __shfl_sync(0xffffffffu, static_cast<unsigned long long>(b), src);
+      const int sl = __shfl_sync(0xffffffffu, L, src);
+      if (sl <= 64) seg_warp_sort<2>(p, sb, sl, lane);
+      else if (sl <= 128) seg_warp_sort<4>(p, sb, sl, lane);
+      else seg_warp_sort<8>(p, sb, sl, lane);
     }
   }
 }
