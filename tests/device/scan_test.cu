@@ -281,6 +281,7 @@ TEST_F(ScanApi, FloatResultsAreBitwiseReproducible) {
   check_reproducible<float>(r, (std::int64_t(1) << 24) + 1, 4);
   check_reproducible<double>(r, (std::int64_t(1) << 23) + 1, 4);
   check_reproducible<float>(r, 300 * scan_tile<float>() + 5, 4);
+  check_reproducible<float>(r, 1100 * scan_tile<float>() + 5, 4);
 }
 
 // ---- custom policies: tiny tiles (thousands of look-back steps), look-back windows of several tiles per lane,
@@ -320,6 +321,15 @@ TEST_F(ScanApi, CustomPolicies) {
   using widest_lookback = cuprim::scan_policy<256, 16, 2, 2000, 1000, 8>;
   check_policy<widest_lookback, affine_map, affine_map>(r, "8 tiles per look-back lane", compose{});
   check_policy<widest_lookback, float, float>(r, "8 tiles per look-back lane");
+  // The ordered fold instead of the grouped look-back; the grouped look-back keeping one walked group's tree
+  // (longer walks re-read the far groups), tiny tiles, no back-off.
+  using ordered = cuprim::scan_policy<128, 16, 2, 1200, 650, 1, 0, false>;
+  check_policy<ordered, float, float>(r, "ordered fold");
+  check_policy<ordered, affine_map, affine_map>(r, "ordered fold", compose{});
+  using grouped_short = cuprim::scan_policy<32, 8, 1, 0, 0, 1, 1>;
+  check_policy<grouped_short, float, float>(r, "grouped look-back, one tree kept, no back-off");
+  check_policy<grouped_short, affine_map, affine_map>(r, "grouped look-back, one tree kept, no back-off", compose{});
+  check_policy<grouped_short, double, double>(r, "grouped look-back, one tree kept, no back-off");
   using full_block = cuprim::scan_policy<1024, 16, 1>;
   check_policy<full_block, std::uint32_t, std::uint32_t>(r, "1024 threads (32 warps)");
   check_policy<full_block, affine_map, affine_map>(r, "1024 threads (32 warps)", compose{});

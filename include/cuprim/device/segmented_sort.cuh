@@ -13,9 +13,10 @@
 // type of at most 16 bytes.
 //
 // Algorithm (device/detail/segmented_sort_kernel.cuh): a first pass checks the offsets and lists the segments
-// longer than 256 keys; then warps sort the segments of at most 256 keys (ranking by shuffles, groups of 4 to 32
-// lanes per segment: fast for millions of tiny segments), one block each segment of at most 4096 keys (the one-block radix sort), and the
-// device-wide radix sort each longer segment (a few huge segments run at full-device speed).
+// longer than 256 keys; then warps sort the segments of at most 256 keys (up to 16 keys: ranking by shuffles in
+// groups of 4 to 16 lanes, several segments at once; 17 to 256: a bitonic network over the warp), one block each
+// segment of at most 4096 keys (the one-block radix sort), and the device-wide radix sort each longer segment (a
+// few huge segments run at full-device speed).
 //
 // Synchronisation: the call waits for the stream once, after the warp pass, to read how many segments are long
 // (and to report bad offsets: the warp pass writes nothing when the first pass found them bad), and once more when some segment is longer than 4096

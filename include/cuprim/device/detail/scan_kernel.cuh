@@ -314,6 +314,111 @@ __device__ __forceinline__ T look_back_tree(const tile_state<T>& state, std::uin
   return running.value;
 }
 
+/// Reads W groups of 32 tiles, group h - k in round k (lane i: tile 32(h - k) + i, the first `count` tiles of
+/// group h when count < 32), and waits until every tile nearer than the nearest published group prefix is valid.
+/// A group prefix is published only by a group's last tile (lane 31). Returns the round holding the nearest one
+/// (W if none); groups below 0 are never read and count as holding one.
+template <int W, class T>
+__device__ __forceinline__ int read_groups(const tile_state<T>& state, std::int64_t h, int count, T (&v)[W],
+                                           unsigned poll_ns) {
+  const int lane = warp::lane_id();
+  unsigned st[W];
+#pragma unroll
+  for (int k = 0; k < W; ++k) {
+    st[k] = tile_aggregate;
+    if (h - k >= 0 && (k > 0 || lane < count))
+      st[k] = state.read(static_cast<std::uint64_t>(32 * (h - k) + lane), v[k]);
+  }
+  while (true) {
+    int nearest = W;
+#pragma unroll
+    for (int k = W - 1; k >= 0; --k)
+      if (h - k < 0 || __shfl_sync(warp::full_mask, st[k], 31) == tile_prefix) nearest = k;
+    bool ready = true;
+#pragma unroll
+    for (int k = 0; k < W; ++k) ready = ready && (k >= nearest || st[k] != tile_invalid);
+    if (__all_sync(warp::full_mask, ready)) return nearest;
+    CUPRIM_SCAN_STATS_ADD(1, 1);
+    if (poll_ns > 0) __nanosleep(poll_ns);
+#pragma unroll
+    for (int k = 0; k < W; ++k)
+      if (k < nearest && st[k] == tile_invalid) st[k] = state.read(static_cast<std::uint64_t>(32 * (h - k) + lane), v[k]);
+  }
+}
+
+/// Grouped look-back for operators whose association matters (floating point, user types), run by one whole warp;
+/// tiles are grouped by 32. Tile t of group g = t / 32 gets the prefix G(g-1) ⊕ T(A(32g), ..., A(t-1)) and a group's
+/// last tile publishes G(g) = G(g-1) ⊕ T(A(32g), ..., A(32g+31)), where T is the warp's fixed reduction tree over that
+/// many lanes and G(-1) is absent. Every value has one fixed association, so results are bitwise reproducible
+/// whatever the timing; yet a look-back folds at most one value per walked group (plus two trees), where a strict
+/// left fold of tiles costs a dependent operation per tile between the tile and the nearest published prefix (~300
+/// on a one-wave grid, where every tile walks back to the first few prefixes at once). The walk reads W groups per
+/// round trip back to the nearest published G (groups below 0 are never needed: G(0) is the tree of group 0).
+/// Only a group's last tile publishes a prefix status: the others (tile 0's aggregate includes init) publish
+/// aggregates only. `own` is the tile's aggregate; for a group's last tile `group` receives G(g).
+template <int W, int Cap, class T, class Op>
+__device__ __forceinline__ T look_back_grouped(const tile_state<T>& state, std::uint64_t tile, const T& own, Op op,
+                                               lookback_waits waits, T& group) {
+  const int lane = warp::lane_id();
+  const std::int64_t g = static_cast<std::int64_t>(tile / 32);
+  const int m = static_cast<int>(tile % 32);  // earlier tiles in the tile's own group
+  if (waits.first_ns > 0) __nanosleep(waits.first_ns);
+  // The walk: the first round trip reads the tile's own group (its first m tiles) and the W - 1 groups before it,
+  // later ones W groups each, back to the nearest published G (or past group 0). Lane k keeps the tree of the
+  // k-th group walked (nearest first) for k < Cap ≤ 32; longer walks (rare with Cap = 32: 1024 tiles without a
+  // published group prefix) re-read the far groups in the fold below, all valid by then.
+  T v[W];
+  T part{}, whole{}, sums{}, running{};
+  bool has = false;  // false: the walk passed group 0 (G(0) is then the tree of group 0, the farthest walked)
+  int walked = 0;
+  for (std::int64_t h = g;; h -= W) {
+    const bool first = h == g;
+    const int nearest = read_groups<W>(state, h, first ? m : 32, v, waits.poll_ns);  // never 0 in the first
+#pragma unroll
+    for (int k = 0; k < W; ++k) {
+      if (first && k == 0) {
+        if (m > 0) part = warp::reduce(v[0], op, m);
+        if (m == 31) whole = warp::reduce(lane == 31 ? own : v[0], op, 32);
+      } else if (k < nearest) {
+        const T tree = warp::reduce(v[k], op, 32);
+        if (lane == walked && walked < Cap) sums = tree;
+        ++walked;
+      }
+    }
+    if (nearest < W) {
+      if (h - nearest >= 0) {
+        T p = v[0];
+#pragma unroll
+        for (int k = 1; k < W; ++k)
+          if (k == nearest) p = v[k];
+        running = warp::shfl(p, 31);
+        has = true;
+      }
+      break;
+    }
+  }
+  // Fold the walked groups' trees, far to near.
+  for (int k = walked - 1; k >= 0; --k) {
+    T tree;
+    if (k < Cap) {
+      tree = warp::shfl(sums, k);
+    } else {
+      T one[1];
+      if (read_groups<1>(state, g - 1 - k, 32, one, waits.poll_ns) == 0) {  // G published since: the same value
+        running = warp::shfl(one[0], 31);
+        has = true;
+        continue;
+      }
+      tree = warp::reduce(one[0], op, 32);
+    }
+    running = has ? op(running, tree) : tree;
+    has = true;
+  }
+  // has is false only when nothing lies before the tile's own group (g = 0, so m > 0).
+  if (m == 31) group = has ? op(running, whole) : whole;
+  return m == 0 ? running : has ? op(running, part) : part;
+}
+
 /// Whether every association of the operator gives the same bits for T (integers; internal count types
 /// specialise it). Such types may take the faster tree look-back.
 template <class T>
@@ -395,16 +500,30 @@ __device__ __forceinline__ void scan_tile(Acc (&x)[Policy::vectors][V], std::uin
     Acc incl = warp::inclusive_scan(t, op, WARPS, block_total);
     Acc excl = warp::shfl_up(incl, 1);
     maybe<Acc> tile_prefix_v{init, HasInit};
-    if (tile > 0) {
-      if (lane == 0) state.publish(tile, tile_aggregate, block_total);
-      constexpr int R = Policy::lookback_tiles_per_lane;
-      constexpr int cached = Policy::lookback_cached_windows > 0 ? Policy::lookback_cached_windows
-                                                                 : lookback_cached_windows<Acc, R>;
-      tile_prefix_v = {look_back<R, Acc, Op, cached>(state, tile, op, waits), true};
-    }
-    if (lane == 0 && tile + 1 < num_tiles) {
-      maybe<Acc> inclusive = combine(tile_prefix_v, maybe<Acc>{block_total, true}, op);
-      state.publish(tile, tile_prefix, inclusive.value);  // tile 0's includes init, so every prefix does
+    // An operator whose association matters: the grouped look-back (see look_back_grouped).
+    if constexpr (!exact_combine<Acc>::value && Policy::lookback_grouped) {
+      if (lane == 0 && tile + 1 < num_tiles)  // tile 0's aggregate includes init, so every prefix does
+        state.publish(tile, tile_aggregate,
+                      tile == 0 ? combine(tile_prefix_v, maybe<Acc>{block_total, true}, op).value : block_total);
+      if (tile > 0) {
+        Acc group;
+        constexpr int cap = Policy::lookback_cached_windows > 0 && Policy::lookback_cached_windows < 32
+                                ? Policy::lookback_cached_windows : 32;
+        tile_prefix_v = {look_back_grouped<4, cap>(state, tile, block_total, op, waits, group), true};
+        if (lane == 0 && tile % 32 == 31 && tile + 1 < num_tiles) state.publish(tile, tile_prefix, group);
+      }
+    } else {
+      if (tile > 0) {
+        if (lane == 0) state.publish(tile, tile_aggregate, block_total);
+        constexpr int R = Policy::lookback_tiles_per_lane;
+        constexpr int cached = Policy::lookback_cached_windows > 0 ? Policy::lookback_cached_windows
+                                                                   : lookback_cached_windows<Acc, R>;
+        tile_prefix_v = {look_back<R, Acc, Op, cached>(state, tile, op, waits), true};
+      }
+      if (lane == 0 && tile + 1 < num_tiles) {
+        maybe<Acc> inclusive = combine(tile_prefix_v, maybe<Acc>{block_total, true}, op);
+        state.publish(tile, tile_prefix, inclusive.value);  // tile 0's includes init, so every prefix does
+      }
     }
     if (lane < WARPS) {
       maybe<Acc> p = combine(tile_prefix_v, maybe<Acc>{excl, lane > 0}, op);

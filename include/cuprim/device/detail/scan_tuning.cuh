@@ -15,12 +15,16 @@ namespace cuprim {
 /// publish), and between polls of a window that is not ready, poll_wait_ns: polling flat out floods L2 with
 /// status reads and slows every block's data traffic. Each look-back round trip reads 32 × lookback_tiles_per_lane
 /// predecessors. The ordered look-back (floating-point and user types) keeps the aggregates of up to
-/// lookback_cached_windows walked windows in shared memory for its fold (0: as many as fit in 4 KiB).
+/// lookback_cached_windows walked windows in shared memory for its fold (0: as many as fit in 4 KiB). With
+/// lookback_grouped such types take the grouped look-back instead (prefixes of groups of 32 tiles, each group
+/// combined by a fixed tree: no per-tile chain; the look-back width does not apply to them, and a nonzero
+/// lookback_cached_windows below 32 caps the walked groups' trees kept in registers, for tests).
 template <int Threads, int VectorBytes, int Vectors, int FirstWaitNs = 1200, int PollWaitNs = 650,
-          int LookbackTilesPerLane = 1, int LookbackCachedWindows = 0>
+          int LookbackTilesPerLane = 1, int LookbackCachedWindows = 0, bool LookbackGrouped = true>
 struct scan_policy {
   static constexpr int lookback_tiles_per_lane = LookbackTilesPerLane;
   static constexpr int lookback_cached_windows = LookbackCachedWindows;
+  static constexpr bool lookback_grouped = LookbackGrouped;
   static constexpr int threads = Threads;
   static constexpr int vector_bytes = VectorBytes;
   static constexpr int vectors = Vectors;

@@ -1,11 +1,12 @@
 // cuprim/device/detail/segmented_sort_kernel.cuh: the kernels of the segmented sort (device/segmented_sort.cuh).
 //
 // Segments are classed by length L:
-//   L ≤ 256          a warp per batch of 32 segments (seg_warp_kernel): the lane holding key p counts the keys q
-//                    of the segment that sort before it — ordered bits smaller, or equal with q < p (stable) — by
-//                    broadcasting every key once with a shuffle; the count is p's output position. Segments of at
-//                    most 4, 8, 16, 32 keys take groups of that many lanes (8, 4, 2, 1 segments per step), longer
-//                    ones the whole warp with 2, 4 or 8 keys per lane.
+//   L ≤ 256          a warp per batch of 32 segments (seg_warp_kernel). Segments of at most 4, 8 and 16 keys
+//                    take groups of that many lanes (8, 4, 2 segments per step): the lane holding key p counts
+//                    the keys q of the segment that sort before it — ordered bits smaller, or equal with q < p
+//                    (stable) — by broadcasting every key once with a shuffle; the count is p's output position.
+//                    Longer ones take the whole warp, one at a time, with 1, 2, 4 or 8 keys per lane, sorted by a
+//                    bitonic network over (ordered bits, index) pairs (stable by the index).
 //   L ≤ block tile   one block per segment (seg_block_kernel): the one-block radix sort of radix_sort_kernel.cuh
 //                    (all passes in registers and shared memory).
 //   larger           the device-wide radix sort, one call per segment, from the host (seg_classify_kernel lists
@@ -86,41 +87,92 @@ __device__ __forceinline__ B seg_shfl(B v, int lane) {
   else return B(__shfl_sync(0xffffffffu, static_cast<unsigned>(v), lane));
 }
 
-/// One warp sorts the segment [b, b + L), L ≤ 32·I: key p (lane p % 32, item p / 32) goes to position
-/// #{q : bits_q < bits_p, or bits_q == bits_p and q < p}.
+/// A key's sort position in the warp's bitonic network: its ordered bits, then its index in the segment (the tie
+/// break that makes the sort stable); positions past the segment hold the largest value. Keys of up to 4 bytes
+/// pack both into one 64-bit word (one compare), 8-byte keys compare the pair.
+template <class B, bool Packed = (sizeof(B) <= 4)>
+struct seg_sort_key;
+template <class B>
+struct seg_sort_key<B, true> {
+  unsigned long long w;
+  __device__ __forceinline__ static seg_sort_key make(B bits, unsigned idx) {
+    return {(static_cast<unsigned long long>(bits) << 32) | idx};
+  }
+  __device__ __forceinline__ static seg_sort_key pad() { return {~0ull}; }
+  __device__ __forceinline__ unsigned index() const { return static_cast<unsigned>(w); }
+  __device__ __forceinline__ bool operator<(const seg_sort_key& o) const { return w < o.w; }
+  __device__ __forceinline__ seg_sort_key xor_shfl(int mask) const { return {__shfl_xor_sync(0xffffffffu, w, mask)}; }
+};
+template <class B>
+struct seg_sort_key<B, false> {
+  B bits;
+  unsigned idx;
+  __device__ __forceinline__ static seg_sort_key make(B b, unsigned i) { return {b, i}; }
+  __device__ __forceinline__ static seg_sort_key pad() { return {~B(0), ~0u}; }
+  __device__ __forceinline__ unsigned index() const { return idx; }
+  __device__ __forceinline__ bool operator<(const seg_sort_key& o) const {
+    return bits < o.bits || (bits == o.bits && idx < o.idx);
+  }
+  __device__ __forceinline__ seg_sort_key xor_shfl(int mask) const {
+    return {B(__shfl_xor_sync(0xffffffffu, static_cast<unsigned long long>(bits), mask)),
+            __shfl_xor_sync(0xffffffffu, idx, mask)};
+  }
+};
+
+/// One warp sorts the segment [b, b + L), L ≤ 32·I (I a power of two), by a bitonic network over 32·I
+/// (bits, index) pairs: element e = 32·i + lane sits in slot i of lane e % 32, so distances below 32 exchange
+/// with a shuffle and longer ones inside a lane. log2(32I)·(log2(32I)+1)/2 compare-exchange steps of I elements
+/// per lane: about 5 instructions per key per step, against L/8 per key for ranking by broadcast (the warp's
+/// O(L²) count), which is cheaper only for the shortest segments. Each key is then moved to its position by
+/// its index (a gather from the segment, just read, so from L1).
 template <int I, class K, class V, class O>
 __device__ __forceinline__ void seg_warp_sort(const seg_sort_params<K, V, O>& p, std::uint64_t b, int L, int lane) {
   using B = typename radix_key<K>::bits_t;
-  K key[I];
-  B bits[I];
-  int rank[I];
+  using SK = seg_sort_key<B>;
+  constexpr int N = 32 * I;
+  SK c[I];
 #pragma unroll
   for (int i = 0; i < I; ++i) {
-    const int pos = 32 * i + lane;
-    rank[i] = 0;
-    bits[i] = B(0);
-    if (pos < L) {
-      key[i] = p.keys_in[b + std::uint64_t(pos)];
-      bits[i] = seg_bits(key[i], p.descending, p.begin_bit, p.end_bit);
+    const int e = 32 * i + lane;
+    c[i] = e < L ? SK::make(seg_bits(p.keys_in[b + std::uint64_t(e)], p.descending, p.begin_bit, p.end_bit),
+                            unsigned(e))
+                 : SK::pad();
+  }
+#pragma unroll
+  for (int k = 2; k <= N; k <<= 1) {
+#pragma unroll
+    for (int j = k >> 1; j > 0; j >>= 1) {
+      if (j >= 32) {  // partner in the same lane, slot i ^ (j / 32)
+#pragma unroll
+        for (int i = 0; i < I; ++i) {
+          const int pi = i ^ (j / 32);
+          if (pi > i) {
+            const bool up = ((32 * i) & k) == 0;  // the block of k this pair lies in sorts ascending
+            if ((c[pi] < c[i]) == up) {
+              const SK t = c[i];
+              c[i] = c[pi];
+              c[pi] = t;
+            }
+          }
+        }
+      } else {  // partner in lane ^ j, same slot: the lower lane keeps the smaller in an ascending block
+#pragma unroll
+        for (int i = 0; i < I; ++i) {
+          const SK x = c[i].xor_shfl(j);
+          const bool up = ((32 * i + lane) & k) == 0;
+          const bool keep_min = ((lane & j) == 0) == up;
+          if ((x < c[i]) == keep_min) c[i] = x;
+        }
+      }
     }
   }
 #pragma unroll
-  for (int j = 0; j < I; ++j) {
-    if (32 * j >= L) break;
-    const int count = L - 32 * j < 32 ? L - 32 * j : 32;
-    for (int l = 0; l < count; ++l) {
-      const B x = seg_shfl(bits[j], l);
-      const int q = 32 * j + l;
-#pragma unroll
-      for (int i = 0; i < I; ++i) rank[i] += (x < bits[i]) || (x == bits[i] && q < 32 * i + lane);
-    }
-  }
-#pragma unroll
   for (int i = 0; i < I; ++i) {
-    const int pos = 32 * i + lane;
-    if (pos < L) {
-      p.keys_out[b + std::uint64_t(rank[i])] = key[i];
-      if constexpr (radix_has_values_v<V>) p.vals_out[b + std::uint64_t(rank[i])] = p.vals_in[b + std::uint64_t(pos)];
+    const int r = 32 * i + lane;
+    if (r < L) {
+      const std::uint64_t from = b + c[i].index();
+      p.keys_out[b + std::uint64_t(r)] = p.keys_in[from];
+      if constexpr (radix_has_values_v<V>) p.vals_out[b + std::uint64_t(r)] = p.vals_in[from];
     }
   }
 }
@@ -165,8 +217,8 @@ __device__ __forceinline__ void seg_group_sort(const seg_sort_params<K, V, O>& p
 }
 
 /// Each warp takes batches of 32 consecutive segments (one coalesced read of their offsets) and sorts those of at
-/// most seg_warp_max keys: lengths ≤ 4, ≤ 8, ≤ 16 and ≤ 32 by groups of 4, 8, 16 and 32 lanes (several segments
-/// at once), longer ones one at a time with 2, 4 or 8 keys per lane. Longer segments are left to the other kernels.
+/// most seg_warp_max keys: lengths ≤ 4, ≤ 8 and ≤ 16 by groups of 4, 8 and 16 lanes (several segments at once),
+/// longer ones one at a time by the warp's bitonic network with 1, 2, 4 or 8 keys per lane. Longer segments are left to the other kernels.
 template <class K, class V, class O>
 __global__ void __launch_bounds__(seg_threads) seg_warp_kernel(seg_sort_params<K, V, O> p) {
   constexpr int W = seg_threads / 32;
@@ -185,14 +237,14 @@ __global__ void __launch_bounds__(seg_threads) seg_warp_kernel(seg_sort_params<K
     seg_group_sort<4>(p, __ballot_sync(0xffffffffu, L >= 1 && L <= 4), b, L, lane);
     seg_group_sort<8>(p, __ballot_sync(0xffffffffu, L > 4 && L <= 8), b, L, lane);
     seg_group_sort<16>(p, __ballot_sync(0xffffffffu, L > 8 && L <= 16), b, L, lane);
-    seg_group_sort<32>(p, __ballot_sync(0xffffffffu, L > 16 && L <= 32), b, L, lane);
-    unsigned rest = __ballot_sync(0xffffffffu, L > 32);
+    unsigned rest = __ballot_sync(0xffffffffu, L > 16);
     while (rest) {
       const int src = __ffs(int(rest)) - 1;
       rest &= rest - 1;
       const std::uint64_t sb = __shfl_sync(0xffffffffu, static_cast<unsigned long long>(b), src);
       const int sl = __shfl_sync(0xffffffffu, L, src);
-      if (sl <= 64) seg_warp_sort<2>(p, sb, sl, lane);
+      if (sl <= 32) seg_warp_sort<1>(p, sb, sl, lane);
+      else if (sl <= 64) seg_warp_sort<2>(p, sb, sl, lane);
       else if (sl <= 128) seg_warp_sort<4>(p, sb, sl, lane);
       else seg_warp_sort<8>(p, sb, sl, lane);
     }
