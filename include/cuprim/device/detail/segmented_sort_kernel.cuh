@@ -220,7 +220,7 @@ __device__ __forceinline__ void seg_group_sort(const seg_sort_params<K, V, O>& p
 /// most seg_warp_max keys: lengths ≤ 4, ≤ 8 and ≤ 16 by groups of 4, 8 and 16 lanes (several segments at once),
 /// longer ones one at a time by the warp's bitonic network with 1, 2, 4 or 8 keys per lane. Longer segments are left to the other kernels.
 template <class K, class V, class O>
-__global__ void __launch_bounds__(seg_threads) seg_warp_kernel(seg_sort_params<K, V, O> p) {
+__global__ void __launch_bounds__(seg_threads, 4) seg_warp_kernel(seg_sort_params<K, V, O> p) {
   constexpr int W = seg_threads / 32;
   if (p.counters[seg_bad]) return;  // bad offsets (the classify pass ran before): write nothing
   const int lane = int(threadIdx.x % 32);
