@@ -111,9 +111,9 @@ void register_scan() {
     add_policy_row<std::uint32_t, cuprim::scan_pipeline_policy<8, 9, 5, C, 0, 400, 200>>("pipe 8w9v5s w400/200",
                                                                                          pow2(k), false);
     add_policy_row<float, C>("classic 128x6", pow2(k), false);
-    // The strict left fold of tiles instead of the grouped look-back.
-    add_policy_row<float, cuprim::scan_policy<128, 16, 6, 1200, 650, 1, 0, false>>("classic 128x6 ordered",
-                                                                                  pow2(k), false);
+    // The grouped look-back instead of the strict left fold of tiles.
+    add_policy_row<float, cuprim::scan_policy<128, 16, 6, 1200, 650, 1, 0, true>>("classic 128x6 grouped",
+                                                                                 pow2(k), false);
     add_policy_row<float, cuprim::scan_pipeline_policy<8, 9, 5, C, 0, 400, 200>>("pipe 8w9v5s w400/200", pow2(k),
                                                                                   false);
   }

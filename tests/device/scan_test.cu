@@ -321,12 +321,15 @@ TEST_F(ScanApi, CustomPolicies) {
   using widest_lookback = cuprim::scan_policy<256, 16, 2, 2000, 1000, 8>;
   check_policy<widest_lookback, affine_map, affine_map>(r, "8 tiles per look-back lane", compose{});
   check_policy<widest_lookback, float, float>(r, "8 tiles per look-back lane");
-  // The ordered fold instead of the grouped look-back; the grouped look-back keeping one walked group's tree
-  // (longer walks re-read the far groups), tiny tiles, no back-off.
+  // The ordered fold (explicitly), the grouped look-back, and the grouped look-back keeping one walked group's
+  // tree (longer walks re-read the far groups), tiny tiles, no back-off.
   using ordered = cuprim::scan_policy<128, 16, 2, 1200, 650, 1, 0, false>;
   check_policy<ordered, float, float>(r, "ordered fold");
   check_policy<ordered, affine_map, affine_map>(r, "ordered fold", compose{});
-  using grouped_short = cuprim::scan_policy<32, 8, 1, 0, 0, 1, 1>;
+  using grouped = cuprim::scan_policy<128, 16, 2, 1200, 650, 1, 0, true>;
+  check_policy<grouped, float, float>(r, "grouped look-back");
+  check_policy<grouped, affine_map, affine_map>(r, "grouped look-back", compose{});
+  using grouped_short = cuprim::scan_policy<32, 8, 1, 0, 0, 1, 1, true>;
   check_policy<grouped_short, float, float>(r, "grouped look-back, one tree kept, no back-off");
   check_policy<grouped_short, affine_map, affine_map>(r, "grouped look-back, one tree kept, no back-off", compose{});
   check_policy<grouped_short, double, double>(r, "grouped look-back, one tree kept, no back-off");

@@ -18,9 +18,11 @@ namespace cuprim {
 /// lookback_cached_windows walked windows in shared memory for its fold (0: as many as fit in 4 KiB). With
 /// lookback_grouped such types take the grouped look-back instead (prefixes of groups of 32 tiles, each group
 /// combined by a fixed tree: no per-tile chain; the look-back width does not apply to them, and a nonzero
-/// lookback_cached_windows below 32 caps the walked groups' trees kept in registers, for tests).
+/// lookback_cached_windows below 32 caps the walked groups' trees kept in registers, for tests). Off by default:
+/// within 4% of the ordered fold from 2^20 to 2^24 floats, and 2x slower on grids of 10^5 tiles (only one tile in
+/// 32 publishes a prefix there, so walks grow long; docs/tuning.md, "Scan").
 template <int Threads, int VectorBytes, int Vectors, int FirstWaitNs = 1200, int PollWaitNs = 650,
-          int LookbackTilesPerLane = 1, int LookbackCachedWindows = 0, bool LookbackGrouped = true>
+          int LookbackTilesPerLane = 1, int LookbackCachedWindows = 0, bool LookbackGrouped = false>
 struct scan_policy {
   static constexpr int lookback_tiles_per_lane = LookbackTilesPerLane;
   static constexpr int lookback_cached_windows = LookbackCachedWindows;
