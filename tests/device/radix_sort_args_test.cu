@@ -74,6 +74,36 @@ TEST(RadixSortArgs, Overlaps) {
                  "cuprim::argsort");
 }
 
+// User-struct keys through a key decomposer: the bit range is over the members' bits (here 16 + 32 = 48).
+struct cell_key {
+  std::int16_t cell;
+  float energy;
+};
+struct by_cell_energy {
+  CUPRIM_HD cuprim::key_members_t<std::int16_t, float> operator()(const cell_key& k) const {
+    return cuprim::key_members(k.cell, k.energy);
+  }
+};
+static_assert(cuprim::key_members_t<std::int16_t, float>::bits == 48);
+static_assert(cuprim::detail::key_decomposer<by_cell_energy, cell_key>);
+static_assert(!cuprim::detail::key_decomposer<cuprim::radix_sort_options, cell_key>);
+
+TEST(RadixSortArgs, Decomposer) {
+  const cell_key* cin = fake<const cell_key>(1);
+  cell_key* cout = fake<cell_key>(2);
+  const by_cell_energy dec;
+  expect_invalid([&] { cuprim::radix_sort_keys(cin, cout, -1, dec); }, "n", keys_fn);
+  expect_invalid([&] { cuprim::radix_sort_keys(cin, cout, n, dec, {.end_bit = 49}); }, "end_bit", keys_fn);
+  expect_invalid([&] { cuprim::radix_sort_keys(cin, cout, n, dec, {.begin_bit = 48}); }, "begin_bit", keys_fn);
+  expect_invalid([&] { cuprim::radix_sort_keys(cin, cout, n, dec, {.begin_bit = -1}); }, "begin_bit", keys_fn);
+  expect_invalid([&] { cuprim::radix_sort_keys(cin, const_cast<cell_key*>(cin) + 3, n, dec); }, "keys_out",
+                 keys_fn);
+  expect_invalid([&] { cuprim::radix_sort_keys(static_cast<const cell_key*>(nullptr), cout, n, dec); }, "keys_in",
+                 keys_fn);
+  expect_invalid([&] { cuprim::radix_sort_pairs(cin, cout, vin, reinterpret_cast<float*>(cout) + 1, n, dec); },
+                 "values_out", pairs_fn);
+}
+
 TEST(RadixSortArgs, Workspace) {
   const std::size_t need = cuprim::radix_sort_keys_workspace_bytes<K>(n);
   EXPECT_GT(need, n * sizeof(K));

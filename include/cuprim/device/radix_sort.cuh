@@ -5,6 +5,8 @@
 //   cuprim::radix_sort_pairs(keys_in, keys_out, values_in, values_out, n, [ws,] [options,] stream)
 //   cuprim::radix_sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, n, [ws,] [options,] stream)
 //   cuprim::argsort(keys, indices, n, [ws,] [options,] stream)   indices[i] = position in keys of the i-th smallest
+//   cuprim::radix_sort_keys(keys_in, keys_out, n, decomposer, [options,] stream)    user-struct keys (below)
+//   cuprim::radix_sort_pairs(keys_in, keys_out, values_in, values_out, n, decomposer, [options,] stream)
 //   ... <name>_workspace_bytes<...>(n) sizes the explicit workspace (monotonic in n; 0 for small inputs).
 //
 // Order. Stable: keys that compare equal keep their input order (values travel with their keys), ascending or
@@ -13,6 +15,11 @@
 //     -inf < negative normals < negative denormals < -0.0 < +0.0 < positive denormals < positive normals < +inf,
 // with every NaN (any sign or payload) after +inf, in input order. -0.0 sorts strictly before +0.0. Descending
 // order reverses everything except NaNs, which come last in both directions. (radix_sort_traits.cuh.)
+//
+// User-struct keys. A key decomposer is a functor or __host__ __device__ lambda returning
+// cuprim::key_members(k.a, k.b, ...): the struct's members that form the key, most significant first, each of a
+// key type above, 64 bits in all at most. The keys sort by those members in order (each in its type's order),
+// stably, and move whole; the other members do not take part.
 //
 // Bit range. options.begin_bit / end_bit (default 0 / the key's width) restrict the sort to bits [begin_bit,
 // end_bit) of the ordered key (for integers the key's own bits, signed keys with the sign bit flipped; for floats
@@ -563,6 +570,97 @@ void argsort(const K* keys, I* indices, std::int64_t n, radix_sort_options opt =
   detail::check_no_pending_error(fn);
   detail::scratch ws(argsort_workspace_bytes<K, I, P>(n), stream);
   argsort<P>(keys, indices, n, ws.get(), opt, stream);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// User-struct keys: a key decomposer names the members that form the key
+
+namespace detail {
+
+/// The key decomposer entry points: the members' ordered bits (U: 32 or 64 bits) are computed once, argsort
+/// orders them (stable), and the keys (and values) are gathered by the sorted indices. V void: keys only.
+template <class K, class V, class D>
+void radix_sort_decomposed(const char* fn, const K* keys_in, K* keys_out, const V* values_in, V* values_out,
+                           std::int64_t n, const D& dec, radix_sort_options opt, cudaStream_t stream) {
+  using M = std::remove_cvref_t<std::invoke_result_t<const D&, const K&>>;
+  constexpr int width = M::bits;
+  static_assert(width > 0 && width <= 64, "key decomposer: the key's members must be 1 to 64 bits wide in all");
+  using U = std::conditional_t<(width <= 32), std::uint32_t, std::uint64_t>;
+  if (n < 0) throw_invalid(fn, "n", "must be non-negative");
+  if (opt.begin_bit < 0) throw_invalid(fn, "begin_bit", "must be non-negative");
+  if (opt.end_bit < 0 && opt.end_bit != radix_sort_options::key_width)
+    throw_invalid(fn, "end_bit", "must be non-negative (or radix_sort_options::key_width)");
+  const int end = opt.end_bit == radix_sort_options::key_width ? width : opt.end_bit;
+  if (end > width) throw_invalid(fn, "end_bit", "must not exceed the width in bits of the key's members");
+  if (opt.begin_bit >= end) throw_invalid(fn, "begin_bit", "must be less than end_bit");
+  const std::size_t kb = std::size_t(n) * sizeof(K);
+  if constexpr (!std::is_void_v<V>) {
+    const std::size_t vb = std::size_t(n) * sizeof(V);
+    radix_validate_arrays(fn, n,
+                          {{"keys_in", keys_in, kb},
+                           {"values_in", values_in, vb},
+                           {"keys_out", keys_out, kb},
+                           {"values_out", values_out, vb}});
+  } else {
+    radix_validate_arrays(fn, n, {{"keys_in", keys_in, kb}, {"keys_out", keys_out, kb}});
+  }
+  check_no_pending_error(fn);
+  if (n == 0) return;
+  const radix_sort_options inner{sort_order::ascending, opt.begin_bit, end};  // the order is in the bits
+  auto run = [&](auto index_tag) {
+    using I = decltype(index_tag);
+    const std::size_t ub = align_up(std::size_t(n) * sizeof(U));
+    scratch tmp(ub + align_up(std::size_t(n) * sizeof(I)), stream);
+    U* bits = static_cast<U*>(tmp.get().data);
+    I* idx = reinterpret_cast<I*>(static_cast<char*>(tmp.get().data) + ub);
+    const std::uint64_t grid =
+        std::min<std::uint64_t>((std::uint64_t(n) + 255) / 256, std::uint64_t(get_device_info().sm_count) * 16);
+    radix_decompose_kernel<<<unsigned(grid), 256, 0, stream>>>(keys_in, bits, std::uint64_t(n), dec,
+                                                               opt.order == sort_order::descending);
+    check_launch(fn);
+    argsort(bits, idx, n, inner, stream);
+    radix_gather_kernel<<<unsigned(grid), 256, 0, stream>>>(keys_in, idx, keys_out, std::uint64_t(n));
+    check_launch(fn);
+    if constexpr (!std::is_void_v<V>) {
+      radix_gather_kernel<<<unsigned(grid), 256, 0, stream>>>(values_in, idx, values_out, std::uint64_t(n));
+      check_launch(fn);
+    }
+  };
+  if (std::uint64_t(n) - 1 <= 0xffffffffull) run(std::uint32_t{});
+  else run(std::uint64_t{});
+}
+
+}  // namespace detail
+
+/// keys_out[0, n) = the user-struct keys of keys_in[0, n), stably sorted by the members `dec` names:
+/// dec(key) returns cuprim::key_members(key.a, key.b, ...), most significant first (integers, floats, __half,
+/// __nv_bfloat16; 64 bits in all at most). `dec` must be callable on the host and the device (a functor or a
+/// __host__ __device__ lambda): for example
+///     cuprim::radix_sort_keys(in, out, n, [] __host__ __device__ (const particle& p) {
+///       return cuprim::key_members(p.cell, p.energy); });
+/// options.order applies to every member (each in its type's order, NaNs last in both directions); the bit range
+/// is over the members' ordered bits laid end to end (the last member in the lowest bits; the default end_bit is
+/// their total width). The keys are moved whole; workspace from the current memory resource (the members' bits,
+/// 32-bit indices (64-bit above 2^32 keys), and argsort's). Errors as for radix_sort_keys.
+template <class K, class D>
+  requires detail::key_decomposer<D, K>
+void radix_sort_keys(const K* keys_in, K* keys_out, std::int64_t n, D dec, radix_sort_options opt = {},
+                     cudaStream_t stream = 0) {
+  static_assert(std::is_trivially_copyable_v<K>, "radix_sort_keys: keys must be trivially copyable");
+  detail::radix_sort_decomposed<K, void>("cuprim::radix_sort_keys", keys_in, keys_out, static_cast<const void*>(nullptr),
+                                         static_cast<void*>(nullptr), n, dec, opt, stream);
+}
+
+/// The pairs (keys_in[i], values_in[i]) stably sorted by the members `dec` names of each user-struct key (as for
+/// radix_sort_keys with a decomposer); values: any trivially copyable type.
+template <class K, class V, class D>
+  requires detail::key_decomposer<D, K>
+void radix_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* values_out, std::int64_t n, D dec,
+                      radix_sort_options opt = {}, cudaStream_t stream = 0) {
+  static_assert(std::is_trivially_copyable_v<K> && std::is_trivially_copyable_v<V>,
+                "radix_sort_pairs: keys and values must be trivially copyable");
+  detail::radix_sort_decomposed<K, V>("cuprim::radix_sort_pairs", keys_in, keys_out, values_in, values_out, n, dec,
+                                      opt, stream);
 }
 
 }  // namespace cuprim

@@ -583,6 +583,14 @@ __global__ void __launch_bounds__(Threads) radix_small_kernel(radix_small_params
 // ---------------------------------------------------------------------------------------------------------------
 // Gather (values wider than 8 bytes move once, by the sorted indices)
 
+/// bits[i] = the ordered bits of the members dec(keys[i]) names (the key-decomposer entry points).
+template <class K, class D, class U>
+__global__ void radix_decompose_kernel(const K* keys, U* bits, std::uint64_t n, D dec, bool descending) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    bits[i] = dec(keys[i]).template fold<U>(U(0), descending);
+}
+
 template <class V, class I>
 __global__ void radix_gather_kernel(const V* in, const I* index, V* out, std::uint64_t n) {
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;

@@ -103,3 +103,61 @@ struct radix_key {
 };
 
 }  // namespace cuprim::detail
+
+namespace cuprim {
+
+/// The members of a user-struct key that form its sort key, most significant first, as returned by a key
+/// decomposer (see radix_sort_keys / radix_sort_pairs with a decomposer, device/radix_sort.cuh). Each member is
+/// a radix-sortable type (integer, float, double, __half, __nv_bfloat16) and is ordered as that type sorts (floats
+/// in the IEEE total order, NaNs last); the members together are at most 64 bits wide. Build it with key_members.
+template <class... M>
+struct key_members_t;
+
+template <>
+struct key_members_t<> {
+  static constexpr int bits = 0;
+  template <class U>
+  CUPRIM_HD U fold(U acc, bool) const {
+    return acc;
+  }
+};
+
+template <class M, class... R>
+struct key_members_t<M, R...> {
+  static_assert(detail::radix_sortable_v<M> && !std::is_same_v<M, bool>,
+                "key_members: each member must be an integer (bool excluded), float, double, __half or __nv_bfloat16");
+  static constexpr int bits = detail::radix_key<M>::bits + key_members_t<R...>::bits;
+  M first;
+  key_members_t<R...> rest;
+  CUPRIM_HD key_members_t(const M& m, const R&... r) : first(m), rest(r...) {}
+
+  /// acc followed by the ordered bits of every member (`descending`: each member's descending order, NaNs last).
+  template <class U>
+  CUPRIM_HD U fold(U acc, bool descending) const {
+    constexpr int w = detail::radix_key<M>::bits;
+    const U mine = U(detail::radix_key<M>::ordered(first, descending));
+    if constexpr (w >= int(sizeof(U)) * 8) acc = mine;
+    else acc = U(U(acc << w) | mine);
+    return rest.template fold<U>(acc, descending);
+  }
+};
+
+/// The sort key of a user struct: key_members(s.a, s.b) sorts by a, then by b.
+template <class... M>
+CUPRIM_HD key_members_t<M...> key_members(const M&... m) {
+  return key_members_t<M...>(m...);
+}
+
+namespace detail {
+template <class T>
+struct is_key_members : std::false_type {};
+template <class... M>
+struct is_key_members<key_members_t<M...>> : std::true_type {};
+
+/// D is a key decomposer for K: callable on the host and the device with a const K&, returning key_members(...).
+template <class D, class K>
+concept key_decomposer = std::is_invocable_v<const D&, const K&> &&
+                         is_key_members<std::remove_cvref_t<std::invoke_result_t<const D&, const K&>>>::value;
+}  // namespace detail
+
+}  // namespace cuprim
