@@ -136,13 +136,29 @@ __device__ __forceinline__ maybe<T> combine(const maybe<T>& a, const maybe<T>& b
 /// Folds one window of 32 × R tiles (lane 0's tiles first, lane l holding R consecutive ones) into `running`,
 /// strictly left to right from position (lane, r) = (from_lane, from_r) on. Called by the whole warp; the
 /// loop runs only over the tiles after the window's nearest published prefix.
+/// For arithmetic types in small windows (at most 8 bytes per lane) the loop is unrolled over all 32 lanes with a
+/// predicate, so that every shuffle is independent of the running value and only the additions form the chain (a
+/// loop from from_lane waits for each shuffle in turn). H200: float 2^20 one tile per block 11.8 -> 11.3 µs. For
+/// user types (the segmented scans' pairs) the loop stays: their walks usually start high in the window, and the
+/// full unroll cost 5% there.
 template <int R, class T, class Op>
 __device__ __forceinline__ T fold_window(T running, const T (&v)[R], int from_lane, int from_r, Op op) {
-  for (int k = from_lane; k < warp::size; ++k) {
+  if constexpr (std::is_arithmetic_v<T> && sizeof(T) * R <= 8) {
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const T x = warp::shfl(v[r], k);
-      if (k > from_lane || r >= from_r) running = op(running, x);
+    for (int k = 0; k < warp::size; ++k) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const T x = warp::shfl(v[r], k);
+        if (k > from_lane || (k == from_lane && r >= from_r)) running = op(running, x);
+      }
+    }
+  } else {
+    for (int k = from_lane; k < warp::size; ++k) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const T x = warp::shfl(v[r], k);
+        if (k > from_lane || r >= from_r) running = op(running, x);
+      }
     }
   }
   return running;
