@@ -88,6 +88,19 @@ static_assert(cuprim::key_members_t<std::int16_t, float>::bits == 48);
 static_assert(cuprim::detail::key_decomposer<by_cell_energy, cell_key>);
 static_assert(!cuprim::detail::key_decomposer<cuprim::radix_sort_options, cell_key>);
 
+TEST(RadixSortHost, KeyMembersBits) {
+  // Most significant member first; each member in its own order (signed: sign bit flipped; float: sign clear ->
+  // top bit set, sign set -> all inverted); descending inverts each member except NaN (all ones, last).
+  EXPECT_EQ((cuprim::key_members(std::int16_t(-1), 1.0f).fold<std::uint64_t>(0, false)), 0x7FFFBF800000ull);
+  EXPECT_EQ((cuprim::key_members(std::int16_t(-1), 1.0f).fold<std::uint64_t>(0, true)), 0x8000407FFFFFull);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ((cuprim::key_members(std::uint8_t(3), nan).fold<std::uint64_t>(0, true)), 0xFCFFFFFFFFull);
+  EXPECT_EQ((cuprim::key_members(std::uint8_t(0x12), std::int16_t(0x34)).fold<std::uint32_t>(0, false)), 0x128034u);
+  EXPECT_EQ((cuprim::key_members(-0.0f).fold<std::uint32_t>(0, false)), 0x7FFFFFFFu);
+  EXPECT_EQ((cuprim::key_members(std::uint64_t(5)).fold<std::uint64_t>(0, false)), 5ull);
+  static_assert(cuprim::key_members_t<std::uint8_t, std::int16_t>::bits == 24);
+}
+
 TEST(RadixSortArgs, Decomposer) {
   const cell_key* cin = fake<const cell_key>(1);
   cell_key* cout = fake<cell_key>(2);

@@ -117,6 +117,8 @@ TEST(SegmentedSort, TinySegments) {
   rng r(cuprim_test::base_seed() ^ 0x5E62);
   check<std::uint32_t, std::uint32_t, std::int32_t>(tiny(r, 100000), 3, 0, radix_test::shape::few_values, {}, r, true);
   check<std::int8_t, std::uint32_t, std::uint32_t>(tiny(r, 20000), 0, 2, radix_test::shape::random, {}, r, false);
+  // 2-byte keys through every warp path (groups and the bitonic network: lengths up to 256).
+  check<std::int16_t, std::uint32_t, std::int32_t>(classes(r), 0, 1, radix_test::shape::few_values, {}, r, false);
 }
 
 TEST(SegmentedSort, FewHugeSegments) {
@@ -132,6 +134,7 @@ TEST(SegmentedSort, FloatEdgesAndBitRange) {
   for (bool desc : {false, true}) {
     const cuprim::radix_sort_options opt{desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending};
     check<float, std::uint32_t, std::int32_t>(classes(r), 0, 0, radix_test::shape::edges, opt, r, false);
+    check<__half, std::uint32_t, std::int32_t>(classes(r), 1, 0, radix_test::shape::edges, opt, r, false);
   }
   cuprim::radix_sort_options bits;
   bits.begin_bit = 4;
