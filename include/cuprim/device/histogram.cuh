@@ -227,7 +227,8 @@ inline std::size_t hist_max_shared_bytes() {
 template <hist_layout L, bool Vector, bool Sectioned = false, class S, class B, class C>
 void hist_launch(const char* fn, hist_params<S, B, C> p, std::uint64_t total, int copies, bool persistent,
                  cudaStream_t stream) {
-  if constexpr (L == hist_layout::lanes && hist_is_bytes<B>::value) copies = 2;  // the byte path's fixed layout
+  if constexpr (L == hist_layout::lanes && hist_is_bytes<B>::value)  // histogram_plan_for's byte path
+    if (copies != 2) throw std::logic_error("hist_launch: the byte path's layout has exactly two copies");
   const std::size_t smem = L == hist_layout::lanes    ? std::size_t(copies) * p.total_bins * 32 * 4
                            : L == hist_layout::shared ? std::size_t(copies) * p.total_bins * 4
                                                       : 0;
@@ -314,7 +315,7 @@ namespace detail {
 
 template <class S, class B, class C>
 void hist_launch_production(const char* fn, hist_params<S, B, C> p, std::uint64_t total, cudaStream_t stream) {
-  const histogram_plan plan = histogram_plan_for(p.total_bins);
+  const histogram_plan plan = histogram_plan_for(p.total_bins, hist_is_bytes<B>::value);
   switch (plan.layout) {
     case hist_layout::lanes: hist_launch<hist_layout::lanes, true>(fn, p, total, plan.copies, true, stream); break;
     case hist_layout::shared: hist_launch<hist_layout::shared, true>(fn, p, total, plan.copies, true, stream); break;

@@ -150,10 +150,8 @@ inline void radix_validate_workspace(const char* fn, workspace ws, std::size_t n
   if (need && ws.data == nullptr) throw_invalid(fn, "workspace", "data must not be null");
 }
 
-/// Checks n and the bit range; returns end_bit resolved.
-template <class K>
-int radix_validate_bits(const char* fn, std::int64_t n, const radix_sort_options& o) {
-  constexpr int width = radix_key<K>::bits;
+/// Checks n and the bit range against a key of `width` bits; returns end_bit resolved.
+inline int radix_validate_bit_range(const char* fn, std::int64_t n, const radix_sort_options& o, int width) {
   if (n < 0) throw_invalid(fn, "n", "must be non-negative");
   if (o.begin_bit < 0) throw_invalid(fn, "begin_bit", "must be non-negative");
   if (o.end_bit < 0 && o.end_bit != radix_sort_options::key_width)
@@ -162,6 +160,12 @@ int radix_validate_bits(const char* fn, std::int64_t n, const radix_sort_options
   if (end > width) throw_invalid(fn, "end_bit", "must not exceed the key's width in bits");
   if (o.begin_bit >= end) throw_invalid(fn, "begin_bit", "must be less than end_bit");
   return end;
+}
+
+/// Checks n and the bit range of keys of type K; returns end_bit resolved.
+template <class K>
+int radix_validate_bits(const char* fn, std::int64_t n, const radix_sort_options& o) {
+  return radix_validate_bit_range(fn, n, o, radix_key<K>::bits);
 }
 
 /// One array of an overlap check: its name, address and bytes.
@@ -586,13 +590,7 @@ void radix_sort_decomposed(const char* fn, const K* keys_in, K* keys_out, const 
   constexpr int width = M::bits;
   static_assert(width > 0 && width <= 64, "key decomposer: the key's members must be 1 to 64 bits wide in all");
   using U = std::conditional_t<(width <= 32), std::uint32_t, std::uint64_t>;
-  if (n < 0) throw_invalid(fn, "n", "must be non-negative");
-  if (opt.begin_bit < 0) throw_invalid(fn, "begin_bit", "must be non-negative");
-  if (opt.end_bit < 0 && opt.end_bit != radix_sort_options::key_width)
-    throw_invalid(fn, "end_bit", "must be non-negative (or radix_sort_options::key_width)");
-  const int end = opt.end_bit == radix_sort_options::key_width ? width : opt.end_bit;
-  if (end > width) throw_invalid(fn, "end_bit", "must not exceed the width in bits of the key's members");
-  if (opt.begin_bit >= end) throw_invalid(fn, "begin_bit", "must be less than end_bit");
+  const int end = radix_validate_bit_range(fn, n, opt, width);  // the key's width: its members' bits in all
   const std::size_t kb = std::size_t(n) * sizeof(K);
   if constexpr (!std::is_void_v<V>) {
     const std::size_t vb = std::size_t(n) * sizeof(V);
