@@ -280,7 +280,10 @@ template <class P>
 std::string policy_text() {
   return "onesweep " + std::to_string(P::threads) + "x" + std::to_string(P::items) + " (tile " +
          std::to_string(P::tile) + "), one block up to " + std::to_string(P::small_tile) + " keys (" +
-         std::to_string(P::small_threads) + "x" + std::to_string(P::small_items) + "), histogram 256x" +
+         std::to_string(P::small_threads) + "x" + std::to_string(P::small_items) + "), one cluster from " +
+         std::to_string(P::cluster_threads + 1) + " to " + std::to_string(P::cluster_tile) + " keys (blocks of " +
+         std::to_string(P::cluster_threads) + " threads, up to " + std::to_string(P::cluster_items) +
+         " keys each), histogram 256x" +
          std::to_string(P::hist_items) + ", look-back window " + std::to_string(P::look_back) +
          (P::rank == 0 ? ", rank by ballots + warp-synchronous counters" : P::rank == 1 ? ", rank by ballots + shared atomics" : ", rank by match.any + shared atomics") +
          (P::early_counts ? ", early counts" : "");
@@ -546,8 +549,22 @@ void register_sort() {
   add_production<float>(pow2(28), keyset::random, true);
   add_production<std::uint32_t>(pow2(28), keyset::low_entropy, true);
   add_production<std::uint32_t>(pow2(28), keyset::equal, true);
-  // Sizes: the one-block path (2^12), the one-sweep path at small and middle sizes.
-  for (int k : {12, 16, 20, 24}) add_production<std::uint32_t>(pow2(k), keyset::random, false);
+  // Sizes: the one-block path (2^10), the cluster sort (2^12 to 2^16), the one-sweep path at middle sizes.
+  for (int k : {10, 12, 14, 16, 20, 24}) add_production<std::uint32_t>(pow2(k), keyset::random, false);
+  add_production<std::uint32_t, std::uint32_t>(pow2(16), keyset::random, false);
+  add_production<std::uint64_t>(pow2(16), keyset::random, false);
+  // Small inputs without the cluster sort (one block up to 2^12, then the one-sweep path), and with clusters of
+  // 256-thread blocks: what the cluster sort saves, and where it should start.
+  using policy_no_cluster = cuprim::radix_sort_policy<384, 24, 512, 8, 16, 8, 1, false, false>;
+  using policy_cluster256 = cuprim::radix_sort_policy<384, 24, 512, 8, 16, 8, 1, false, true, 256, 32>;
+  for (int k : {10, 12, 14, 16}) {
+    add_case(make_case<std::uint32_t, void, policy_no_cluster>("sort/small/no-cluster/uint32/" + size_label(pow2(k)),
+                                                               "keys", "no cluster sort", pow2(k), keyset::random,
+                                                               false, true));
+    add_case(make_case<std::uint32_t, void, policy_cluster256>("sort/small/cluster256/uint32/" + size_label(pow2(k)),
+                                                               "keys", "cluster of 256-thread blocks", pow2(k),
+                                                               keyset::random, false, true));
+  }
   add_production<std::uint64_t, std::uint64_t>(pow2(26), keyset::random, false);
   // The ladder (uint32 keys, 2^24): split by one bit with a scan per bit; 4-bit digits with block histograms.
   add_case(make_ladder_case(rung::split_bit, pow2(24)));

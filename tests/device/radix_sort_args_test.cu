@@ -125,13 +125,15 @@ TEST(RadixSortArgs, Workspace) {
   expect_invalid([&] { cuprim::radix_sort_keys(kin, kout, n, cuprim::workspace{nullptr, need}); }, "workspace", keys_fn);
   // Monotonic in n, zero for inputs one block sorts, the double-buffer form never larger.
   std::size_t last = 0;
-  for (std::int64_t m : {0, 1, 100, 4096, 4097, 100000, 1 << 20, 1 << 28, (1 << 30) + 5}) {
+  for (std::int64_t m : {0, 1, 100, 4096, 4097, 65536, 65537, 100000, 1 << 20, 1 << 28, (1 << 30) + 5}) {
     const std::size_t b = cuprim::radix_sort_pairs_workspace_bytes<K, float>(m);
     EXPECT_GE(b, last) << m;
     EXPECT_LE((cuprim::radix_sort_pairs_workspace_bytes<K, float>(m, true)), b);
     last = b;
   }
   EXPECT_EQ(cuprim::radix_sort_keys_workspace_bytes<K>(4096), 0u);
+  EXPECT_EQ(cuprim::radix_sort_keys_workspace_bytes<K>(65536), 0u);  // the cluster sort: on chip
+  EXPECT_GT(cuprim::radix_sort_keys_workspace_bytes<K>(65537), 0u);
   EXPECT_EQ(cuprim::radix_sort_keys_workspace_bytes<K>(0), 0u);
 }
 

@@ -130,13 +130,19 @@ void check_sort(std::int64_t n, shape s, bool descending, rng& r) {
   EXPECT_TRUE(same_values(cuprim_test::download(vout.data(), std::size_t(n)), want_idx)) << "pairs: values";
 }
 
-/// Sizes around the one-block limit and the one-sweep tile of K's policies.
+/// Sizes around the one-block limit, the cluster sort's limits (one key per thread on one block, two blocks and a
+/// partial one with an empty fourth, several keys per thread, its largest input) and the one-sweep tile past that
+/// (a partial last tile), for K's policies.
 template <class K>
 std::vector<std::int64_t> sizes() {
   using P = typename cuprim::radix_sort_default_policy<sizeof(K), 4>::type;
   using PK = typename cuprim::radix_sort_default_policy<sizeof(K), 0>::type;
-  return {0, 1, 2, 31, 33, P::small_tile - 1, P::small_tile, P::small_tile + 1, PK::tile - 1, PK::tile + 1,
-          3 * PK::tile + 5, (1 << 20) + 7};
+  static_assert(P::onchip_tile == PK::onchip_tile && P::cluster_threads == PK::cluster_threads,
+                "the sizes below assume one cluster shape for keys and pairs");
+  constexpr std::int64_t ct = P::cluster_threads, on = P::onchip_tile;
+  return {0,      1,      2,          31,     33,      P::small_tile - 1, P::small_tile, P::small_tile + 1,
+          ct,     ct + 1, 2 * ct + 5, 8 * ct + 1, 24 * ct + 7, on - 1, on, on + 1, on + PK::tile - 1,
+          on + 3 * PK::tile + 5, (1 << 20) + 7};
 }
 
 template <class K>

@@ -14,7 +14,10 @@ using radix_test::shape;
 
 class RadixSortApi : public cuprim_test::gpu_test {};
 
-constexpr std::int64_t sizes[] = {1, 1000, 4096, 6144 * 3 + 17, (1 << 20) + 3};
+constexpr std::int64_t sizes[] = {1, 1000, 4096, 6144 * 3 + 17, 65536, 65537, (1 << 20) + 3};
+/// Inputs up to this size are sorted on chip: the double-buffer forms leave the result in current().
+constexpr std::int64_t onchip = cuprim::radix_sort_default_policy<4, 0>::type::onchip_tile;
+static_assert(onchip == 65536, "the sizes above straddle the on-chip limit");
 
 TEST_F(RadixSortApi, DoubleBufferKeys) {
   CUPRIM_TEST_RNG(r);
@@ -31,7 +34,7 @@ TEST_F(RadixSortApi, DoubleBufferKeys) {
       cuprim::radix_sort_keys(db, n, cuprim::radix_sort_options{.end_bit = bits});
       EXPECT_TRUE(same_keys(cuprim_test::download(db.current(), std::size_t(n)), want));
       const int passes = (bits + 7) / 8;
-      if (n > 4096) EXPECT_EQ(db.selector, passes & 1);
+      if (n > onchip) EXPECT_EQ(db.selector, passes & 1);
       else EXPECT_EQ(db.selector, 0);
     }
 }

@@ -37,9 +37,11 @@
 // (with values wider than 8 bytes the values' result lands in the other buffer from the keys' when the number of
 // passes is even): always read each one's current().
 //
-// Sizes: n is 64-bit and may exceed 2^31 (and 2^32). n ≤ one small tile (policy: 512 × 8 keys by default) is
-// sorted by one block in one launch; larger inputs take one histogram pass, then one pass per 8-bit digit with
-// decoupled look-back (device/detail/radix_sort_kernel.cuh).
+// Sizes: n is 64-bit and may exceed 2^31 (and 2^32). Small inputs are sorted on chip in one launch with no
+// workspace: n ≤ one small tile (policy: 512 × 8 keys by default) by one block, n ≤ one cluster tile (2^16 keys by
+// default: a cluster of 8 blocks of 512 × 16 keys) by one thread-block cluster whose blocks exchange the keys
+// through distributed shared memory after every pass. Larger inputs take one histogram pass, then one pass per
+// 8-bit digit with decoupled look-back (device/detail/radix_sort_kernel.cuh).
 //
 // Work is ordered on `stream`; nothing synchronises the host. Temporary memory comes from the current memory
 // resource, or from the caller's workspace (aligned to 256 bytes, at least <name>_workspace_bytes(n); a workspace
@@ -62,6 +64,7 @@
 #include <cuprim/device/reduce.cuh>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -113,7 +116,7 @@ struct radix_layout {
     portions = n == 0 ? 0 : (n + portion - 1) / portion;
     const std::uint64_t tiles = (n + tile - 1) / tile;
     tiles_max = std::min<std::uint64_t>(tiles, portion / tile);
-    if (n <= std::uint64_t(P::small_tile)) {
+    if (n <= std::uint64_t(P::onchip_tile)) {
       hist_bytes = bases_bytes = state_bytes = 0;
       return;
     }
@@ -131,7 +134,7 @@ std::size_t radix_pairs_bytes(std::int64_t n_, bool double_buffer_form) {
   const std::uint64_t n = std::uint64_t(n_);
   const radix_layout<P, K> L(n);
   std::size_t b = L.bytes();
-  const bool small = n <= std::uint64_t(P::small_tile);
+  const bool small = n <= std::uint64_t(P::onchip_tile);
   if constexpr (radix_direct_v<V>) {
     if (!double_buffer_form && !small) {
       b += align_up(n * sizeof(K));
@@ -192,6 +195,69 @@ void radix_validate_selector(const char* fn, const double_buffer<T>& b, const ch
   if (b.selector != 0 && b.selector != 1) throw_invalid(fn, name, "selector must be 0 or 1");
 }
 
+/// The most blocks a cluster of `kernel` may have on the current device: 16 (a non-portable size) where the device
+/// can schedule such a cluster with this shape, else 8. Asked once per device and kernel (Tag: one type per kernel;
+/// the answer also records that the kernel was allowed the non-portable size).
+template <class Tag, class Kernel>
+int radix_cluster_blocks_max(Kernel kernel, int threads, std::size_t smem) {
+  static std::atomic<int> cache[64];  // per device ordinal; 0 until asked
+  const int dev = current_device();
+  std::atomic<int>* slot = dev >= 0 && dev < 64 ? &cache[dev] : nullptr;
+  if (slot)
+    if (const int v = slot->load(std::memory_order_relaxed)) return v;
+  int result = 8;
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess) {
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 16;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(16);
+    cfg.blockDim = dim3(unsigned(threads));
+    cfg.dynamicSmemBytes = smem;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0) result = 16;
+  }
+  (void)cudaGetLastError();  // a refused query is an answer, not an error (none was pending: the caller checked)
+  if (slot) slot->store(result, std::memory_order_relaxed);
+  return result;
+}
+
+/// The cluster sort (n ≤ P::cluster_tile): one cluster of the fewest blocks (a power of two, up to 8 or 16) that
+/// spread n keys at most P::cluster_items per thread, each block with the fewest keys per thread that hold its share.
+template <class P, class K, class V>
+void radix_cluster_sort(const K* k_in, K* k_out, const V* v_in, V* v_out, std::uint64_t n, int begin_bit, int end_bit,
+                        bool descending, cudaStream_t stream) {
+  using smem_t = radix_cluster_smem<P::cluster_threads, P::cluster_items, K, V>;
+  auto kernel = radix_cluster_kernel<P::cluster_threads, P::cluster_items, K, V>;
+  if (sizeof(smem_t) > 48 * 1024)
+    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sizeof(smem_t))));
+  const int most = radix_cluster_blocks_max<smem_t>(kernel, P::cluster_threads, sizeof(smem_t));
+  constexpr std::uint64_t T = P::cluster_threads;
+  unsigned blocks = 1;
+  while (blocks < unsigned(most) && blocks * T < n) blocks *= 2;
+  int log_items = 0;
+  while ((std::uint64_t(blocks) * T << log_items) < n) ++log_items;
+  radix_small_params<K, V> sp{k_in, k_out, v_in, v_out, int(n), begin_bit, end_bit, descending};
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = blocks;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(unsigned(T));
+  cfg.dynamicSmemBytes = sizeof(smem_t);
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, sp, log_items));
+  check_launch("radix_cluster_kernel");
+}
+
 /// The sorting core. Pass p reads (p == 0 ? k_first : k_dst[(p - 1) & 1]) and writes k_dst[p & 1], values alike
 /// (v_first null: the values are the indices 0, 1, ...). The result lands in k_dst[(passes - 1) & 1].
 template <class P, class K, class V>
@@ -199,6 +265,13 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
                      int begin_bit, int end_bit, bool descending, void* ws, cudaStream_t stream) {
   if (n == 0) return;
   const int passes = radix_passes(begin_bit, end_bit);
+  if constexpr (P::cluster) {
+    if (n > std::uint64_t(P::cluster_threads) && n <= std::uint64_t(P::cluster_tile)) {
+      radix_cluster_sort<P>(k_first, k_dst[(passes - 1) & 1], v_first, v_dst[(passes - 1) & 1], n, begin_bit,
+                            end_bit, descending, stream);
+      return;
+    }
+  }
   if (n <= std::uint64_t(P::small_tile)) {
     using smem_t = radix_small_smem<P::small_threads, P::small_items, K, V>;
     auto kernel = radix_small_kernel<P::small_threads, P::small_items, K, V>;
@@ -369,7 +442,7 @@ void radix_sort_keys(double_buffer<K>& keys, std::int64_t n, workspace ws, radix
   detail::check_no_pending_error(fn);
   if (n == 0) return;
   const int passes = detail::radix_passes(opt.begin_bit, end);
-  const bool small = n <= P::small_tile;
+  const bool small = n <= P::onchip_tile;
   K* const dst[2] = {small ? keys.current() : keys.alternate(), keys.current()};
   V* const vdst[2] = {nullptr, nullptr};
   detail::radix_sort_core<P, K, V>(keys.current(), dst, static_cast<const V*>(nullptr), vdst, std::uint64_t(n),
@@ -427,7 +500,7 @@ void radix_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* valu
   } else {
     using P = detail::radix_policy_or_default<Policy, K, std::uint64_t>;
     const detail::radix_layout<P, K> L{std::uint64_t(n)};
-    const bool small = std::uint64_t(n) <= std::uint64_t(P::small_tile);
+    const bool small = std::uint64_t(n) <= std::uint64_t(P::onchip_tile);
     K* ktmp = reinterpret_cast<K*>(static_cast<char*>(ws.data) + L.bytes());
     const std::size_t core = L.bytes() + (small ? 0 : detail::align_up(kb));
     K* const dst[2] = {(passes & 1) ? keys_out : ktmp, (passes & 1) ? ktmp : keys_out};
@@ -482,7 +555,7 @@ void radix_sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::int
   const bool desc = opt.order == sort_order::descending;
   if constexpr (detail::radix_direct_v<V>) {
     using P = detail::radix_policy_or_default<Policy, K, V>;
-    const bool small = n <= P::small_tile;
+    const bool small = n <= P::onchip_tile;
     K* const dst[2] = {small ? keys.current() : keys.alternate(), keys.current()};
     V* const vdst[2] = {small ? values.current() : values.alternate(), values.current()};
     detail::radix_sort_core<P, K, V>(keys.current(), dst, values.current(), vdst, std::uint64_t(n), opt.begin_bit,
@@ -494,7 +567,7 @@ void radix_sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::int
   } else {
     using P = detail::radix_policy_or_default<Policy, K, std::uint64_t>;
     const detail::radix_layout<P, K> L{std::uint64_t(n)};
-    const bool small = n <= P::small_tile;
+    const bool small = n <= P::onchip_tile;
     K* const dst[2] = {small ? keys.current() : keys.alternate(), keys.current()};
     if (std::uint64_t(n) > 0xffffffffull)
       detail::radix_sort_gather<P, K, V, std::uint64_t>(keys.current(), dst, values.current(), values.alternate(),

@@ -22,7 +22,8 @@
 // pass, so the 30-bit counts of the look-back words never overflow and n may exceed 2^32.
 //
 // Small inputs (one small tile) skip all this: radix_small_kernel loads them into one block and runs every pass
-// in registers and shared memory, one launch in all.
+// in registers and shared memory, one launch in all; inputs up to one cluster tile go to radix_cluster_kernel,
+// the same on a thread-block cluster, the blocks exchanging keys through distributed shared memory.
 #pragma once
 
 #include <cuprim/core/memory.hpp>
@@ -30,6 +31,8 @@
 #include <cuprim/device/detail/radix_sort_tuning.cuh>
 #include <cuprim/warp/scan.cuh>
 #include <cuprim/warp/shuffle.cuh>
+
+#include <cooperative_groups.h>
 
 #include <cstdint>
 #include <type_traits>
@@ -97,11 +100,14 @@ __device__ __forceinline__ unsigned radix_match(unsigned d) {
 /// Ranks a warp's keys (warp-striped: key i of lane l is the warp's (32 i + l)-th) among the warp's earlier keys of
 /// the same digit, counting into `hist` (this warp's 257 counters, zeroed; counter 256 takes the invalid keys).
 /// digit[i] is 0..255, or 256 for an invalid key (only when !Full). Returns the ranks in rank[].
+/// Only items i < count take part (count is warp-uniform; I by default).
 template <int I, bool Full>
-__device__ __forceinline__ void radix_rank_warp(const unsigned (&digit)[I], unsigned (&rank)[I], unsigned* hist) {
+__device__ __forceinline__ void radix_rank_warp(const unsigned (&digit)[I], unsigned (&rank)[I], unsigned* hist,
+                                                int count = I) {
   const unsigned lt = warp::lanemask_lt();
 #pragma unroll
   for (int i = 0; i < I; ++i) {
+    if (i >= count) break;
     const unsigned d = digit[i];
     const unsigned peers = radix_match<Full ? radix_bits : radix_bits + 1>(d);
     const unsigned below = __popc(peers & lt);
@@ -453,6 +459,45 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
 // ---------------------------------------------------------------------------------------------------------------
 // The one-block sort of small inputs
 
+/// Thread d < 256: turns the warps' counts of digit d (hist[w][d], after radix_rank_warp) into exclusive offsets
+/// over the warps and returns the block's count of digit d; other threads return 0.
+template <int W>
+__device__ __forceinline__ unsigned radix_digit_counts(unsigned (*hist)[radix_digits + 1]) {
+  const int d = threadIdx.x;
+  unsigned count = 0;
+  if (d < radix_digits) {
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      const unsigned c = hist[w][d];
+      hist[w][d] = count;
+      count += c;
+    }
+  }
+  return count;
+}
+
+/// The exclusive prefix sum of v over threads 0..255 (one digit each; other threads get 0). Every thread of the
+/// block calls it; it holds one barrier, and warp_totals (8 words) may be reused after the caller's next barrier.
+__device__ __forceinline__ unsigned radix_digit_exclusive(unsigned v, unsigned* warp_totals) {
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  unsigned incl = v;
+  if (tid < radix_digits) {
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+      const unsigned x = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o) incl += x;
+    }
+    if (lane == 31) warp_totals[warp] = incl;
+  }
+  __syncthreads();
+  unsigned excl = 0;
+  if (tid < radix_digits) {
+    excl = incl - v;
+    for (int w = 0; w < warp; ++w) excl += warp_totals[w];
+  }
+  return excl;
+}
+
 template <class K, class V>
 struct radix_small_params {
   const K* keys_in;
@@ -513,29 +558,9 @@ __device__ __forceinline__ void radix_small_sort(const radix_small_params<K, V>&
     }
     radix_rank_warp<Items, false>(digit, rank, s.hist[warp]);
     __syncthreads();
-    if (tid < radix_digits) {
-      unsigned count = 0;
-#pragma unroll
-      for (int w = 0; w < W; ++w) {
-        const unsigned c = s.hist[w][tid];
-        s.hist[w][tid] = count;
-        count += c;
-      }
-      unsigned incl = count;
-#pragma unroll
-      for (int o = 1; o < 32; o *= 2) {
-        const unsigned x = __shfl_up_sync(0xffffffffu, incl, o);
-        if (lane >= o) incl += x;
-      }
-      if (lane == 31) s.warp_totals[warp] = incl;
-      s.tile_start[tid] = incl - count;
-    }
-    __syncthreads();
-    if (tid < radix_digits) {
-      unsigned start = s.tile_start[tid];
-      for (int w = 0; w < warp; ++w) start += s.warp_totals[w];
-      s.tile_start[tid] = start;
-    }
+    const unsigned count = radix_digit_counts<W>(s.hist);
+    const unsigned start = radix_digit_exclusive(count, s.warp_totals);
+    if (tid < radix_digits) s.tile_start[tid] = start;
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < Items; ++i)
@@ -578,6 +603,130 @@ __global__ void __launch_bounds__(Threads) radix_small_kernel(radix_small_params
   using smem_t = radix_small_smem<Threads, Items, K, V>;
   extern __shared__ __align__(16) unsigned char small_smem_raw[];
   radix_small_sort<Threads, Items, K, V>(p, *reinterpret_cast<smem_t*>(small_smem_raw));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The cluster sort of inputs up to a few tens of thousands of keys
+//
+// A cluster of B blocks (a power of two, up to 8 or 16) holds the input: block b the keys [b·C, (b + 1)·C), where
+// the block capacity C = Threads × I and I, the keys per thread, is the smallest power of two (≤ Items) for which
+// B·C ≥ n, so the work spreads over every block. Every pass ranks each block's keys as the one-block sort does,
+// publishes the block's 256 digit counts in its shared memory and, after a cluster barrier, each digit's thread
+// reads that digit's count from every block: the digit's total and its count in the blocks before this one. One
+// scan over the digits then gives where each of this block's digits starts in the cluster's order, and every key
+// is stored straight into the shared memory of the block that owns its new position (distributed shared memory).
+// A second cluster barrier completes the pass: two cluster barriers per pass, and no global memory between the
+// first load and the last store.
+
+/// The most blocks of a cluster sort (16: the largest non-portable cluster on sm_90).
+constexpr unsigned radix_cluster_max = 16;
+
+template <int Threads, int Items, class K, class V>
+struct radix_cluster_smem {
+  static constexpr int warps = Threads / 32;
+  static constexpr int tile = Threads * Items;
+  alignas(16) K keys[tile];
+  alignas(16) std::conditional_t<radix_has_values_v<V>, V, unsigned> vals[radix_has_values_v<V> ? tile : 1];
+  unsigned hist[warps][radix_digits + 1];
+  unsigned counts[radix_digits];  // this block's count of each digit, read by the whole cluster
+  unsigned start[radix_digits];   // where this block's keys of each digit start in the cluster's order
+  unsigned warp_totals[radix_digits / 32];
+};
+
+/// Sorts p.count ≤ cluster blocks × (Threads << log_items) keys, 1 << log_items ≤ Items keys per thread (p as for
+/// the one-block sort; keys_out may equal keys_in: every block loads its keys before the first cluster barrier and
+/// stores after the last). Launched as one cluster whose size equals the grid.
+template <int Threads, int Items, class K, class V>
+__global__ void __launch_bounds__(Threads) radix_cluster_kernel(radix_small_params<K, V> p, int log_items) {
+  namespace cg = cooperative_groups;
+  using traits = radix_key<K>;
+  using smem_t = radix_cluster_smem<Threads, Items, K, V>;
+  constexpr int W = Threads / 32;
+  constexpr bool has_values = radix_has_values_v<V>;
+  extern __shared__ __align__(16) unsigned char cluster_smem_raw[];
+  smem_t& s = *reinterpret_cast<smem_t*>(cluster_smem_raw);
+  const cg::cluster_group cluster = cg::this_cluster();
+  const unsigned blocks = cluster.num_blocks(), me = cluster.block_rank();
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int items = 1 << log_items;                                  // keys per thread in this launch
+  const int log_cap = log_items + __ffs(Threads) - 1;                // log2 of the block capacity
+  const int warp_first = warp << (log_items + 5);
+  const int block_first = int(me) << log_cap;
+  const int left = p.count - block_first;
+  const int valid = left < 0 ? 0 : (left > (1 << log_cap) ? (1 << log_cap) : left);
+
+  // Item i < items of lane l of warp w holds the block's (w·items·32 + 32 i + l)-th key in pass order (as in the
+  // one-block sort); the cluster's order is block by block, and every block keeps its count of valid keys.
+  K keys[Items];
+  [[maybe_unused]] V vals[has_values ? Items : 1];
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const int idx = warp_first + i * 32 + lane;
+    if (i < items && idx < valid) {
+      keys[i] = p.keys_in[block_first + idx];
+      if constexpr (has_values)
+        vals[i] = p.vals_in ? p.vals_in[block_first + idx] : radix_iota<V>(std::uint64_t(block_first + idx));
+    }
+  }
+  const int passes = radix_passes(p.begin_bit, p.end_bit);
+  for (int q = 0; q < passes; ++q) {
+    const radix_pass ps = radix_pass_of(p.begin_bit, p.end_bit, q);
+    for (int i = tid; i < W * (radix_digits + 1); i += Threads) (&s.hist[0][0])[i] = 0;
+    __syncthreads();
+    unsigned digit[Items], rank[Items];
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const bool ok = i < items && warp_first + i * 32 + lane < valid;
+      digit[i] = ok ? traits::digit(keys[i], p.descending, ps.shift, ps.mask) : unsigned(radix_digits);
+    }
+    radix_rank_warp<Items, false>(digit, rank, s.hist[warp], items);
+    __syncthreads();
+    const unsigned count = radix_digit_counts<W>(s.hist);
+    if (tid < radix_digits) s.counts[tid] = count;
+    // Every block's counts are visible, and every block holds its keys of the last pass in registers (so its
+    // shared keys may be overwritten from here on).
+    cluster.sync();
+    unsigned total = 0, before = 0;
+    if (tid < radix_digits) {
+      unsigned c[radix_cluster_max];  // independent loads, all in flight at once
+#pragma unroll
+      for (unsigned b = 0; b < radix_cluster_max; ++b)
+        c[b] = b < blocks ? *cluster.map_shared_rank(&s.counts[tid], b) : 0u;
+#pragma unroll
+      for (unsigned b = 0; b < radix_cluster_max; ++b) {
+        total += c[b];
+        before += b < me ? c[b] : 0u;
+      }
+    }
+    const unsigned excl = radix_digit_exclusive(total, s.warp_totals);
+    if (tid < radix_digits) s.start[tid] = excl + before;
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (i < items && digit[i] < unsigned(radix_digits)) {
+        const unsigned pos = s.start[digit[i]] + s.hist[warp][digit[i]] + rank[i];
+        const unsigned owner = pos >> log_cap, slot = pos & ((1u << log_cap) - 1u);
+        *cluster.map_shared_rank(&s.keys[slot], owner) = keys[i];
+        if constexpr (has_values) *cluster.map_shared_rank(&s.vals[slot], owner) = vals[i];
+      }
+    cluster.sync();  // every key of the pass has landed (and no block reads another's counts any more)
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      const int idx = warp_first + i * 32 + lane;
+      if (i < items && idx < valid) {
+        keys[i] = s.keys[idx];
+        if constexpr (has_values) vals[i] = s.vals[idx];
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const int idx = warp_first + i * 32 + lane;
+    if (i < items && idx < valid) {
+      p.keys_out[block_first + idx] = keys[i];
+      if constexpr (has_values) p.vals_out[block_first + idx] = vals[i];
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

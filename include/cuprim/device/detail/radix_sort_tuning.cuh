@@ -14,11 +14,22 @@ namespace cuprim {
 ///                          and a shared atomic, 2 match.any and a shared atomic (detail/radix_sort_kernel.cuh)
 ///   EarlyCounts            a tile counts its digits (one shared atomic per key) and publishes them before ranking,
 ///                          so that successors' look-backs do not wait for its ranking
+///   Cluster, ClusterThreads × ClusterItems   the cluster sort of inputs up to 8 × ClusterThreads × ClusterItems
+///                          keys: one thread-block cluster (8 blocks, or 16 where the device schedules clusters of
+///                          16) holds them in shared memory for every pass, its blocks exchanging keys through
+///                          distributed shared memory; each block takes the fewest keys per thread (a power of
+///                          two up to ClusterItems) that hold its share. Cluster = false turns it off.
 template <int Threads, int Items, int SmallThreads, int SmallItems, int HistItems = 16, int LookBack = 16,
-          int Rank = 0, bool EarlyCounts = false>
+          int Rank = 0, bool EarlyCounts = false, bool Cluster = true, int ClusterThreads = 1024,
+          int ClusterItems = 8>
 struct radix_sort_policy {
   static_assert(Threads % 32 == 0 && Threads >= 256, "one-sweep blocks need at least one thread per digit");
   static_assert(SmallThreads % 32 == 0 && SmallThreads >= 256, "the one-block sort needs one thread per digit");
+  static_assert(ClusterThreads % 32 == 0 && ClusterThreads >= 256 && ClusterThreads <= 1024 &&
+                    (ClusterThreads & (ClusterThreads - 1)) == 0,
+                "the cluster sort: a power of two of 256 to 1024 threads per block");
+  static_assert(ClusterItems >= 1 && (ClusterItems & (ClusterItems - 1)) == 0,
+                "the cluster sort: a power of two of keys per thread");
   static constexpr int threads = Threads;
   static constexpr int items = Items;
   static constexpr int tile = Threads * Items;
@@ -30,6 +41,13 @@ struct radix_sort_policy {
   static constexpr int look_back = LookBack;
   static constexpr int rank = Rank;
   static constexpr bool early_counts = EarlyCounts;
+  static constexpr bool cluster = Cluster;
+  static constexpr int cluster_threads = ClusterThreads;
+  static constexpr int cluster_items = ClusterItems;
+  /// The most keys the cluster sort takes (0 when off): 8 blocks (the portable cluster size) of a full tile.
+  static constexpr int cluster_tile = Cluster ? 8 * ClusterThreads * ClusterItems : 0;
+  /// Inputs up to this many keys are sorted on chip in one launch (one block or one cluster), with no workspace.
+  static constexpr int onchip_tile = cluster_tile > small_tile ? cluster_tile : small_tile;
 };
 
 /// The default policy for keys of KeyBytes and values of ValueBytes (0: keys only), by size class.
@@ -41,7 +59,10 @@ struct radix_sort_default_policy {
   // same runs. 384 x 28 with early counts measured 7.15 ms (0.88x, within the spread); match.any ranking 0.51-0.57x.
   // 8-byte keys or values keep a 12-key tile so that registers and the shared-memory exchange allow two blocks of
   // 384 threads per SM (not re-measured with the atomic ranking apart from the lab's production rows).
-  using type = radix_sort_policy<384, (KeyBytes >= 8 || ValueBytes >= 8) ? 12 : 24, 512, 8, 16, 8, 1>;
+  // The cluster sort: 1024 threads (512 for 8-byte keys or values, for registers) and up to 8 (16) keys per
+  // thread, i.e. up to 2^16 keys on 8 blocks.
+  static constexpr bool wide = KeyBytes >= 8 || ValueBytes >= 8;
+  using type = radix_sort_policy<384, wide ? 12 : 24, 512, 8, 16, 8, 1, false, true, wide ? 512 : 1024, wide ? 16 : 8>;
 };
 
 }  // namespace cuprim
