@@ -256,14 +256,16 @@ enum : int { radix_rank_sync = 0, radix_rank_atomic = 1, radix_rank_match = 2 };
 
 /// Ranks a warp's keys (warp-striped) as radix_rank_warp does, computing each key's digit on the fly (256 for the
 /// invalid ones of a partial tile).
+/// Only items i < count take part (count is warp-uniform; I by default).
 template <int I, bool Full, int Rank = radix_rank_sync, class K>
 __device__ __forceinline__ void radix_rank_keys(const K (&keys)[I], unsigned (&rank)[I], unsigned* hist,
-                                                bool descending, radix_pass ps, int first_valid_limit) {
+                                                bool descending, radix_pass ps, int first_valid_limit, int count = I) {
   using traits = radix_key<K>;
   const unsigned lt = warp::lanemask_lt();
   const int lane = warp::lane_id();
 #pragma unroll
   for (int i = 0; i < I; ++i) {
+    if (i >= count) break;
     const bool ok = Full || i * 32 + lane < first_valid_limit;
     const unsigned d = ok ? traits::digit(keys[i], descending, ps.shift, ps.mask) : unsigned(radix_digits);
     unsigned peers;
@@ -528,21 +530,22 @@ __device__ __forceinline__ void radix_small_sort(const radix_small_params<K, V>&
   constexpr int W = Threads / 32;
   constexpr bool has_values = radix_has_values_v<V>;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int warp_first = warp * Items * 32;
   const int valid = p.count;
+  const int items = (valid + Threads - 1) / Threads;  // keys per thread this time (≤ Items): less work when few
+  const int warp_first = warp * items * 32;
 
   K keys[Items];
   [[maybe_unused]] V vals[has_values ? Items : 1];
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     const int idx = warp_first + i * 32 + lane;
-    if (idx < valid) {
+    if (i < items && idx < valid) {
       keys[i] = p.keys_in[idx];
       if constexpr (has_values) vals[i] = p.vals_in ? p.vals_in[idx] : radix_iota<V>(std::uint64_t(idx));
     }
   }
-  // After each pass, item i of lane l of warp w holds the tile's (w·Items·32 + 32 i + l)-th key in pass order, so
-  // the valid items stay a prefix in that order and the next pass ranks stably.
+  // After each pass, item i < items of lane l of warp w holds the tile's (w·items·32 + 32 i + l)-th key in pass
+  // order, so the valid items stay a prefix in that order and the next pass ranks stably.
   const int passes = radix_passes(p.begin_bit, p.end_bit);
   K* ex_keys = reinterpret_cast<K*>(s.exchange);
   [[maybe_unused]] V* ex_vals = reinterpret_cast<V*>(s.exchange);
@@ -553,10 +556,10 @@ __device__ __forceinline__ void radix_small_sort(const radix_small_params<K, V>&
     unsigned digit[Items], rank[Items];
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
-      const bool ok = warp_first + i * 32 + lane < valid;
+      const bool ok = i < items && warp_first + i * 32 + lane < valid;
       digit[i] = ok ? traits::digit(keys[i], p.descending, ps.shift, ps.mask) : unsigned(radix_digits);
     }
-    radix_rank_warp<Items, false>(digit, rank, s.hist[warp]);
+    radix_rank_warp<Items, false>(digit, rank, s.hist[warp], items);
     __syncthreads();
     const unsigned count = radix_digit_counts<W>(s.hist);
     const unsigned start = radix_digit_exclusive(count, s.warp_totals);
@@ -572,7 +575,7 @@ __device__ __forceinline__ void radix_small_sort(const radix_small_params<K, V>&
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const int idx = warp_first + i * 32 + lane;
-      if (idx < valid) keys[i] = ex_keys[idx];
+      if (i < items && idx < valid) keys[i] = ex_keys[idx];
     }
     if constexpr (has_values) {
       __syncthreads();
@@ -583,7 +586,7 @@ __device__ __forceinline__ void radix_small_sort(const radix_small_params<K, V>&
 #pragma unroll
       for (int i = 0; i < Items; ++i) {
         const int idx = warp_first + i * 32 + lane;
-        if (idx < valid) vals[i] = ex_vals[idx];
+        if (i < items && idx < valid) vals[i] = ex_vals[idx];
       }
     }
     __syncthreads();
@@ -591,7 +594,7 @@ __device__ __forceinline__ void radix_small_sort(const radix_small_params<K, V>&
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     const int idx = warp_first + i * 32 + lane;
-    if (idx < valid) {
+    if (i < items && idx < valid) {
       p.keys_out[idx] = keys[i];
       if constexpr (has_values) p.vals_out[idx] = vals[i];
     }
@@ -628,7 +631,9 @@ struct radix_cluster_smem {
   alignas(16) K keys[tile];
   alignas(16) std::conditional_t<radix_has_values_v<V>, V, unsigned> vals[radix_has_values_v<V> ? tile : 1];
   unsigned hist[warps][radix_digits + 1];
-  unsigned counts[radix_digits];  // this block's count of each digit, read by the whole cluster
+  unsigned counts[radix_digits];  // per digit: the scan over digits (high 16 bits) and the count (low 16), read by
+                                  // the whole cluster
+  static_assert(tile < 65536, "a block's counts are packed in 16 bits");
   unsigned start[radix_digits];   // where this block's keys of each digit start in the cluster's order
   unsigned warp_totals[radix_digits / 32];
 };
@@ -669,46 +674,49 @@ __global__ void __launch_bounds__(Threads) radix_cluster_kernel(radix_small_para
     }
   }
   const int passes = radix_passes(p.begin_bit, p.end_bit);
+  // Each warp zeroes its own counters (and only it touches them until the barrier after its ranking).
+  for (int d = lane; d < radix_digits + 1; d += 32) s.hist[warp][d] = 0;
+  __syncwarp();
   for (int q = 0; q < passes; ++q) {
     const radix_pass ps = radix_pass_of(p.begin_bit, p.end_bit, q);
-    for (int i = tid; i < W * (radix_digits + 1); i += Threads) (&s.hist[0][0])[i] = 0;
+    const int warp_valid = valid - warp_first;  // this warp's valid keys (may be ≤ 0)
+    unsigned rank[Items];
+    radix_rank_keys<Items, false, radix_rank_sync>(keys, rank, s.hist[warp], p.descending, ps,
+                                                   warp_valid < items * 32 ? warp_valid : items * 32, items);
     __syncthreads();
-    unsigned digit[Items], rank[Items];
-#pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      const bool ok = i < items && warp_first + i * 32 + lane < valid;
-      digit[i] = ok ? traits::digit(keys[i], p.descending, ps.shift, ps.mask) : unsigned(radix_digits);
-    }
-    radix_rank_warp<Items, false>(digit, rank, s.hist[warp], items);
-    __syncthreads();
+    // The block's count of each digit, and the exclusive scan over the digits of those counts, published as one
+    // word (16 bits each: a block holds fewer than 2^16 keys): the digit's cluster-wide start is the sum over blocks of the scans plus the counts of the blocks
+    // before this one, with no scan after the cluster barrier.
     const unsigned count = radix_digit_counts<W>(s.hist);
-    if (tid < radix_digits) s.counts[tid] = count;
+    const unsigned local = radix_digit_exclusive(count, s.warp_totals);
+    if (tid < radix_digits) s.counts[tid] = (local << 16) | count;
     // Every block's counts are visible, and every block holds its keys of the last pass in registers (so its
     // shared keys may be overwritten from here on).
     cluster.sync();
-    unsigned total = 0, before = 0;
     if (tid < radix_digits) {
-      unsigned c[radix_cluster_max];  // independent loads, all in flight at once
+      unsigned start = 0;
+      for (unsigned b0 = 0; b0 < blocks; b0 += 8) {
+        unsigned c[8];  // independent loads, eight in flight at once
 #pragma unroll
-      for (unsigned b = 0; b < radix_cluster_max; ++b)
-        c[b] = b < blocks ? *cluster.map_shared_rank(&s.counts[tid], b) : 0u;
+        for (unsigned j = 0; j < 8; ++j) c[j] = b0 + j < blocks ? *cluster.map_shared_rank(&s.counts[tid], b0 + j) : 0u;
 #pragma unroll
-      for (unsigned b = 0; b < radix_cluster_max; ++b) {
-        total += c[b];
-        before += b < me ? c[b] : 0u;
+        for (unsigned j = 0; j < 8; ++j) start += (c[j] >> 16) + (b0 + j < me ? c[j] & 0xffffu : 0u);
       }
+      s.start[tid] = start;
     }
-    const unsigned excl = radix_digit_exclusive(total, s.warp_totals);
-    if (tid < radix_digits) s.start[tid] = excl + before;
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < Items; ++i)
-      if (i < items && digit[i] < unsigned(radix_digits)) {
-        const unsigned pos = s.start[digit[i]] + s.hist[warp][digit[i]] + rank[i];
+      if (i < items && warp_first + i * 32 + lane < valid) {
+        const unsigned d = traits::digit(keys[i], p.descending, ps.shift, ps.mask);
+        const unsigned pos = s.start[d] + s.hist[warp][d] + rank[i];
         const unsigned owner = pos >> log_cap, slot = pos & ((1u << log_cap) - 1u);
         *cluster.map_shared_rank(&s.keys[slot], owner) = keys[i];
         if constexpr (has_values) *cluster.map_shared_rank(&s.vals[slot], owner) = vals[i];
       }
+    __syncwarp();
+    for (int d = lane; d < radix_digits + 1; d += 32) s.hist[warp][d] = 0;  // for the next pass
+    __syncwarp();
     cluster.sync();  // every key of the pass has landed (and no block reads another's counts any more)
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
