@@ -38,10 +38,10 @@
 // passes is even): always read each one's current().
 //
 // Sizes: n is 64-bit and may exceed 2^31 (and 2^32). Small inputs are sorted on chip in one launch with no
-// workspace: n ≤ one small tile (policy: 512 × 8 keys by default) by one block, n ≤ one cluster tile (2^16 keys by
-// default: a cluster of 8 blocks of 512 × 16 keys) by one thread-block cluster whose blocks exchange the keys
-// through distributed shared memory after every pass. Larger inputs take one histogram pass, then one pass per
-// 8-bit digit with decoupled look-back (device/detail/radix_sort_kernel.cuh).
+// workspace: up to one cluster block's threads (1024 by default for 4-byte keys and values, 512 for 8-byte ones)
+// by one block, up to the policy's cluster tile (2^16 keys by default) by one thread-block cluster of 8 or 16
+// blocks that exchange the keys through distributed shared memory after every pass. Larger inputs take one
+// histogram pass, then one pass per 8-bit digit with decoupled look-back (device/detail/radix_sort_kernel.cuh).
 //
 // Work is ordered on `stream`; nothing synchronises the host. Temporary memory comes from the current memory
 // resource, or from the caller's workspace (aligned to 256 bytes, at least <name>_workspace_bytes(n); a workspace
