@@ -557,6 +557,11 @@ void register_sort() {
   // 256-thread blocks: what the cluster sort saves, and where it should start.
   using policy_no_cluster = cuprim::radix_sort_policy<384, 24, 512, 8, 16, 8, 1, false, false>;
   using policy_cluster256 = cuprim::radix_sort_policy<384, 24, 512, 8, 16, 8, 1, false, true, 256, 32>;
+  using policy_block1024 = cuprim::radix_sort_policy<384, 24, 1024, 4, 16, 8, 1, false, false>;
+  for (int k : {10, 12})
+    add_case(make_case<std::uint32_t, void, policy_block1024>("sort/small/block1024/uint32/" + size_label(pow2(k)),
+                                                              "keys", "one block of 1024 threads", pow2(k),
+                                                              keyset::random, false, true));
   for (int k : {10, 12, 14, 16}) {
     add_case(make_case<std::uint32_t, void, policy_no_cluster>("sort/small/no-cluster/uint32/" + size_label(pow2(k)),
                                                                "keys", "no cluster sort", pow2(k), keyset::random,
