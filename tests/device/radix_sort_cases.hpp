@@ -130,9 +130,10 @@ void check_sort(std::int64_t n, shape s, bool descending, rng& r) {
   EXPECT_TRUE(same_values(cuprim_test::download(vout.data(), std::size_t(n)), want_idx)) << "pairs: values";
 }
 
-/// Sizes around the one-block limit, the cluster sort's limits (one key per thread on one block, two blocks and a
-/// partial one with an empty fourth, several keys per thread, its largest input) and the one-sweep tile past that
-/// (a partial last tile), for K's policies.
+/// Sizes around the one-block limit, the cluster sort's limits (ct: the largest input the one-block sort takes
+/// below it; ct + 1: the smallest it takes, one key per thread; two blocks and a partial one with an empty fourth;
+/// several keys per thread; its largest input) and the one-sweep tile past that (a partial last tile), for K's
+/// policies.
 template <class K>
 std::vector<std::int64_t> sizes() {
   using P = typename cuprim::radix_sort_default_policy<sizeof(K), 4>::type;
@@ -150,7 +151,7 @@ void run_all(rng& r) {
   for (std::int64_t n : sizes<K>())
     for (bool desc : {false, true}) check_sort<K>(n, shape::random, desc, r);
   for (shape s : {shape::few_values, shape::edges, shape::all_equal, shape::sorted, shape::reversed, shape::low_entropy})
-    for (std::int64_t n : {std::int64_t(1000), std::int64_t(300007)})
+    for (std::int64_t n : {std::int64_t(1000), std::int64_t(20011), std::int64_t(65536), std::int64_t(300007)})
       for (bool desc : {false, true}) check_sort<K>(n, s, desc, r);
 }
 

@@ -89,8 +89,8 @@ void check(const std::vector<std::int64_t>& len, std::int64_t lead, std::int64_t
 
 /// Every length class once, in random order, with empty segments between.
 std::vector<std::int64_t> classes(rng& r) {
-  std::vector<std::int64_t> len = {0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 4095,
-                                   4096, 4097, 10000, 70001, 0, 0};
+  std::vector<std::int64_t> len = {0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 2049,
+                                   3000, 4095, 4096, 4097, 10000, 70001, 0, 0};
   for (std::size_t i = len.size(); i > 1; --i) std::swap(len[i - 1], len[std::size_t(r.index(i))]);
   return len;
 }

@@ -621,9 +621,6 @@ __global__ void __launch_bounds__(Threads) radix_small_kernel(radix_small_params
 // A second cluster barrier completes the pass: two cluster barriers per pass, and no global memory between the
 // first load and the last store.
 
-/// The most blocks of a cluster sort (16: the largest non-portable cluster on sm_90).
-constexpr unsigned radix_cluster_max = 16;
-
 template <int Threads, int Items, class K, class V>
 struct radix_cluster_smem {
   static constexpr int warps = Threads / 32;

@@ -30,6 +30,9 @@ struct radix_sort_policy {
                 "the cluster sort: a power of two of 256 to 1024 threads per block");
   static_assert(ClusterItems >= 1 && (ClusterItems & (ClusterItems - 1)) == 0,
                 "the cluster sort: a power of two of keys per thread");
+  static_assert(!Cluster || SmallThreads * SmallItems >= ClusterThreads,
+                "the one-block sort must take every input below the cluster sort's (n <= ClusterThreads): the "
+                "on-chip sizes get no workspace");
   static constexpr int threads = Threads;
   static constexpr int items = Items;
   static constexpr int tile = Threads * Items;
