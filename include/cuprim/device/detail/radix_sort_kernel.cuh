@@ -682,8 +682,8 @@ __global__ void __launch_bounds__(Threads) radix_cluster_kernel(radix_small_para
                                                    warp_valid < items * 32 ? warp_valid : items * 32, items);
     __syncthreads();
     // The block's count of each digit, and the exclusive scan over the digits of those counts, published as one
-    // word (16 bits each: a block holds fewer than 2^16 keys): the digit's cluster-wide start is the sum over blocks of the scans plus the counts of the blocks
-    // before this one, with no scan after the cluster barrier.
+    // word (16 bits each: a block holds fewer than 2^16 keys): the digit's cluster-wide start is the sum over
+    // blocks of the scans plus the counts of the blocks before this one, with no scan after the cluster barrier.
     const unsigned count = radix_digit_counts<W>(s.hist);
     const unsigned local = radix_digit_exclusive(count, s.warp_totals);
     if (tid < radix_digits) s.counts[tid] = (local << 16) | count;
