@@ -199,6 +199,23 @@ TEST_F(RadixSortApi, SanitizerSizes) {
     }
 }
 
+/// The cluster sort capped at 8 blocks (the portable shape; a device that takes clusters of 16 otherwise uses 16
+/// from 8193 keys on): keys and pairs at sizes that need 2, 8 and every keys-per-thread count of 8 blocks.
+TEST_F(RadixSortApi, ClusterOfEightBlocks) {
+  CUPRIM_TEST_RNG(r);
+  struct restore_cap {
+    ~restore_cap() { cuprim::detail::radix_cluster_blocks_cap.store(16); }
+  } restore;
+  cuprim::detail::radix_cluster_blocks_cap.store(8);
+  for (std::int64_t n : {std::int64_t(1500), std::int64_t(8192), std::int64_t(8193), std::int64_t(20011),
+                         std::int64_t(40000), onchip})
+    for (bool desc : {false, true}) {
+      radix_test::check_sort<std::uint32_t>(n, shape::random, desc, r);
+      if (n <= cuprim::radix_sort_default_policy<8, 0>::type::onchip_tile)
+        radix_test::check_sort<std::uint64_t>(n, shape::few_values, desc, r);
+    }
+}
+
 TEST_F(RadixSortApi, Huge2e28Uint32) {
   CUPRIM_REQUIRE_LARGE();
   CUPRIM_TEST_RNG(r);

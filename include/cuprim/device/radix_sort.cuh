@@ -68,6 +68,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 namespace cuprim {
 
@@ -195,66 +196,90 @@ void radix_validate_selector(const char* fn, const double_buffer<T>& b, const ch
   if (b.selector != 0 && b.selector != 1) throw_invalid(fn, name, "selector must be 0 or 1");
 }
 
-/// The most blocks a cluster of `kernel` may have on the current device: 16 (a non-portable size) where the device
-/// can schedule such a cluster with this shape, else 8. Asked once per device and kernel (Tag: one type per kernel;
-/// the answer also records that the kernel was allowed the non-portable size).
-template <class Tag, class Kernel>
-int radix_cluster_blocks_max(Kernel kernel, int threads, std::size_t smem) {
-  static std::atomic<int> cache[64];  // per device ordinal; 0 until asked
-  const int dev = current_device();
-  std::atomic<int>* slot = dev >= 0 && dev < 64 ? &cache[dev] : nullptr;
-  if (slot)
-    if (const int v = slot->load(std::memory_order_relaxed)) return v;
-  int result = 8;
-  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess) {
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 16;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(16);
-    cfg.blockDim = dim3(unsigned(threads));
-    cfg.dynamicSmemBytes = smem;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0) result = 16;
-  }
-  (void)cudaGetLastError();  // a refused query is an answer, not an error (none was pending: the caller checked)
-  if (slot) slot->store(result, std::memory_order_relaxed);
-  return result;
-}
+/// The most blocks the cluster sort may use, whatever the device allows (16, the largest non-portable size, by
+/// default). A hook for tests: set to 8 it runs the portable shape on devices that take 16.
+inline std::atomic<int> radix_cluster_blocks_cap{16};
 
-/// The cluster sort (n ≤ P::cluster_tile): one cluster of the fewest blocks (a power of two, up to 8 or 16) that
-/// spread n keys at most P::cluster_items per thread, each block with the fewest keys per thread that hold its share.
-template <class P, class K, class V>
-void radix_cluster_sort(const K* k_in, K* k_out, const V* v_in, V* v_out, std::uint64_t n, int begin_bit, int end_bit,
-                        bool descending, cudaStream_t stream) {
-  using smem_t = radix_cluster_smem<P::cluster_threads, P::cluster_items, K, V>;
-  auto kernel = radix_cluster_kernel<P::cluster_threads, P::cluster_items, K, V>;
-  if (sizeof(smem_t) > 48 * 1024)
-    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sizeof(smem_t))));
-  const int most = radix_cluster_blocks_max<smem_t>(kernel, P::cluster_threads, sizeof(smem_t));
-  constexpr std::uint64_t T = P::cluster_threads;
-  unsigned blocks = 1;
-  while (blocks < unsigned(most) && blocks * T < n) blocks *= 2;
-  int log_items = 0;
-  while ((std::uint64_t(blocks) * T << log_items) < n) ++log_items;
-  radix_small_params<K, V> sp{k_in, k_out, v_in, v_out, int(n), begin_bit, end_bit, descending};
-  cudaLaunchAttribute attr[1];
+/// A launch configuration of one cluster of `blocks` blocks (the whole grid); `attr` must outlive it.
+inline cudaLaunchConfig_t radix_cluster_config(unsigned blocks, int threads, std::size_t smem, cudaStream_t stream,
+                                              cudaLaunchAttribute (&attr)[1]) {
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = blocks;
   attr[0].val.clusterDim.y = 1;
   attr[0].val.clusterDim.z = 1;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(blocks);
-  cfg.blockDim = dim3(unsigned(T));
-  cfg.dynamicSmemBytes = sizeof(smem_t);
+  cfg.blockDim = dim3(unsigned(threads));
+  cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, sp, log_items));
+  return cfg;
+}
+
+/// Per device ordinal, the most blocks a cluster of the kernel Tag names may have: 0 until asked, then 16 or 8.
+template <class Tag>
+std::atomic<int>* radix_cluster_slot(int dev) {
+  static std::atomic<int> cache[64];
+  return dev >= 0 && dev < 64 ? &cache[dev] : nullptr;
+}
+
+/// The most blocks a cluster of `kernel` may have on the current device: 16 (a non-portable size) where the device
+/// can schedule such a cluster with this shape, else 8. Asked once per device and kernel (Tag: one type per kernel).
+/// The answer says what the device can do; a launch of more than 8 blocks still sets the kernel's non-portable
+/// attribute first (the attribute belongs to one copy of the kernel, and every translation unit holds its own).
+template <class Tag, class Kernel>
+int radix_cluster_blocks_max(Kernel kernel, int threads, std::size_t smem) {
+  std::atomic<int>* slot = radix_cluster_slot<Tag>(current_device());
+  if (slot)
+    if (const int v = slot->load(std::memory_order_acquire)) return v;
+  int result = 8;
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess) {
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = radix_cluster_config(16, threads, smem, nullptr, attr);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0) result = 16;
+  }
+  (void)cudaGetLastError();  // a refused query is an answer, not an error (none was pending: the caller checked)
+  if (slot) slot->store(result, std::memory_order_release);
+  return result;
+}
+
+/// The cluster sort (n ≤ P::cluster_tile): one cluster of the fewest blocks (a power of two, up to 8 or 16) that
+/// spread n keys at most P::cluster_items per thread, each block with the fewest keys per thread that hold its share.
+/// Should the device refuse a cluster of 16 that the occupancy query allowed (another process's partition of the
+/// GPU, for one), the sort runs as 8 blocks and the device's answer becomes 8: 8 blocks always hold a cluster tile.
+template <class P, class K, class V>
+void radix_cluster_sort(const K* k_in, K* k_out, const V* v_in, V* v_out, std::uint64_t n, int begin_bit, int end_bit,
+                        bool descending, cudaStream_t stream) {
+  using smem_t = radix_cluster_smem<P::cluster_threads, P::cluster_items, K, V>;
+  auto kernel = radix_cluster_kernel<P::cluster_threads, P::cluster_items, K, V>;
+  static_assert(std::uint64_t(8) * P::cluster_threads * P::cluster_items >= P::cluster_tile,
+                "8 blocks hold the cluster tile");
+  if (sizeof(smem_t) > 48 * 1024)
+    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sizeof(smem_t))));
+  const int most = std::min(radix_cluster_blocks_max<smem_t>(kernel, P::cluster_threads, sizeof(smem_t)),
+                            radix_cluster_blocks_cap.load(std::memory_order_relaxed));
+  const radix_small_params<K, V> sp{k_in, k_out, v_in, v_out, int(n), begin_bit, end_bit, descending};
+  auto launch = [&](int limit) {
+    constexpr std::uint64_t T = P::cluster_threads;
+    unsigned blocks = 1;
+    while (blocks < unsigned(limit) && blocks * T < n) blocks *= 2;
+    int log_items = 0;
+    while ((std::uint64_t(blocks) * T << log_items) < n) ++log_items;
+    if (blocks > 8) CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = radix_cluster_config(blocks, int(T), sizeof(smem_t), stream, attr);
+    return std::pair{blocks, cudaLaunchKernelEx(&cfg, kernel, sp, log_items)};
+  };
+  auto [blocks, e] = launch(most);
+  if (blocks > 8 && (e == cudaErrorInvalidClusterSize || e == cudaErrorLaunchOutOfResources)) {
+    (void)cudaGetLastError();  // the refusal (nothing ran); 8 blocks from now on for this device
+    if (std::atomic<int>* slot = radix_cluster_slot<smem_t>(current_device()))
+      slot->store(8, std::memory_order_release);
+    e = launch(8).second;
+  }
+  CUPRIM_CUDA_CHECK(e);
   check_launch("radix_cluster_kernel");
 }
 

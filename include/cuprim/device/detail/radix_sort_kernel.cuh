@@ -511,6 +511,37 @@ struct radix_small_params {
   bool descending;
 };
 
+/// A block's keys (and values) between global memory and registers, as the on-chip sorts hold them: item
+/// i < items of lane l of warp w is the block's (w·items·32 + 32 i + l)-th key, at first + that in the arrays.
+template <int Items, int NV, class K, class V>
+__device__ __forceinline__ void radix_block_load(const radix_small_params<K, V>& p, int first, int valid, int items,
+                                                 K (&keys)[Items], V (&vals)[NV]) {
+  const int lane = threadIdx.x % 32, warp_first = int(threadIdx.x / 32) * items * 32;
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const int idx = warp_first + i * 32 + lane;
+    if (i < items && idx < valid) {
+      keys[i] = p.keys_in[first + idx];
+      if constexpr (radix_has_values_v<V>)
+        vals[i] = p.vals_in ? p.vals_in[first + idx] : radix_iota<V>(std::uint64_t(first + idx));
+    }
+  }
+}
+
+template <int Items, int NV, class K, class V>
+__device__ __forceinline__ void radix_block_store(const radix_small_params<K, V>& p, int first, int valid, int items,
+                                                  const K (&keys)[Items], const V (&vals)[NV]) {
+  const int lane = threadIdx.x % 32, warp_first = int(threadIdx.x / 32) * items * 32;
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const int idx = warp_first + i * 32 + lane;
+    if (i < items && idx < valid) {
+      p.keys_out[first + idx] = keys[i];
+      if constexpr (radix_has_values_v<V>) p.vals_out[first + idx] = vals[i];
+    }
+  }
+}
+
 template <int Threads, int Items, class K, class V>
 struct radix_small_smem {
   static constexpr int warps = Threads / 32;
@@ -536,14 +567,7 @@ __device__ __forceinline__ void radix_small_sort(const radix_small_params<K, V>&
 
   K keys[Items];
   [[maybe_unused]] V vals[has_values ? Items : 1];
-#pragma unroll
-  for (int i = 0; i < Items; ++i) {
-    const int idx = warp_first + i * 32 + lane;
-    if (i < items && idx < valid) {
-      keys[i] = p.keys_in[idx];
-      if constexpr (has_values) vals[i] = p.vals_in ? p.vals_in[idx] : radix_iota<V>(std::uint64_t(idx));
-    }
-  }
+  radix_block_load(p, 0, valid, items, keys, vals);
   // After each pass, item i < items of lane l of warp w holds the tile's (w·items·32 + 32 i + l)-th key in pass
   // order, so the valid items stay a prefix in that order and the next pass ranks stably.
   const int passes = radix_passes(p.begin_bit, p.end_bit);
@@ -591,14 +615,7 @@ __device__ __forceinline__ void radix_small_sort(const radix_small_params<K, V>&
     }
     __syncthreads();
   }
-#pragma unroll
-  for (int i = 0; i < Items; ++i) {
-    const int idx = warp_first + i * 32 + lane;
-    if (i < items && idx < valid) {
-      p.keys_out[idx] = keys[i];
-      if constexpr (has_values) p.vals_out[idx] = vals[i];
-    }
-  }
+  radix_block_store(p, 0, valid, items, keys, vals);
 }
 
 template <int Threads, int Items, class K, class V>
@@ -661,15 +678,7 @@ __global__ void __launch_bounds__(Threads) radix_cluster_kernel(radix_small_para
   // one-block sort); the cluster's order is block by block, and every block keeps its count of valid keys.
   K keys[Items];
   [[maybe_unused]] V vals[has_values ? Items : 1];
-#pragma unroll
-  for (int i = 0; i < Items; ++i) {
-    const int idx = warp_first + i * 32 + lane;
-    if (i < items && idx < valid) {
-      keys[i] = p.keys_in[block_first + idx];
-      if constexpr (has_values)
-        vals[i] = p.vals_in ? p.vals_in[block_first + idx] : radix_iota<V>(std::uint64_t(block_first + idx));
-    }
-  }
+  radix_block_load(p, block_first, valid, items, keys, vals);
   const int passes = radix_passes(p.begin_bit, p.end_bit);
   // Each warp zeroes its own counters (and only it touches them until the barrier after its ranking).
   for (int d = lane; d < radix_digits + 1; d += 32) s.hist[warp][d] = 0;
@@ -724,14 +733,7 @@ __global__ void __launch_bounds__(Threads) radix_cluster_kernel(radix_small_para
       }
     }
   }
-#pragma unroll
-  for (int i = 0; i < Items; ++i) {
-    const int idx = warp_first + i * 32 + lane;
-    if (i < items && idx < valid) {
-      p.keys_out[block_first + idx] = keys[i];
-      if constexpr (has_values) p.vals_out[block_first + idx] = vals[i];
-    }
-  }
+  radix_block_store(p, block_first, valid, items, keys, vals);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
