@@ -56,11 +56,9 @@ void add_policy_row(const std::string& label, std::int64_t n, bool quick) {
   add_case(device_case<T, cub_scan::inclusive_sum>(
       "scan/policy/" + label + "/" + std::string(name_of<T>()) + "/" + size_label(n), "inclusive_sum", label, n, quick,
       [](const T* in, T* out, std::int64_t m, cuprim::workspace ws, cudaStream_t s) {
-        if (ws.bytes < cuprim::scan_workspace_bytes<T, T, P>(m))
-          throw std::runtime_error("cuprim-lab: policy row needs a larger workspace than the default policy's");
         cuprim::inclusive_scan<P>(in, out, m, cuprim::plus{}, ws, s);
       },
-      whole_sum_check<T>()));
+      whole_sum_check<T>(), cuprim::scan_workspace_bytes<T, T, P>(n)));
 }
 
 template <class P>
@@ -69,6 +67,11 @@ std::string policy_text() {
   std::string t = "threads=" + std::to_string(C::threads) + " vec=" + std::to_string(C::vector_bytes) +
                   "B vectors=" + std::to_string(C::vectors) + " tile=" +
                   std::to_string(cuprim::detail::scan_tile_elems<P, std::uint32_t>()) + " (4-byte elements)";
+  using S = cuprim::detail::small_scan_policy_t<P>;
+  if constexpr (!std::is_void_v<S>)
+    t += "; up to " + std::to_string(P::small_max) + " elements threads=" + std::to_string(S::threads) +
+         " vectors=" + std::to_string(S::vectors) + " tile=" +
+         std::to_string(cuprim::detail::scan_tile_elems<S, std::uint32_t>());
   if constexpr (cuprim::detail::is_scan_pipeline<P>::value)
     t += "; from " + std::to_string(P::min_elems) + " elements the pipeline: " + std::to_string(P::scan_warps) +
          " scan warps x " + std::to_string(P::lane_vectors) + " vectors per lane, " + std::to_string(P::stages) +
@@ -90,6 +93,23 @@ void add_policy_sweep(std::int64_t n) {
   add_policy_row<T, cuprim::scan_pipeline_policy<8, 9, 5, C, all, 800, 400>>("pipe 8w9v5s w800/400", n, false);
   add_policy_row<T, cuprim::scan_pipeline_policy<8, 9, 6, C, all, 400, 200>>("pipe 8w9v6s w400/200", n, false);
   add_policy_row<T, cuprim::scan_pipeline_policy<10, 7, 5, C, all, 400, 200>>("pipe 10w7v5s w400/200", n, false);
+  // Two or three blocks per SM with larger tiles than the production shape's.
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 9, 3, C, all, 1200, 650>>("pipe 8w9v3s w1200/650", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 9, 3, C, all, 800, 400>>("pipe 8w9v3s w800/400", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<10, 7, 3, C, all, 1200, 650>>("pipe 10w7v3s w1200/650", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 5, 3, C, all, 1200, 650>>("pipe 8w5v3s w1200/650", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<6, 7, 3, C, all, 1200, 650>>("pipe 6w7v3s w1200/650", n, false);
+}
+
+/// One-tile-per-block shapes at middle sizes: a larger tile means fewer tiles, so a shorter chain of published
+/// prefixes (the ordered fold of floating-point scans folds one tile after another).
+template <class T>
+void add_tile_sweep(std::int64_t n) {
+  add_policy_row<T, cuprim::scan_policy<128, 16, 6>>("classic 128x6", n, false);
+  add_policy_row<T, cuprim::scan_policy<128, 16, 12>>("classic 128x12", n, false);
+  add_policy_row<T, cuprim::scan_policy<128, 16, 16>>("classic 128x16", n, false);
+  add_policy_row<T, cuprim::scan_policy<512, 16, 4>>("classic 512x4", n, false);
+  add_policy_row<T, cuprim::scan_policy<256, 16, 16>>("classic 256x16", n, false);
 }
 }  // namespace
 
@@ -105,18 +125,23 @@ void register_scan() {
   // The policy sweep (full suite): pipeline shapes and back-off against the one-tile-per-block kernel.
   add_policy_sweep<std::uint32_t>(pow2(28));
   add_policy_sweep<float>(pow2(28));
-  for (int k : {20, 21, 22, 24}) {
-    using C = cuprim::scan_policy<128, 16, 6>;
-    add_policy_row<std::uint32_t, C>("classic 128x6", pow2(k), false);
-    add_policy_row<std::uint32_t, cuprim::scan_pipeline_policy<8, 9, 5, C, 0, 400, 200>>("pipe 8w9v5s w400/200",
-                                                                                         pow2(k), false);
-    add_policy_row<float, C>("classic 128x6", pow2(k), false);
-    // The grouped look-back instead of the strict left fold of tiles.
-    add_policy_row<float, cuprim::scan_policy<128, 16, 6, 1200, 650, 1, 0, true>>("classic 128x6 grouped",
-                                                                                 pow2(k), false);
-    add_policy_row<float, cuprim::scan_pipeline_policy<8, 9, 5, C, 0, 400, 200>>("pipe 8w9v5s w400/200", pow2(k),
-                                                                                  false);
+  // One tile per block: tile shapes from 2^16 to 2^22 elements, and where the pipeline takes over.
+  for (int k : {16, 18, 20, 21, 22}) {
+    add_tile_sweep<std::uint32_t>(pow2(k));
+    add_tile_sweep<float>(pow2(k));
   }
+  for (int k : {21, 22, 23, 24}) {
+    using C = cuprim::scan_policy<128, 16, 16>;
+    using pipe = cuprim::scan_pipeline_policy<8, 7, 3, C, 0, 1200, 650>;
+    if (k > 22) add_policy_row<std::uint32_t, C>("classic 128x16", pow2(k), false);
+    if (k > 22) add_policy_row<float, C>("classic 128x16", pow2(k), false);
+    add_policy_row<std::uint32_t, pipe>("pipe 8w7v3s w1200/650", pow2(k), false);
+    add_policy_row<float, pipe>("pipe 8w7v3s w1200/650", pow2(k), false);
+  }
+  // The grouped look-back instead of the strict left fold of tiles (floating point).
+  for (int k : {20, 22, 24})
+    add_policy_row<float, cuprim::scan_policy<128, 16, 6, 1200, 650, 1, 0, true>>("classic 128x6 grouped", pow2(k),
+                                                                                 false);
 
   // The ladder: uint32 at 2^24 (quick) and 2^28 (full).
   add_ladder<std::uint32_t>(pow2(24), true);

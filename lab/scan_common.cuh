@@ -157,13 +157,13 @@ checker<T> segmented_sum_check(std::int64_t segment) {
 }
 
 /// A device case over a random input of n elements of T with an output of n elements of T:
-/// `call(in, out, n, ws, stream)` is the code under test (ws: cuprim::scan_workspace_bytes<T, T>(n) bytes,
-/// allocated once: the production scan's explicit workspace; other calls ignore it). C names the CUB baseline
+/// `call(in, out, n, ws, stream)` is the code under test (ws: ws_bytes, by default cuprim::scan_workspace_bytes<T,
+/// T>(n) bytes, allocated once: the production scan's explicit workspace; other calls ignore it). C names the CUB baseline
 /// (none: no baseline). bytes = 2·n·sizeof(T) (read once, written once). Verification poisons the output and the
 /// workspace, runs once on slice 0 and applies `check`; the CUB baseline is checked with it too.
 template <class T, cub_scan C, class Call>
 case_def device_case(std::string name, std::string op, std::string variant, std::int64_t n, bool quick, Call call,
-                     checker<T> check_fn) {
+                     checker<T> check_fn, std::size_t ws_bytes = 0) {
   case_def c;
   c.name = std::move(name);
   c.family = "scan";
@@ -174,7 +174,8 @@ case_def device_case(std::string name, std::string op, std::string variant, std:
   c.bytes = 2.0 * double(n) * sizeof(T);
   c.quick = quick;
   c.baseline = cub_name(C);
-  c.setup = [n, call, check_fn]() -> bench {
+  if (ws_bytes == 0) ws_bytes = cuprim::scan_workspace_bytes<T, T>(n);
+  c.setup = [n, call, check_fn, ws_bytes]() -> bench {
     struct state {
       std::shared_ptr<const input_set> in;
       device_memory out, ws, base_out, base_temp;
@@ -183,7 +184,7 @@ case_def device_case(std::string name, std::string op, std::string variant, std:
     auto st = std::make_shared<state>();
     st->in = random_input(dtype_v<T>, n);
     st->out = device_memory(std::size_t(n) * sizeof(T));
-    st->ws = device_memory(cuprim::scan_workspace_bytes<T, T>(n));
+    st->ws = device_memory(ws_bytes);
     bench b;
     b.input_slices = st->in->slices;
     b.run = [st, call](cudaStream_t s, int rep) {

@@ -172,7 +172,7 @@ TEST(ScanArgs, FirstBrokenRuleIsReported) {
 
 TEST(ScanWorkspace, TooSmallOrNullIsRefused) {
   static char ws[1];
-  for (std::int64_t n : {std::int64_t(3073), std::int64_t(1) << 20, std::int64_t(1) << 34}) {
+  for (std::int64_t n : {cuprim_test::scan_tile<std::uint32_t>() + 1, std::int64_t(1) << 20, std::int64_t(1) << 34}) {
     SCOPED_TRACE(::testing::Message() << "n = " << n);
     // Fake, far-apart ranges: only their addresses are compared.
     const auto* fin = reinterpret_cast<const std::uint32_t*>(std::uintptr_t(1) << 40);

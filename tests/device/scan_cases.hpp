@@ -2,6 +2,7 @@
 // inclusive_sum / exclusive_sum, device/scan.cuh).
 //
 //  - the tile of the default policy and the sizes every type is scanned at (around the warp, the tile, two tiles,
+//    the switch from the small tile to the large one,
 //    2^20 + 7 and 300 tiles + 5: the look-back walks over many predecessors)
 //  - guarded outputs: every case gets its own allocation of n elements with poisoned guard elements on both
 //    sides (an out-of-range write is caught by the guard check, or by compute-sanitizer past the allocation)
@@ -29,22 +30,55 @@
 
 namespace cuprim_test {
 
-/// The tile a scan of In under Policy works in: the pipeline's for pipeline policies that take every size
-/// (min_elems 0) and types it takes, else the one-tile-per-block kernel's (the default policy's pipeline starts at
-/// 2^22 elements; the tests that reach it use this smaller tile, which only makes their float bounds wider).
+/// The tile a scan of In under Policy works in at small sizes: the pipeline's for pipeline policies that take every
+/// size (min_elems 0) and types it takes, else the small one-tile-per-block policy's where the policy has one (the
+/// default for 4-byte types: up to 2^17 elements), else the one-tile-per-block kernel's. The default policy's
+/// pipeline starts at 2^22 elements; the float bounds of tests that may reach it take scan_bound_tile below.
 template <class In, class Policy = typename cuprim::scan_default_policy<In>::type>
 constexpr std::int64_t scan_tile() {
   if constexpr (cuprim::detail::scan_pipeline_eligible<Policy, In, In, In>) {
     if constexpr (Policy::min_elems == 0) return std::int64_t(cuprim::detail::scan_pipeline_tile_elems<Policy, In>());
   }
+  using small = cuprim::detail::small_scan_policy_t<Policy>;
+  if constexpr (!std::is_void_v<small>) return std::int64_t(cuprim::detail::scan_tile_elems<small, In>());
   return std::int64_t(cuprim::detail::scan_tile_elems<Policy, In>());
 }
 
-/// The sizes every type is scanned at.
+/// The size up to which Policy scans In with its small one-tile-per-block policy (0: it has none).
+template <class In, class Policy = typename cuprim::scan_default_policy<In>::type>
+constexpr std::int64_t scan_small_max() {
+  if constexpr (std::is_void_v<cuprim::detail::small_scan_policy_t<Policy>>) return 0;
+  else return Policy::small_max;
+}
+
+/// The smallest tile any path of Policy may scan In in: the float bounds count the tiles an element's prefix
+/// crosses, so inputs that may reach more than one path are checked with this one.
+template <class In, class Policy = typename cuprim::scan_default_policy<In>::type>
+constexpr std::int64_t scan_bound_tile() {
+  std::int64_t t = std::int64_t(cuprim::detail::scan_tile_elems<Policy, In>());
+  using small = cuprim::detail::small_scan_policy_t<Policy>;
+  if constexpr (!std::is_void_v<small>) {
+    const std::int64_t s = std::int64_t(cuprim::detail::scan_tile_elems<small, In>());
+    t = s < t ? s : t;
+  }
+  if constexpr (cuprim::detail::scan_pipeline_eligible<Policy, In, In, In>) {
+    const std::int64_t p = std::int64_t(cuprim::detail::scan_pipeline_tile_elems<Policy, In>());
+    t = p < t ? p : t;
+  }
+  return t;
+}
+
+/// The sizes every type is scanned at (and, where the policy has a small tile, at the switch to the larger one).
 template <class In>
 std::vector<std::int64_t> scan_sizes() {
-  constexpr std::int64_t tile = scan_tile<In>();
-  return {0, 1, 31, 32, 33, tile - 1, tile, tile + 1, 2 * tile + 1, (std::int64_t(1) << 20) + 7, 300 * tile + 5};
+  constexpr std::int64_t tile = scan_tile<In>(), small_max = scan_small_max<In>();
+  std::vector<std::int64_t> v{0, 1, 31, 32, 33, tile - 1, tile, tile + 1, 2 * tile + 1, (std::int64_t(1) << 20) + 7,
+                              300 * tile + 5};
+  if (small_max > 0) {  // the last size of the small tile, the first of the larger one (a partial last tile)
+    v.push_back(small_max);
+    v.push_back(small_max + 1);
+  }
+  return v;
 }
 
 inline constexpr int max_offset = 3;
@@ -181,15 +215,15 @@ scan_reference<Out> make_reference(const In* x, std::int64_t n, Op op, bool excl
 ///   t + 1    along the chain of tile prefixes (a tile combines the nearest published inclusive prefix with the
 ///            aggregates between, in a tree of depth ⌈log2 k⌉ over k tiles, then adds its own total: at most one
 ///            level per tile crossed)
-///   + 48     inside the tile: one-tile-per-block kernel (≤ 16 elements per thread, ≤ 16 chunks, two 5-level
+///   + 52     inside the tile: one-tile-per-block kernel (≤ 16 elements per thread, ≤ 16 chunks, two 5-level
 ///            warp scans, the look-back's 5-level window reduction, the few combines that apply the prefixes);
-///            pipeline shapes with ≤ 28 elements per lane and ≤ 8 segments, the default's and every tested one
-///            (27 adds along a lane, a 5-level warp scan, ≤ 7 segment totals in sequence, 3 combines: 42)
+///            pipeline shapes with ≤ 36 elements per lane and ≤ 8 segments, the default's and every tested one
+///            (35 adds along a lane, a 5-level warp scan, ≤ 7 segment totals in sequence, 3 combines: 50)
 /// and every term of a tree of depth d carries a relative error of at most d·eps (first order): |error| ≤
 /// d·eps·Σ|x|. The bound takes twice that, plus the rounding of the result to Out.
 template <class Out, class Acc = cuprim::accumulator_t<Out>>
 double float_tolerance(std::int64_t i, std::int64_t tile, long double ref, long double abs_sum) {
-  const double depth = static_cast<double>(i / tile + 1) + 48.0;
+  const double depth = static_cast<double>(i / tile + 1) + 52.0;
   const double tol = 2.0 * epsilon<Acc>() * depth * static_cast<double>(abs_sum);
   return tol + output_rounding<Out, Acc>(std::fabs(ref) + tol);
 }

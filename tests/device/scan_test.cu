@@ -259,7 +259,7 @@ void check_reproducible(rng& r, std::int64_t n, int runs) {
     cuprim::inclusive_sum(data.d(), out.out(), n);
     std::vector<T> got = out.take();
     if (k == 0) {
-      expect_scan_matches(got, make_reference<T, T>(data.h(), n, cuprim::plus{}, false), n, scan_tile<T>(),
+      expect_scan_matches(got, make_reference<T, T>(data.h(), n, cuprim::plus{}, false), n, scan_bound_tile<T>(),
                           "inclusive_sum");
       first = std::move(got);
       continue;
@@ -389,7 +389,7 @@ TEST_F(ScanApi, PipelinePolicies) {
   check_policy<tiny, double, double>(r, "pipeline, 2 warps x 1 vector, 2 stages, no back-off");
   check_pipeline_non_commutative<tiny>(r, "pipeline, 2 warps x 1 vector, 2 stages");
   // The default shape, taking every size.
-  using shape = cuprim::scan_pipeline_policy<8, 7, 3, classic, 0>;
+  using shape = cuprim::scan_pipeline_policy<8, 9, 3, classic, 0>;
   check_policy<shape, std::uint32_t, std::uint32_t>(r, "pipeline, default shape");
   check_policy<shape, std::int64_t, std::int64_t>(r, "pipeline, default shape");
   check_policy<shape, float, float>(r, "pipeline, default shape");
@@ -399,6 +399,36 @@ TEST_F(ScanApi, PipelinePolicies) {
   check_policy<wide, std::int32_t, std::int32_t>(r, "pipeline, 4 tiles per look-back lane, 6 stages");
   check_policy<wide, double, double>(r, "pipeline, 4 tiles per look-back lane, 6 stages");
   check_policy<wide, float, float>(r, "pipeline, 4 tiles per look-back lane, 6 stages");
+}
+
+/// The default policy's three paths and the sizes where it switches between them (4-byte types: the small tile up
+/// to small_max, the large tile, the pipeline from min_elems), inclusive and exclusive with a workspace.
+template <class T>
+void check_default_paths(rng& r) {
+  using P = typename cuprim::scan_default_policy<T>::type;
+  static_assert(scan_small_max<T>() > 0, "the default policy for 4-byte types has a small tile");
+  SCOPED_TRACE(scan_type_name<T>());
+  constexpr std::int64_t s = P::small_max, p = P::min_elems, tile = scan_bound_tile<T>();
+  const std::vector<std::int64_t> sizes = {s - 1, s, s + 1, p - 1, p, p + 13};
+  const std::int64_t m = p + 13;
+  const scan_input<T> data(scan_safe_vector<T>(r, std::size_t(m)));
+  const auto ref_incl = make_reference<T, T>(data.h(), m, cuprim::plus{}, false);
+  const auto ref_excl = make_reference<T, T>(data.h(), m, cuprim::plus{}, true, T(3));
+  for (std::int64_t n : sizes) {
+    CUPRIM_SCAN_TRACE(n, 0, 0);
+    run_scan_case(n, 0, ref_incl, tile, "inclusive_sum", [&](T* o) { cuprim::inclusive_sum(data.d(), o, n); });
+    cuprim::device_buffer<unsigned char> ws(cuprim::scan_workspace_bytes<T>(n));
+    run_scan_case(n, 0, ref_excl, tile, "exclusive_scan with its workspace", [&](T* o) {
+      cuprim::exclusive_scan(data.d(), o, n, cuprim::plus{}, T(3), cuprim::workspace{ws.data(), ws.bytes()});
+    });
+  }
+}
+
+TEST_F(ScanApi, DefaultPolicyPathSwitches) {
+  CUPRIM_TEST_RNG(r);
+  check_default_paths<std::uint32_t>(r);
+  check_default_paths<float>(r);
+  check_default_paths<std::int32_t>(r);
 }
 
 TEST_F(ScanApi, PipelineInPlaceAndMisalignedFallBack) {
@@ -486,7 +516,7 @@ void expect_invalid(F&& call, const std::string& argument, const char* what) {
 
 TEST_F(ScanApi, BadArgumentsWriteNothing) {
   CUPRIM_TEST_RNG(r);
-  const std::int64_t n = 5000;  // two tiles: a workspace is needed
+  const std::int64_t n = scan_tile<std::int32_t>() + 1000;  // two tiles: a workspace is needed
   // The input and room on both sides of it in one allocation, so "overlap" is about real device addresses.
   const std::vector<std::int32_t> h = random_vector<std::int32_t>(r, std::size_t(n) + 16, -100, 100);
   scan_input<std::int32_t> data(h);
@@ -654,7 +684,7 @@ TEST_F(ScanLarge, TwoToThe28) {
     for (std::int64_t i = 0; i < n; ++i) {
       s += data.host[std::size_t(i)];
       a += std::fabs(data.host[std::size_t(i)]);
-      const double tol = float_tolerance<float>(i, scan_tile<float>(), s, a);
+      const double tol = float_tolerance<float>(i, scan_bound_tile<float>(), s, a);
       if (!(std::fabs(static_cast<long double>(got[std::size_t(i)]) - s) <= tol) && bad++ < 5)
         ADD_FAILURE() << "float inclusive_sum, element " << i << ": got " << got[std::size_t(i)] << ", reference "
                       << static_cast<double>(s) << ", bound " << tol;

@@ -16,7 +16,7 @@
 //
 // One pass: each element is read once and written once (single-pass scan with decoupled look-back); the tile
 // ids come from an atomic counter, so progress never depends on block scheduling order. Inputs of one tile take
-// a single block. From 2^22 elements (default policy), with input and output 16-byte aligned and one 4- or 8-byte
+// a single block (default policy, 4-byte types: tiles of 3072 elements up to 2^17 elements, 8192 above). From 2^22 elements (default policy), with input and output 16-byte aligned and one 4- or 8-byte
 // arithmetic type throughout, on sm_90: a persistent pipeline (bulk copies into a ring of shared-memory tiles,
 // producer, aggregator, look-back and scan warps; device/detail/scan_pipeline_kernel.cuh) that keeps loads in
 // flight while tiles wait for their prefixes.
@@ -61,11 +61,25 @@ inline constexpr bool scan_pipeline_eligible = is_scan_pipeline<Policy>::value &
                                                std::is_same_v<Out, Acc> && std::is_arithmetic_v<In> &&
                                                (sizeof(In) == 4 || sizeof(In) == 8);
 
+/// Workspace of the one-tile-per-block kernel under Policy's tile: none for one tile.
+template <class Policy, class In, class Acc>
+std::size_t scan_classic_workspace_bytes(std::int64_t n) {
+  if (n <= 0) return 0;
+  const std::uint64_t tiles = (std::uint64_t(n) + scan_tile_elems<Policy, In>() - 1) / scan_tile_elems<Policy, In>();
+  return tiles <= 1 ? 0 : 256 + align_up(tile_state<Acc>::bytes(tiles));
+}
+
 template <class Policy, class In, class Acc>
 std::size_t scan_workspace_bytes_for(std::int64_t n) {
   if (n <= 0) return 0;
-  const std::uint64_t tiles = (std::uint64_t(n) + scan_tile_elems<Policy, In>() - 1) / scan_tile_elems<Policy, In>();
-  std::size_t bytes = tiles <= 1 ? 0 : 256 + align_up(tile_state<Acc>::bytes(tiles));
+  std::size_t bytes = scan_classic_workspace_bytes<Policy, In, Acc>(n);
+  using small = small_scan_policy_t<Policy>;
+  if constexpr (!std::is_void_v<small>) {
+    // Monotonic in n: the small policy's need stops growing at its limit.
+    const std::int64_t m = n < Policy::small_max ? n : Policy::small_max;
+    const std::size_t s = scan_classic_workspace_bytes<small, In, Acc>(m);
+    if (s > bytes) bytes = s;
+  }
   if constexpr (scan_pipeline_eligible<Policy, In, Acc, Acc>) {
     const std::size_t pipeline = pipeline_workspace_bytes<Policy, In, Acc>(n);
     if (n >= Policy::min_elems && pipeline > bytes) bytes = pipeline;
@@ -140,6 +154,13 @@ void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op,
         reinterpret_cast<std::uintptr_t>(out) % 16 == 0 &&
         scan_pipeline_launch<Policy, Exclusive, HasInit>(fn, in, out, n, op, init, ws, stream, waits))
       return;
+  }
+  using small = small_scan_policy_t<Policy>;
+  if constexpr (!std::is_void_v<small>) {
+    if (n <= std::uint64_t(Policy::small_max)) {
+      scan_launch_classic<small, Exclusive, HasInit>(fn, in, out, n, op, init, ws, stream, waits);
+      return;
+    }
   }
   using classic = classic_scan_policy_t<Policy>;
   scan_launch_classic<classic, Exclusive, HasInit>(fn, in, out, n, op, init, ws, stream, waits);

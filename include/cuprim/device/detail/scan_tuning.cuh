@@ -45,10 +45,16 @@ struct scan_policy {
 /// 16-byte aligned and whose input, output and accumulator are one 4- or 8-byte arithmetic type, on sm_90 and
 /// newer; every other call runs `Classic`, the one-tile-per-block policy above. Back-off and look-back width as
 /// in scan_policy.
+///
+/// `Small` (optional) is a second one-tile-per-block policy for inputs of at most `SmallMax` elements: the tile that
+/// suits a few tiles per launch is smaller than the one that suits a grid of one tile per SM.
 template <int ScanWarps, int LaneVectors, int Stages, class Classic, long long MinElems = (1ll << 22),
-          int FirstWaitNs = 400, int PollWaitNs = 200, int LookbackTilesPerLane = 1>
+          int FirstWaitNs = 400, int PollWaitNs = 200, int LookbackTilesPerLane = 1, class Small = void,
+          long long SmallMax = 0>
 struct scan_pipeline_policy {
   using classic = Classic;
+  using small = Small;
+  static constexpr long long small_max = SmallMax;
   static constexpr int scan_warps = ScanWarps;
   static constexpr int lane_vectors = LaneVectors;
   static constexpr int stages = Stages;
@@ -61,6 +67,8 @@ struct scan_pipeline_policy {
   static_assert(LaneVectors % 2 == 1 && LaneVectors <= 15, "lane_vectors must be odd, at most 15");
   static_assert(Stages >= 2 && Stages <= 16, "stages must be in [2, 16]");
   static_assert(LookbackTilesPerLane >= 1 && LookbackTilesPerLane <= 8, "lookback_tiles_per_lane must be in [1, 8]");
+  static_assert(std::is_void_v<Small> || (SmallMax > 0 && SmallMax < MinElems),
+                "small_max must be positive and below min_elems");
 };
 
 namespace detail {
@@ -79,20 +87,42 @@ struct classic_scan_policy<P, true> {
 /// The one-tile-per-block policy of P (P itself, or a pipeline policy's fallback).
 template <class P>
 using classic_scan_policy_t = typename classic_scan_policy<P>::type;
+template <class P, class = void>
+struct small_scan_policy {
+  using type = void;
+  static constexpr long long max = 0;
+};
+template <class P>
+struct small_scan_policy<P, std::void_t<typename P::small>> {
+  using type = typename P::small;
+  static constexpr long long max = P::small_max;
+};
+/// The one-tile-per-block policy of P for inputs of at most small_scan_policy<P>::max elements (void: none).
+template <class P>
+using small_scan_policy_t = typename small_scan_policy<P>::type;
 }  // namespace detail
 
 /// The tuning table, keyed by the input element's size class. sm_90 rows (H200, docs/tuning.md "Scan"):
 ///  - below 2^22 elements, unaligned inputs, types the pipeline does not take: one tile per block, 128 threads ×
-///    6 vectors (3072 4-byte elements per tile), 1200/650 ns back-off (best of {64..512} × {2..8} at 2^28 uint32);
-///  - from 2^22 elements: the pipeline, 8 scan warps × 7 vectors per lane (28 KiB tiles), 3 stages (two blocks
-///    per SM), 1200/650 ns back-off: at 2^28 1.16-1.20x CUB for uint32 and float in four runs, against 0.93-0.95x
-///    for one tile per block in the same runs. Shapes with one block per SM and 5-6 stages reached 1.21-1.24x in
-///    some runs and 1.07-1.15x in others; this one was the steadiest (sweeps in tuning.md).
+///    16 vectors of 16 bytes for 4-byte types above 2^17 elements (8192 per tile: at 2^20 uint32 1.13-1.16x and
+///    float 1.10-1.11x CUB against 1.06-1.07x and 0.95-0.96x for 3072-element tiles, two H200 runs: fewer tiles,
+///    a shorter chain of published prefixes), 6 vectors up to 2^17 elements (at 2^16 float 1.06x against 0.93x for
+///    the larger tile: a few tiles, each taking longer) and for the other sizes (not swept); 1200/650 ns back-off
+///    (halved for grids of at most 4 tiles per SM);
+///  - from 2^22 elements: the pipeline, 8 scan warps × 9 vectors per lane (36 KiB tiles), 3 stages (two blocks
+///    per SM), 1200/650 ns back-off: at 2^28 1.19-1.20x CUB for uint32 and float in two runs, 2-3% ahead of
+///    8 × 7 (28 KiB tiles, 1.16-1.20x in six runs) in the same runs, against 0.93-0.95x for one tile per block.
+///    Shapes with one block per SM and 5-6 stages reached 1.21-1.24x in some runs and 0.96-1.15x in others; two
+///    blocks per SM were the steadiest (sweeps in tuning.md).
 template <class T>
 struct scan_default_policy {
-  using type = std::conditional_t<detail::vector_traits<T, 16>::vectorized,
-                                  scan_pipeline_policy<8, 7, 3, scan_policy<128, 16, 6>, (1ll << 22), 1200, 650>,
-                                  scan_policy<128, 16, 8>>;  // user structs: one element per vector slot
+  using type = std::conditional_t<
+      detail::vector_traits<T, 16>::vectorized,
+      std::conditional_t<sizeof(T) == 4,
+                         scan_pipeline_policy<8, 9, 3, scan_policy<128, 16, 16>, (1ll << 22), 1200, 650, 1,
+                                              scan_policy<128, 16, 6>, (1ll << 17)>,
+                         scan_pipeline_policy<8, 9, 3, scan_policy<128, 16, 6>, (1ll << 22), 1200, 650>>,
+      scan_policy<128, 16, 8>>;  // user structs: one element per vector slot
 };
 
 }  // namespace cuprim
