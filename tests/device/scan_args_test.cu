@@ -221,8 +221,13 @@ void check_workspace_size(const char* what) {
     if (n <= tile) {
       ASSERT_EQ(w, 0u) << "n = " << n << " fits one tile (" << tile << ")";
     } else {
-      // At least the counter and one published state per tile.
-      const std::uint64_t tiles = (std::uint64_t(n) + tile - 1) / tile;
+      // At least the counter and one published state per tile (of the tile the input takes at this size).
+      constexpr std::int64_t small_max = cuprim_test::scan_small_max<In>();
+      const std::uint64_t t = std::uint64_t(
+          small_max > 0 && n > small_max
+              ? std::int64_t(cuprim::detail::scan_tile_elems<typename cuprim::scan_default_policy<In>::type, In>())
+              : tile);
+      const std::uint64_t tiles = (std::uint64_t(n) + t - 1) / t;
       ASSERT_GE(w, tiles * sizeof(std::uint32_t)) << "n = " << n;
     }
   }
