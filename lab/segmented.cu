@@ -188,12 +188,16 @@ void add_reduce_sum(std::int64_t n, std::int64_t segments, const std::string& mi
 // ---------------------------------------------------------------------------------------------------------
 // inclusive_scan_by_key: float sums over runs of int32 keys
 
-void add_scan_by_key(std::int64_t n, std::int64_t segments, bool quick) {
+/// Policy void: the default policy (row segmented/inclusive_sum_by_key/...); otherwise a policy row
+/// segmented/policy/<label>/inclusive_sum_by_key/... (the sweep behind the default).
+template <class Policy = void>
+void add_scan_by_key(std::int64_t n, std::int64_t segments, bool quick, const std::string& label = "") {
   case_def c;
-  c.name = "segmented/inclusive_sum_by_key/float/" + size_label(n) + "/" + size_label(segments) + "-runs";
+  c.name = (label.empty() ? std::string("segmented/") : "segmented/policy/" + label + "/") + "inclusive_sum_by_key/float/" +
+           size_label(n) + "/" + size_label(segments) + "-runs";
   c.family = "segmented";
   c.op = "inclusive_sum_by_key";
-  c.variant = size_label(segments) + " runs";
+  c.variant = size_label(segments) + " runs" + (label.empty() ? std::string() : " " + label);
   c.dtype = "float";
   c.n = n;
   c.bytes = double(n) * (4 + 4 + 4);  // keys and values read, values written
@@ -212,32 +216,33 @@ void add_scan_by_key(std::int64_t n, std::int64_t segments, bool quick) {
     {
       device_memory d_off = upload_offsets(st->off);
       st->keys = device_memory(std::size_t(n) * sizeof(std::int32_t));
-      keys_from_offsets<<<4096, 256>>>(d_off.as<std::int32_t>(), segments, n, st->keys.as<std::int32_t>());
+      keys_from_offsets<<<4096, 256>>>(d_off.template as<std::int32_t>(), segments, n, st->keys.template as<std::int32_t>());
       check(cudaGetLastError(), "launch of keys_from_offsets");
       check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (keys)");
     }
     st->out = device_memory(std::size_t(n) * sizeof(float));
     st->base_out = device_memory(std::size_t(n) * sizeof(float));
-    st->ws = device_memory(cuprim::segmented_scan_workspace_bytes<float>(n));
-    check(cub::DeviceScan::InclusiveSumByKey(nullptr, st->base_temp_bytes, st->keys.as<std::int32_t>(),
-                                             st->in->slice<float>(0), st->base_out.as<float>(), n),
+    st->ws = device_memory(cuprim::segmented_scan_workspace_bytes<float, float, Policy>(n));
+    check(cub::DeviceScan::InclusiveSumByKey(nullptr, st->base_temp_bytes, st->keys.template as<std::int32_t>(),
+                                             st->in->template slice<float>(0), st->base_out.template as<float>(), n),
           "cub::DeviceScan::InclusiveSumByKey (size)");
     st->base_temp = device_memory(std::max<std::size_t>(st->base_temp_bytes, 1));
     bench b;
     b.input_slices = st->in->slices;
     b.run = [st, n](cudaStream_t s, int rep) {
-      cuprim::inclusive_scan_by_key(st->keys.as<std::int32_t>(), st->in->slice<float>(rep), st->out.as<float>(), n,
-                                    cuprim::plus{}, cuprim::workspace{st->ws.get(), st->ws.bytes()}, s);
+      cuprim::inclusive_scan_by_key<Policy>(st->keys.template as<std::int32_t>(), st->in->template slice<float>(rep),
+                                            st->out.template as<float>(), n, cuprim::plus{},
+                                            cuprim::workspace{st->ws.get(), st->ws.bytes()}, s);
     };
     b.baseline = [st, n](cudaStream_t s, int rep) {
       std::size_t bytes = st->base_temp_bytes;
-      check(cub::DeviceScan::InclusiveSumByKey(st->base_temp.get(), bytes, st->keys.as<std::int32_t>(),
-                                               st->in->slice<float>(rep), st->base_out.as<float>(), n,
+      check(cub::DeviceScan::InclusiveSumByKey(st->base_temp.get(), bytes, st->keys.template as<std::int32_t>(),
+                                               st->in->template slice<float>(rep), st->base_out.template as<float>(), n,
                                                ::cuda::std::equal_to<>{}, s),
             "cub::DeviceScan::InclusiveSumByKey");
     };
     b.verify = [st, n, run = b.run, base = b.baseline]() {
-      const float* x = st->in->host<float>().data();
+      const float* x = st->in->template host<float>().data();
       auto compare = [&](const std::vector<float>& got) -> std::string {
         std::int64_t bad = 0, first = -1;
         double first_ref = 0;
@@ -264,11 +269,11 @@ void add_scan_by_key(std::int64_t n, std::int64_t segments, bool quick) {
       st->ws.poison();
       run(0, 0);
       check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (verify)");
-      const std::string e = compare(to_host(st->out.as<float>(), std::size_t(n)));
+      const std::string e = compare(to_host(st->out.template as<float>(), std::size_t(n)));
       st->base_out.poison();
       base(0, 0);
       check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (verify baseline)");
-      const std::string eb = compare(to_host(st->base_out.as<float>(), std::size_t(n)));
+      const std::string eb = compare(to_host(st->base_out.template as<float>(), std::size_t(n)));
       v.ok = e.empty();
       v.baseline_ok = eb.empty();
       v.detail = e.empty() ? (eb.empty() ? "" : "baseline: " + eb) : (eb.empty() ? e : e + "; baseline: " + eb);
@@ -424,6 +429,14 @@ void register_segmented() {
   add_reduce_sum(pow2(24), pow2(22), "random", false);  // 4 per segment: ends weigh as much as elements
   add_scan_by_key(pow2(28), pow2(20), true);
   add_scan_by_key(pow2(28), pow2(24), false);
+  // Tile shapes of the by-key scan (threads x 16-byte vectors of values; the pairs take twice the registers).
+  add_scan_by_key<cuprim::scan_policy<128, 16, 3>>(pow2(28), pow2(20), false, "128x3");
+  add_scan_by_key<cuprim::scan_policy<128, 16, 4>>(pow2(28), pow2(20), false, "128x4");
+  add_scan_by_key<cuprim::scan_policy<128, 16, 6>>(pow2(28), pow2(20), false, "128x6");
+  add_scan_by_key<cuprim::scan_policy<128, 16, 8>>(pow2(28), pow2(20), false, "128x8");
+  add_scan_by_key<cuprim::scan_policy<256, 16, 3>>(pow2(28), pow2(20), false, "256x3");
+  add_scan_by_key<cuprim::scan_policy<64, 16, 6>>(pow2(28), pow2(20), false, "64x6");
+  add_scan_by_key<cuprim::scan_policy<128, 16, 6, 600, 300>>(pow2(28), pow2(20), false, "128x6 w600/300");
   add_spmv(pow2(20), pow2(26), true, true);
   add_spmv(pow2(20), pow2(26), false, true);
   add_host_reduce(pow2(24), pow2(16));

@@ -43,13 +43,24 @@ __device__ unsigned long long scan_lookback_stats[4];
 
 enum : unsigned { tile_invalid = 0, tile_aggregate = 1, tile_prefix = 2 };
 
-/// Published state of each tile. Types of up to 4 bytes pack status and value in one 64-bit word (one store,
-/// one load, no fence); larger types keep separate arrays ordered by fences.
-template <class T, bool Packed = (sizeof(T) <= 4)>
+/// How a tile's published state is stored: 1, status and value in one 64-bit word (values of up to 4 bytes);
+/// 2, in one 16-byte word (trivially copyable values of 5 to 8 bytes); 0, separate arrays ordered by fences;
+/// tile_state_custom, a specialization of tile_state for that carry type (select's counts, segmented pairs).
+enum : int { tile_state_custom = 3 };
+template <class T>
+struct tile_state_kind {
+  static constexpr int value = sizeof(T) <= 4                                                            ? 1
+                               : sizeof(T) <= 8 && alignof(T) <= 8 && std::is_trivially_copyable_v<T> ? 2
+                                                                                                       : 0;
+};
+
+/// Published state of each tile. Packed kinds (one store, one load, no fence) for values of up to 8 bytes; larger
+/// types keep separate arrays ordered by fences.
+template <class T, int Kind = tile_state_kind<T>::value>
 struct tile_state;
 
 template <class T>
-struct tile_state<T, true> {
+struct tile_state<T, 1> {
   unsigned long long* words;  // zeroed before the launch
 
   static constexpr std::size_t bytes(std::uint64_t tiles) { return tiles * sizeof(unsigned long long); }
@@ -71,8 +82,36 @@ struct tile_state<T, true> {
   }
 };
 
+/// Status and value in one naturally aligned 16-byte word, written by one 16-byte store and read by one 16-byte
+/// load: a reader sees a status together with the value it announces, as with the 64-bit word. (The PTX memory
+/// model does not promise that a vector access is single-copy atomic; aligned 16-byte accesses are one transaction
+/// on the GPUs cuprim targets, which is what CUB's look-back for 8-byte values relies on as well. The scan tests
+/// check 8-byte results bit for bit over thousands of tiles.)
 template <class T>
-struct tile_state<T, false> {
+struct tile_state<T, 2> {
+  ulonglong2* words;  // zeroed before the launch; x: status, y: the value's bytes
+
+  static constexpr std::size_t bytes(std::uint64_t tiles) { return tiles * sizeof(ulonglong2); }
+  static constexpr std::size_t zero_bytes(std::uint64_t tiles) { return bytes(tiles); }
+  static tile_state make(void* p, std::uint64_t) { return {static_cast<ulonglong2*>(p)}; }
+
+  __device__ __forceinline__ void publish(std::uint64_t tile, unsigned status, const T& v) const {
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(words + tile),
+                 "l"(static_cast<unsigned long long>(status)), "l"(bits)
+                 : "memory");
+  }
+  __device__ __forceinline__ unsigned read(std::uint64_t tile, T& v) const {
+    unsigned long long s, bits;
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(s), "=l"(bits) : "l"(words + tile) : "memory");
+    std::memcpy(&v, &bits, sizeof(T));
+    return static_cast<unsigned>(s);
+  }
+};
+
+template <class T>
+struct tile_state<T, 0> {
   unsigned* status;  // zeroed before the launch
   T* aggregates;     // separate from the inclusive prefixes: a reader that saw "aggregate" must not
   T* inclusives;     // be able to read the inclusive value that overwrote it

@@ -69,10 +69,15 @@ CUPRIM_HD seg_pair<T> make_seg_pair(const T& value, bool start, const T& init) {
 namespace cuprim::detail {
 
 /// Tile states of pairs whose value fits 4 bytes: value bits, start bit and status in one 64-bit word (one
-/// relaxed store publishes, one relaxed load reads, no fence), like tile_state<T, true>.
+/// relaxed store publishes, one relaxed load reads, no fence), like the packed state of ≤ 4-byte values.
 template <class T>
   requires(sizeof(T) <= 4)
-struct tile_state<seg_pair<T>, false> {
+struct tile_state_kind<seg_pair<T>> {
+  static constexpr int value = tile_state_custom;
+};
+template <class T>
+  requires(sizeof(T) <= 4)
+struct tile_state<seg_pair<T>, tile_state_custom> {
   unsigned long long* words;  // zeroed before the launch
 
   static constexpr std::size_t bytes(std::uint64_t tiles) { return tiles * sizeof(unsigned long long); }

@@ -49,7 +49,11 @@ struct exact_combine<tile_count> : std::true_type {};  // integer counts: any as
 /// Tile state for counts: (count << 2) | status in one 64-bit word, published with one relaxed store and read
 /// with one relaxed load, as the packed state of ≤ 4-byte values (scan_kernel.cuh) but for 64-bit counts.
 template <>
-struct tile_state<tile_count, false> {
+struct tile_state_kind<tile_count> {
+  static constexpr int value = tile_state_custom;
+};
+template <>
+struct tile_state<tile_count, tile_state_custom> {
   unsigned long long* words;  // zeroed before the launch (or written by a counting pass)
 
   static constexpr std::size_t bytes(std::uint64_t tiles) { return tiles * sizeof(unsigned long long); }
