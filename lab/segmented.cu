@@ -436,7 +436,13 @@ void register_segmented() {
   add_scan_by_key<cuprim::scan_policy<128, 16, 8>>(pow2(28), pow2(20), false, "128x8");
   add_scan_by_key<cuprim::scan_policy<256, 16, 3>>(pow2(28), pow2(20), false, "256x3");
   add_scan_by_key<cuprim::scan_policy<64, 16, 6>>(pow2(28), pow2(20), false, "64x6");
-  add_scan_by_key<cuprim::scan_policy<128, 16, 6, 600, 300>>(pow2(28), pow2(20), false, "128x6 w600/300");
+  add_scan_by_key<cuprim::scan_policy<128, 16, 12>>(pow2(28), pow2(20), false, "128x12");
+  add_scan_by_key<cuprim::scan_policy<128, 16, 16>>(pow2(28), pow2(20), false, "128x16");
+  add_scan_by_key<cuprim::scan_policy<256, 16, 6>>(pow2(28), pow2(20), false, "256x6");
+  add_scan_by_key<cuprim::scan_policy<256, 16, 8>>(pow2(28), pow2(20), false, "256x8");
+  add_scan_by_key<cuprim::scan_policy<512, 16, 4>>(pow2(28), pow2(20), false, "512x4");
+  add_scan_by_key<cuprim::scan_policy<128, 16, 8, 600, 300>>(pow2(28), pow2(20), false, "128x8 w600/300");
+  add_scan_by_key<cuprim::scan_policy<128, 16, 8, 2000, 1000>>(pow2(28), pow2(20), false, "128x8 w2000/1000");
   add_spmv(pow2(20), pow2(26), true, true);
   add_spmv(pow2(20), pow2(26), false, true);
   add_host_reduce(pow2(24), pow2(16));
