@@ -99,6 +99,12 @@ void add_policy_sweep(std::int64_t n) {
   add_policy_row<T, cuprim::scan_pipeline_policy<10, 7, 3, C, all, 1200, 650>>("pipe 10w7v3s w1200/650", n, false);
   add_policy_row<T, cuprim::scan_pipeline_policy<8, 5, 3, C, all, 1200, 650>>("pipe 8w5v3s w1200/650", n, false);
   add_policy_row<T, cuprim::scan_pipeline_policy<6, 7, 3, C, all, 1200, 650>>("pipe 6w7v3s w1200/650", n, false);
+  // Two stages of larger tiles, two or three blocks per SM.
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 9, 2, C, all, 1200, 650>>("pipe 8w9v2s w1200/650", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 13, 2, C, all, 1200, 650>>("pipe 8w13v2s w1200/650", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<12, 9, 2, C, all, 1200, 650>>("pipe 12w9v2s w1200/650", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<16, 7, 2, C, all, 1200, 650>>("pipe 16w7v2s w1200/650", n, false);
+  add_policy_row<T, cuprim::scan_pipeline_policy<8, 9, 3, C, all, 1600, 800>>("pipe 8w9v3s w1600/800", n, false);
 }
 
 /// One-tile-per-block shapes at middle sizes: a larger tile means fewer tiles, so a shorter chain of published
