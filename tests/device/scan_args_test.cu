@@ -185,10 +185,11 @@ TEST(ScanWorkspace, TooSmallOrNullIsRefused) {
       expect_invalid([&] { cuprim::exclusive_scan(fin, fout, n, cuprim::plus{}, 0u, w); }, "workspace");
     }
   }
-  // A user struct's workspace holds its values (two arrays of them): an 8-byte struct needs more than a 4-byte
-  // type at the same tile count.
+  // A tile's published state holds its value: an 8-byte struct's (a 16-byte word each) needs more than a 4-byte
+  // type's (an 8-byte word each) at the same tile count.
   const std::int64_t tiles = 1000;
-  const std::int64_t n32 = tiles * cuprim_test::scan_tile<std::uint32_t>();
+  const std::int64_t n32 = tiles * std::int64_t(cuprim::detail::scan_tile_elems<
+                                       typename cuprim::scan_default_policy<std::uint32_t>::type, std::uint32_t>());
   const std::int64_t nf = tiles * cuprim_test::scan_tile<affine_map>();
   EXPECT_GT((cuprim::scan_workspace_bytes<affine_map, affine_map>(nf)), cuprim::scan_workspace_bytes<std::uint32_t>(n32));
   const auto* fa = reinterpret_cast<const affine_map*>(std::uintptr_t(1) << 40);

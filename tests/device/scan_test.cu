@@ -292,6 +292,9 @@ void check_policy(rng& r, const char* what, Op op = {}) {
   using Acc = cuprim::accumulator_t<Out>;
   SCOPED_TRACE(::testing::Message() << what << ", " << scan_type_name<In>());
   constexpr std::int64_t tile = scan_tile<In, Policy>();
+  // The float bounds count tiles of the smallest tile any path may take (a pipeline policy falls back to its
+  // one-tile-per-block policy where the pipeline cannot run).
+  constexpr std::int64_t bound_tile = scan_bound_tile<In, Policy>();
   const std::vector<std::int64_t> sizes = {1, tile - 1, tile, tile + 1, 33 * tile + 1, 300 * tile + 7,
                                            (std::int64_t(1) << 20) + 7};
   const std::int64_t m = *std::max_element(sizes.begin(), sizes.end());
@@ -301,10 +304,10 @@ void check_policy(rng& r, const char* what, Op op = {}) {
   const auto ref_excl = make_reference<In, Out>(data.h(), m, op, true, init);
   for (std::int64_t n : sizes) {
     CUPRIM_SCAN_TRACE(n, 0, 0);
-    run_scan_case(n, 0, ref_incl, tile, "inclusive_scan<Policy>",
+    run_scan_case(n, 0, ref_incl, bound_tile, "inclusive_scan<Policy>",
                   [&](Out* o) { cuprim::inclusive_scan<Policy>(data.d(), o, n, op); });
     cuprim::device_buffer<unsigned char> ws(cuprim::scan_workspace_bytes<In, Out, Policy>(n));
-    run_scan_case(n, 0, ref_excl, tile, "exclusive_scan<Policy> with its workspace", [&](Out* o) {
+    run_scan_case(n, 0, ref_excl, bound_tile, "exclusive_scan<Policy> with its workspace", [&](Out* o) {
       cuprim::exclusive_scan<Policy>(data.d(), o, n, op, init, cuprim::workspace{ws.data(), ws.bytes()});
     });
   }

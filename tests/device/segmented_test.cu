@@ -368,7 +368,25 @@ std::vector<std::int32_t> key_runs(const std::string& mix, std::int64_t n, rng& 
   return keys;
 }
 
-const std::int64_t scan_sizes[] = {0, 1, 31, 32, 33, 511, 512, 513, 1535, 1536, 1537, 4097, (1 << 20) + 7};
+/// The tiles of the default policies: user structs (affine maps) and 4-byte arithmetic values.
+constexpr std::int64_t struct_tile = std::int64_t(
+    cuprim::detail::scan_tile_elems<cuprim::segmented_scan_default_policy<affine>::type, affine>());
+constexpr std::int64_t value_tile = std::int64_t(
+    cuprim::detail::scan_tile_elems<cuprim::segmented_scan_default_policy<std::uint32_t>::type, std::uint32_t>());
+const std::int64_t scan_sizes[] = {0,
+                                   1,
+                                   31,
+                                   32,
+                                   33,
+                                   struct_tile - 1,
+                                   struct_tile,
+                                   struct_tile + 1,
+                                   3 * struct_tile + 1,
+                                   value_tile - 1,
+                                   value_tile,
+                                   value_tile + 1,
+                                   2 * value_tile + 1,
+                                   (1 << 20) + 7};
 
 class SegmentedScan : public gpu_test {};
 

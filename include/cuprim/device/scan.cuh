@@ -93,6 +93,11 @@ template <class Policy, class In>
 void check_scan_tiles(const char* fn, std::int64_t n) {
   if (n > 0 && (std::uint64_t(n) - 1) / scan_tile_elems<Policy, In>() >= 0x7fffffffu)
     throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
+  using small = small_scan_policy_t<Policy>;
+  if constexpr (!std::is_void_v<small>) {
+    if (n > 0 && n <= Policy::small_max && (std::uint64_t(n) - 1) / scan_tile_elems<small, In>() >= 0x7fffffffu)
+      throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
+  }
 }
 
 template <class In, class Out>
