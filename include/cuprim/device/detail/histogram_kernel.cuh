@@ -26,8 +26,8 @@
 //                  uint8 rate (≈ 15 samples per SM clock at the copy rate) instruction issue, not the atomics, was
 //                  the bound.
 //
-// Vector = true reads 16-byte vectors (ld.global.cs: the input is streamed once), two per step with the next step's
-// two loaded before the current ones are binned, with
+// Vector = true reads 16-byte vectors (ld.global.cs: the input is streamed once), two per step (four on the byte
+// path) with the next step's loaded before the current ones are binned, with
 // scalar loads for the misaligned head and the tail; Vector = false reads one sample per thread per step.
 // The grid strides over the input; the host picks the grid (persistent: the resident blocks; otherwise one block
 // per 512 × 64 samples) and launches slices of at most grid × 2^31 samples, so that no block's 32-bit shared
@@ -197,31 +197,35 @@ __global__ void __launch_bounds__(hist_threads) histogram_kernel(const hist_para
         if constexpr (multi) c = c + 1 == p.bin.channels ? 0 : c + 1;
       }
     };
-    // Two vectors per step, and the next step's two loaded before this step's are binned (software pipelining:
-    // binning 16 one-byte samples per vector takes long enough to expose the load latency otherwise).
+    // U vectors per step, and the next step's U loaded before this step's are binned (software pipelining:
+    // binning 16 one-byte samples per vector takes long enough to expose the load latency otherwise). The byte
+    // path bins so cheaply that it is bound by the read stream: four vectors per step keep more bytes in flight.
+    constexpr int U = bytes ? 4 : 2;
     std::uint64_t v = g;
-    bool have = v + G < nvec;
-    uint4 a = make_uint4(0, 0, 0, 0), b = a;
+    bool have = v + std::uint64_t(U - 1) * G < nvec;
+    uint4 cur[U];
     if (have) {
-      a = __ldcs(vin + v);
-      b = __ldcs(vin + v + G);
+#pragma unroll
+      for (int u = 0; u < U; ++u) cur[u] = __ldcs(vin + v + std::uint64_t(u) * G);
     }
     while (have) {
-      const std::uint64_t nv = v + 2 * G;
-      const bool next = nv + G < nvec;
-      uint4 na = a, nb = b;
+      const std::uint64_t nv = v + std::uint64_t(U) * G;
+      const bool next = nv + std::uint64_t(U - 1) * G < nvec;
+      uint4 nxt[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) nxt[u] = cur[u];
       if (next) {
-        na = __ldcs(vin + nv);
-        nb = __ldcs(vin + nv + G);
+#pragma unroll
+        for (int u = 0; u < U; ++u) nxt[u] = __ldcs(vin + nv + std::uint64_t(u) * G);
       }
-      process(a, head + v * V);
-      process(b, head + (v + G) * V);
-      a = na;
-      b = nb;
+#pragma unroll
+      for (int u = 0; u < U; ++u) process(cur[u], head + (v + std::uint64_t(u) * G) * V);
+#pragma unroll
+      for (int u = 0; u < U; ++u) cur[u] = nxt[u];
       v = nv;
       have = next;
     }
-    if (v < nvec) process(__ldcs(vin + v), head + v * V);
+    for (; v < nvec; v += G) process(__ldcs(vin + v), head + v * V);  // fewer than U vectors left
     const std::uint64_t tail0 = head + nvec * V;
     const std::uint64_t rest = head + (n - tail0);
     for (std::uint64_t i = g; i < rest; i += G) {
