@@ -16,10 +16,11 @@
 //
 // One pass: each element is read once and written once (single-pass scan with decoupled look-back); the tile
 // ids come from an atomic counter, so progress never depends on block scheduling order. Inputs of one tile take
-// a single block (default policy, 4-byte types: tiles of 3072 elements up to 2^17 elements, 8192 above). From 2^22 elements (default policy), with input and output 16-byte aligned and one 4- or 8-byte
-// arithmetic type throughout, on sm_90: a persistent pipeline (bulk copies into a ring of shared-memory tiles,
-// producer, aggregator, look-back and scan warps; device/detail/scan_pipeline_kernel.cuh) that keeps loads in
-// flight while tiles wait for their prefixes.
+// a single block (default policy, 4-byte types: tiles of 3072 elements up to 2^17 elements, 8192 above). From
+// 2^22 elements (default policy), with input and output 16-byte aligned and one 4- or 8-byte arithmetic type
+// throughout, on sm_90: a persistent pipeline (bulk copies into a ring of shared-memory tiles, producer,
+// aggregator, look-back and scan warps; device/detail/scan_pipeline_kernel.cuh) that keeps loads in flight while
+// tiles wait for their prefixes.
 //
 // Floating-point results are bitwise identical from run to run on the same GPU: every tile's published prefix
 // is the left fold P(t) = P(t-1) ⊕ A(t), and the look-back folds left to right from whatever prefix it meets,
@@ -91,13 +92,12 @@ std::size_t scan_workspace_bytes_for(std::int64_t n) {
 /// this before it allocates or launches anything.
 template <class Policy, class In>
 void check_scan_tiles(const char* fn, std::int64_t n) {
-  if (n > 0 && (std::uint64_t(n) - 1) / scan_tile_elems<Policy, In>() >= 0x7fffffffu)
-    throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
+  std::uint64_t tile = scan_tile_elems<Policy, In>();
   using small = small_scan_policy_t<Policy>;
-  if constexpr (!std::is_void_v<small>) {
-    if (n > 0 && n <= Policy::small_max && (std::uint64_t(n) - 1) / scan_tile_elems<small, In>() >= 0x7fffffffu)
-      throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
-  }
+  if constexpr (!std::is_void_v<small>)
+    if (n <= Policy::small_max) tile = scan_tile_elems<small, In>();  // the tile the launch takes at this size
+  if (n > 0 && (std::uint64_t(n) - 1) / tile >= 0x7fffffffu)
+    throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
 }
 
 template <class In, class Out>

@@ -90,14 +90,12 @@ using classic_scan_policy_t = typename classic_scan_policy<P>::type;
 template <class P, class = void>
 struct small_scan_policy {
   using type = void;
-  static constexpr long long max = 0;
 };
 template <class P>
 struct small_scan_policy<P, std::void_t<typename P::small>> {
   using type = typename P::small;
-  static constexpr long long max = P::small_max;
 };
-/// The one-tile-per-block policy of P for inputs of at most small_scan_policy<P>::max elements (void: none).
+/// The one-tile-per-block policy of P for inputs of at most P::small_max elements (void: none).
 template <class P>
 using small_scan_policy_t = typename small_scan_policy<P>::type;
 }  // namespace detail
