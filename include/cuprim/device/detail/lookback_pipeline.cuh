@@ -24,8 +24,8 @@
 // A job (the algorithm) provides: value_type (4 or 8 bytes) and carry_type; the members of pipeline_common; op
 // (associative, on carries); initial() (the prefix of tile 0, maybe absent); segment_total<Shape>(seg, count)
 // (a warp-wide maybe-carry of a segment's first `count` elements); emit<Shape>(seg, seg_base, count, prefix)
-// (the segment's output; prefix() waits for and returns the carry of everything before the segment, and emit
-// calls it exactly once, as late as it can); finish(total) (the last tile, with the carry of the whole input).
+// (the segment's output, given the carry of everything before it); finish(total) (the last tile, with the carry
+// of the whole input).
 #pragma once
 
 #include <cuprim/device/detail/async_copy.cuh>
@@ -200,11 +200,9 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
       mbarrier_wait(&full_bar[s], parity);
       const std::uint64_t tile = stage_tile[s];
       if (tile >= num_tiles) return;
-      // The walk reads only earlier tiles' states: it starts while the aggregator is still reading this tile,
-      // and the tile's own total is awaited only for the inclusive prefix.
+      mbarrier_wait(&agg_bar[s], parity);
       maybe<C> prefix = job.initial();
       if (tile > 0) prefix = {look_back<R, C>(job.state, tile, job.op, job.waits), true};
-      mbarrier_wait(&agg_bar[s], parity);
       if (lane == 0) {  // one thread writes what the arrive below publishes
         const maybe<C> inclusive = combine(prefix, maybe<C>{tile_total[s].get(), true}, job.op);
         if (tile + 1 < num_tiles) job.state.publish(tile, tile_prefix, inclusive.value);
@@ -228,19 +226,13 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
     mbarrier_wait(&full_bar[s], parity);
     const std::uint64_t tile = stage_tile[s];
     if (tile >= num_tiles) return;
+    mbarrier_wait(&pre_bar[s], parity);
     T* t = stages + std::size_t(s) * TE + std::size_t(w) * SE;
     const std::uint64_t seg_base = tile * TE + std::uint64_t(w) * SE;
     // 64-bit bounds: an earlier clamped-int form of this count took the full-segment path for partial segments
     // in the nvcc 13.0 build (docs/tuning.md, "Scan").
     const int count = seg_base + SE <= n ? SE : (seg_base < n ? int(n - seg_base) : 0);
-    // The segment's prefix, waited for only when the job asks: its work that needs no prefix (the in-register
-    // scan, the selection ranks) overlaps the look-back. Called exactly once per stage.
-    auto prefix = [&]() -> maybe<C> {
-      mbarrier_wait(&pre_bar[s], parity);
-      return {seg_prefix[s][w].get(), seg_prefix_has[s][w]};
-    };
-    if (count > 0) job.template emit<shape>(t, seg_base, count, prefix);
-    else (void)prefix();
+    if (count > 0) job.template emit<shape>(t, seg_base, count, maybe<C>{seg_prefix[s][w].get(), seg_prefix_has[s][w]});
     // The stage is read and written here through the generic proxy and refilled next by the copy engine (the
     // async proxy): each lane fences its own accesses before the release.
     fence_proxy_async_shared();

@@ -45,8 +45,8 @@ struct scan_pipeline_job : pipeline_common<T, T> {
   }
 
   /// Scans the segment's first `count` elements after `p` and stores them at out + seg_base.
-  template <class Shape, class Prefix>
-  __device__ __forceinline__ void emit(T* seg, std::uint64_t seg_base, int count, Prefix&& prefix) const {
+  template <class Shape>
+  __device__ __forceinline__ void emit(T* seg, std::uint64_t seg_base, int count, maybe<T> p) const {
     constexpr int LE = Shape::LE;
     const int lane = warp::lane_id();
     if (count == Shape::SE) {
@@ -55,7 +55,7 @@ struct scan_pipeline_job : pipeline_common<T, T> {
 #pragma unroll
       for (int i = 1; i < LE; ++i) x[i] = op(x[i - 1], x[i]);
       const T incl = warp::inclusive_scan(x[LE - 1], op);
-      const maybe<T> p = combine(prefix(), maybe<T>{warp::shfl_up(incl, 1), lane > 0}, op);
+      p = combine(p, maybe<T>{warp::shfl_up(incl, 1), lane > 0}, op);
       T y[LE];
       if constexpr (Exclusive) {
 #pragma unroll
@@ -81,7 +81,7 @@ struct scan_pipeline_job : pipeline_common<T, T> {
     T total = c > 0 ? seg[first] : T{};
     for (int i = 1; i < c; ++i) total = op(total, seg[first + i]);
     const T incl = warp::inclusive_scan(total, op);
-    maybe<T> run = combine(prefix(), maybe<T>{warp::shfl_up(incl, 1), lane > 0}, op);
+    maybe<T> run = combine(p, maybe<T>{warp::shfl_up(incl, 1), lane > 0}, op);
     for (int i = 0; i < c; ++i) {
       const T x = seg[first + i];
       if constexpr (Exclusive) {

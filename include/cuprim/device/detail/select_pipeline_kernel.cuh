@@ -48,8 +48,8 @@ struct select_pipeline_job : pipeline_common<T, tile_count> {
 
   /// Writes the segment's selected items (of its first `count` elements) from out + p (the items selected
   /// before the segment).
-  template <class Shape, class Prefix>
-  __device__ __forceinline__ void emit(T* seg, std::uint64_t, int count, Prefix&& prefix) const {
+  template <class Shape>
+  __device__ __forceinline__ void emit(T* seg, std::uint64_t, int count, maybe<tile_count> p) const {
     constexpr int LE = Shape::LE;
     static_assert(LE <= 64, "a lane's selection mask is 64 bits");
     const int lane = warp::lane_id();
@@ -69,7 +69,7 @@ struct select_pipeline_job : pipeline_common<T, tile_count> {
       for (int i = 0; i < LE; ++i)
         if ((mask >> i) & 1ull) seg[r++] = x[i];
       __syncwarp();
-      T* dst = out + prefix().value.value;
+      T* dst = out + p.value.value;
       for (unsigned i = unsigned(lane); i < total; i += warp::size) dst[i] = seg[i];
       return;
     }
@@ -78,7 +78,7 @@ struct select_pipeline_job : pipeline_common<T, tile_count> {
     unsigned mine = 0;
     for (int i = 0; i < c; ++i) mine += pred(seg[first + i]) ? 1u : 0u;
     const unsigned incl = warp::inclusive_scan(mine, plus{});
-    T* dst = out + prefix().value.value + (incl - mine);
+    T* dst = out + p.value.value + (incl - mine);
     for (int i = 0; i < c; ++i) {
       const T v = seg[first + i];
       if (pred(v)) *dst++ = v;
