@@ -50,6 +50,9 @@
 //  - larger: atomics on the output in device memory (it stays in L2 up to tens of MiB), runs of equal bins merged
 //    per thread. Never #blocks × #bins of global memory: the workspace is 0 bytes (histogram_even) or the edges
 //    (histogram_range), whatever the bin count.
+// The overwriting forms zero the outputs with a small kernel and launch the histogram kernel as its programmatic
+// dependent launch (Hopper): the histogram streams its input while the zeroing runs and waits for it only before
+// its first write to an output.
 //
 // Errors. cuprim::invalid_argument before anything is launched, allocated or written: n < 0 (num_pixels < 0),
 // num_bins < 1, samples null with n > 0, histogram or edges null, lower >= upper or a level that is NaN,
@@ -253,8 +256,12 @@ void hist_launch(const char* fn, hist_params<S, B, C> p, std::uint64_t total, in
     p.first = first;
     p.n = std::min(slice, total - first);
     const unsigned g = static_cast<unsigned>(std::min<std::uint64_t>(grid, (p.n + hist_threads - 1) / hist_threads));
-    kernel<<<g, hist_threads, smem, stream>>>(p);
-    check_launch(fn);
+    if (p.dependent && first == 0) {
+      launch_dependent_smem(fn, kernel, g, hist_threads, smem, stream, p);
+    } else {
+      kernel<<<g, hist_threads, smem, stream>>>(p);
+      check_launch(fn);
+    }
   }
 }
 
@@ -384,7 +391,25 @@ void hist_validate(const char* fn, const hist_request<S, C, Level>& r) {
   }
 }
 
-/// Runs a validated request: zeroes the outputs (overwrite), uploads edges, builds the binner, launches.
+/// Zeroes a request's outputs on the stream (one launch for every channel).
+template <class S, class C, class Level>
+void hist_zero(const char* fn, const hist_request<S, C, Level>& r, cudaStream_t stream) {
+  hist_zero_args<C> a{};
+  int most = 0;
+  for (int k = 0; k < r.active; ++k) {
+    a.out[k] = r.out[k];
+    a.bins[k] = r.bins[k];
+    most = std::max(most, r.bins[k]);
+  }
+  a.count = r.active;
+  constexpr int threads = 256;
+  const int blocks = std::clamp((most + threads - 1) / threads, 1, get_device_info().sm_count * 4);
+  hist_zero_kernel<<<blocks, threads, 0, stream>>>(a);
+  check_launch(fn);
+}
+
+/// Runs a validated request: uploads edges, builds the binner, zeroes the outputs (overwrite) and launches, the
+/// histogram kernel as a dependent launch of the zeroing one (it streams its input while the zeroing runs).
 /// Multi = false: the single-channel entry points (only single-channel kernels are instantiated); true: the
 /// multi-channel ones (only the multi-channel kernels).
 template <bool Multi, class S, class C, class Level, class Launcher = hist_launcher>
@@ -393,10 +418,10 @@ void hist_run(const char* fn, const hist_request<S, C, Level>& r, workspace ws, 
   using K = hist_key_t<S, Level>;
   int total = 0;
   for (int k = 0; k < r.active; ++k) total += r.bins[k];
-  if (overwrite)
-    for (int k = 0; k < r.active; ++k)
-      CUPRIM_CUDA_CHECK(cudaMemsetAsync(r.out[k], 0, std::size_t(r.bins[k]) * sizeof(C), stream));
-  if (r.samples == 0) return;
+  if (r.samples == 0) {
+    if (overwrite) hist_zero(fn, r, stream);
+    return;
+  }
 
   auto go = [&](auto binners /* array of hist_multi slots' binners */) {
     using B1 = std::remove_cvref_t<decltype(binners[0])>;
@@ -407,6 +432,8 @@ void hist_run(const char* fn, const hist_request<S, C, Level>& r, workspace ws, 
       p.out[0] = r.out[0];
       p.num_out = 1;
       p.total_bins = total;
+      p.dependent = overwrite;
+      if (overwrite) hist_zero(fn, r, stream);  // last before the launch: the launch depends on it
       launch(fn, p, std::uint64_t(r.samples), stream);
     } else {
       hist_params<S, hist_multi<B1>, C> p{};
@@ -424,6 +451,8 @@ void hist_run(const char* fn, const hist_request<S, C, Level>& r, workspace ws, 
       p.bin.channels = r.channels;
       p.num_out = r.active;
       p.total_bins = total;
+      p.dependent = overwrite;
+      if (overwrite) hist_zero(fn, r, stream);
       launch(fn, p, std::uint64_t(r.samples), stream);
     }
   };

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cuprim/device/detail/histogram_bins.cuh>
+#include <cuprim/device/detail/launch.cuh>
 
 #include <cuda_runtime.h>
 
@@ -59,7 +60,29 @@ struct hist_params {
   int num_out;
   int total_bins;
   int copies;
+  bool dependent;  ///< host side: the first launch may overlap hist_zero_kernel, the launch before it (PDL)
 };
+
+/// The outputs a histogram overwrites, zeroed by hist_zero_kernel.
+template <class C>
+struct hist_zero_args {
+  C* out[hist_max_channels];
+  int bins[hist_max_channels];
+  int count;
+};
+
+/// Zeroes the outputs and lets the histogram kernel launched after it (as a programmatic dependent launch) start
+/// streaming its input at once: that kernel waits for this one (wait_for_prerequisite_grid) only before its
+/// first write to an output.
+template <class C>
+__global__ void hist_zero_kernel(const hist_zero_args<C> a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+  const int stride = int(gridDim.x * blockDim.x);
+  for (int k = 0; k < a.count; ++k)
+    for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < a.bins[k]; i += stride) a.out[k][i] = C{};
+}
 
 template <class B>
 struct hist_is_multi : std::false_type {};
@@ -103,6 +126,7 @@ __global__ void __launch_bounds__(hist_threads) histogram_kernel(const hist_para
   constexpr bool privatized = L == hist_layout::shared || L == hist_layout::lanes;
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const int T = p.total_bins;
+  if constexpr (!privatized) wait_for_prerequisite_grid();  // writes the outputs from the first sample on
 
   // The byte path (see the header comment): two interleaved per-lane copies, 64 words per bin.
   constexpr bool bytes = L == hist_layout::lanes && hist_is_bytes<B>::value;
@@ -239,6 +263,7 @@ __global__ void __launch_bounds__(hist_threads) histogram_kernel(const hist_para
 
   if constexpr (privatized) {
     __syncthreads();
+    wait_for_prerequisite_grid();  // the outputs' zeroing (a no-op unless launched as a dependent launch)
     for (int b = threadIdx.x; b < T; b += blockDim.x) {
       unsigned sum = 0;
       for (int k = 0; k < p.copies; ++k) {
@@ -269,6 +294,7 @@ __global__ void __launch_bounds__(hist_threads) histogram_sectioned_kernel(const
   const std::uint64_t section = (p.n + G - 1) / G;
   const std::uint64_t begin = g * section;
   const std::uint64_t end = begin + section < p.n ? begin + section : p.n;
+  wait_for_prerequisite_grid();
   for (std::uint64_t i = begin; i < end; ++i) {
     int c = 0;
     if constexpr (hist_is_multi<B>::value) c = static_cast<int>((p.first + i) % static_cast<unsigned>(p.bin.channels));
