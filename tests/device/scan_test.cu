@@ -339,6 +339,14 @@ TEST_F(ScanApi, CustomPolicies) {
   using full_block = cuprim::scan_policy<1024, 16, 1>;
   check_policy<full_block, std::uint32_t, std::uint32_t>(r, "1024 threads (32 warps)");
   check_policy<full_block, affine_map, affine_map>(r, "1024 threads (32 warps)", compose{});
+  // Outputs wider than the input: 32 or 128 bytes of results per lane-vector, stored through the per-warp staging
+  // buffer (4 warps) or as strided 16-byte pieces (16 warps: the staging buffer would pass 16 KiB).
+  using staged = cuprim::scan_policy<128, 16, 3>;
+  check_policy<staged, std::uint32_t, std::uint64_t>(r, "uint32 into uint64, staged stores");
+  check_policy<staged, std::int8_t, std::int64_t>(r, "int8 into int64, staged stores");
+  using strided = cuprim::scan_policy<512, 16, 2>;
+  check_policy<strided, std::uint32_t, std::uint64_t>(r, "uint32 into uint64, strided 16-byte stores");
+  check_policy<strided, std::uint8_t, std::int32_t>(r, "uint8 into int32, strided 16-byte stores");
 }
 
 // ---- the large-input pipeline (persistent blocks, bulk copies, warp roles) under policies that take every size:

@@ -520,8 +520,17 @@ __device__ __forceinline__ void scan_tile(Acc (&x)[Policy::vectors][V], std::uin
                                           std::uint64_t num_tiles, bool vector_out, lookback_waits waits) {
   constexpr int TH = Policy::threads, K = Policy::vectors, WARPS = TH / warp::size;
   constexpr std::uint64_t warp_tile = std::uint64_t(warp::size) * K * V, tile_elems = warp_tile * WARPS;
-  constexpr bool out_vectorizable = vector_traits<Out, Policy::vector_bytes>::vectorized &&
-                                    sizeof(Out) * V <= 16 && (sizeof(Out) * V) % 4 == 0;
+  // A lane's V results are one store of up to 16 bytes. An output wider than the input (uint32 -> uint64, uint8 ->
+  // int32) gives a lane 32 or 64 bytes: those go through a per-warp staging buffer in shared memory, so that the
+  // warp's stores are consecutive 16-byte pieces (strided 16-byte stores measured 1.8 TB/s for uint32 -> uint64 at
+  // 2^27 on an H200, V scalar stores 1.4 TB/s).
+  constexpr int out_bytes = int(sizeof(Out)) * V;
+  constexpr bool out_arith = std::is_arithmetic_v<Out> || is_half_like_v<Out>;
+  constexpr bool out_vectorizable = out_arith && (out_bytes == 4 || out_bytes == 8 || out_bytes == 16);
+  constexpr bool out_pieced = out_arith && out_bytes > 16 && out_bytes % 16 == 0;
+  constexpr int out_pieces = out_pieced ? out_bytes / 16 : 1;  // 16-byte pieces per lane
+  // Staged while the buffer stays small (16 KiB: 4 warps of 64-byte lanes); larger blocks store the pieces strided.
+  constexpr bool out_staged = out_pieced && WARPS * warp::size * out_pieces * 16 <= 16384;
   static_assert(!Exclusive || HasInit, "an exclusive scan needs an init value");
   __shared__ uninitialized<Acc> warp_totals[WARPS];
   __shared__ uninitialized<Acc> warp_prefix[WARPS];
@@ -607,7 +616,28 @@ __device__ __forceinline__ void scan_tile(Acc (&x)[Policy::vectors][V], std::uin
     bool stored = false;
     if constexpr (out_vectorizable) {
       if (full && vector_out) {
-        store_vector<Out, int(sizeof(Out) * V)>(out + i0, y);
+        store_vector<Out, out_bytes>(out + i0, y);
+        stored = true;
+      }
+    } else if constexpr (out_staged) {
+      __shared__ uint4 out_stage[WARPS][warp::size * out_pieces];
+      if (full && vector_out) {
+        uint4* st = out_stage[w];
+#pragma unroll
+        for (int j = 0; j < out_pieces; ++j) std::memcpy(&st[lane * out_pieces + j], reinterpret_cast<const char*>(y) + 16 * j, 16);
+        __syncwarp();
+        uint4* dst = reinterpret_cast<uint4*>(out + warp_base + std::uint64_t(k) * warp::size * V);
+#pragma unroll
+        for (int r = 0; r < out_pieces; ++r) dst[lane + warp::size * r] = st[lane + warp::size * r];
+        __syncwarp();  // read before the next chunk is staged
+        stored = true;
+      }
+    } else if constexpr (out_pieced) {
+      if (full && vector_out) {
+        constexpr int per = 16 / int(sizeof(Out));
+#pragma unroll
+        for (int j = 0; j < out_pieces; ++j)
+          store_vector<Out, 16>(out + i0 + j * per, *reinterpret_cast<const Out(*)[per]>(y + j * per));
         stored = true;
       }
     }
