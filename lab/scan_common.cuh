@@ -159,8 +159,9 @@ checker<T> segmented_sum_check(std::int64_t segment) {
 /// A device case over a random input of n elements of T with an output of n elements of T:
 /// `call(in, out, n, ws, stream)` is the code under test (ws: ws_bytes, by default
 /// cuprim::scan_workspace_bytes<T, T>(n) bytes, allocated once: the production scan's explicit workspace; other
-/// calls ignore it). C names the CUB baseline (none: no baseline). bytes = 2·n·sizeof(T) (read once, written once). Verification poisons the output and the
-/// workspace, runs once on slice 0 and applies `check`; the CUB baseline is checked with it too.
+/// calls ignore it). C names the CUB baseline (none: no baseline). bytes = 2·n·sizeof(T) (read once, written
+/// once). Verification poisons the output and the workspace, runs once on slice 0 and applies `check`; the CUB
+/// baseline is checked with it too.
 template <class T, cub_scan C, class Call>
 case_def device_case(std::string name, std::string op, std::string variant, std::int64_t n, bool quick, Call call,
                      checker<T> check_fn, std::size_t ws_bytes = 0) {

@@ -193,8 +193,8 @@ void add_reduce_sum(std::int64_t n, std::int64_t segments, const std::string& mi
 template <class Policy = void>
 void add_scan_by_key(std::int64_t n, std::int64_t segments, bool quick, const std::string& label = "") {
   case_def c;
-  c.name = (label.empty() ? std::string("segmented/") : "segmented/policy/" + label + "/") + "inclusive_sum_by_key/float/" +
-           size_label(n) + "/" + size_label(segments) + "-runs";
+  c.name = (label.empty() ? std::string("segmented/") : "segmented/policy/" + label + "/") +
+           "inclusive_sum_by_key/float/" + size_label(n) + "/" + size_label(segments) + "-runs";
   c.family = "segmented";
   c.op = "inclusive_sum_by_key";
   c.variant = size_label(segments) + " runs" + (label.empty() ? std::string() : " " + label);
@@ -216,7 +216,8 @@ void add_scan_by_key(std::int64_t n, std::int64_t segments, bool quick, const st
     {
       device_memory d_off = upload_offsets(st->off);
       st->keys = device_memory(std::size_t(n) * sizeof(std::int32_t));
-      keys_from_offsets<<<4096, 256>>>(d_off.template as<std::int32_t>(), segments, n, st->keys.template as<std::int32_t>());
+      keys_from_offsets<<<4096, 256>>>(d_off.template as<std::int32_t>(), segments, n,
+                                       st->keys.template as<std::int32_t>());
       check(cudaGetLastError(), "launch of keys_from_offsets");
       check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (keys)");
     }

@@ -423,6 +423,12 @@ void hist_run(const char* fn, const hist_request<S, C, Level>& r, workspace ws, 
     return;
   }
 
+  // The zeroing is the last thing queued before the histogram kernel, which is its dependent launch.
+  auto zero_and_launch = [&](auto& p) {
+    p.dependent = overwrite;
+    if (overwrite) hist_zero(fn, r, stream);
+    launch(fn, p, std::uint64_t(r.samples), stream);
+  };
   auto go = [&](auto binners /* array of hist_multi slots' binners */) {
     using B1 = std::remove_cvref_t<decltype(binners[0])>;
     if constexpr (!Multi) {
@@ -432,9 +438,7 @@ void hist_run(const char* fn, const hist_request<S, C, Level>& r, workspace ws, 
       p.out[0] = r.out[0];
       p.num_out = 1;
       p.total_bins = total;
-      p.dependent = overwrite;
-      if (overwrite) hist_zero(fn, r, stream);  // last before the launch: the launch depends on it
-      launch(fn, p, std::uint64_t(r.samples), stream);
+      zero_and_launch(p);
     } else {
       hist_params<S, hist_multi<B1>, C> p{};
       p.in = r.in;
@@ -451,9 +455,7 @@ void hist_run(const char* fn, const hist_request<S, C, Level>& r, workspace ws, 
       p.bin.channels = r.channels;
       p.num_out = r.active;
       p.total_bins = total;
-      p.dependent = overwrite;
-      if (overwrite) hist_zero(fn, r, stream);
-      launch(fn, p, std::uint64_t(r.samples), stream);
+      zero_and_launch(p);
     }
   };
 

@@ -624,7 +624,8 @@ __device__ __forceinline__ void scan_tile(Acc (&x)[Policy::vectors][V], std::uin
       if (full && vector_out) {
         uint4* st = out_stage[w];
 #pragma unroll
-        for (int j = 0; j < out_pieces; ++j) std::memcpy(&st[lane * out_pieces + j], reinterpret_cast<const char*>(y) + 16 * j, 16);
+        for (int j = 0; j < out_pieces; ++j)
+          std::memcpy(&st[lane * out_pieces + j], reinterpret_cast<const char*>(y) + 16 * j, 16);
         __syncwarp();
         uint4* dst = reinterpret_cast<uint4*>(out + warp_base + std::uint64_t(k) * warp::size * V);
 #pragma unroll
