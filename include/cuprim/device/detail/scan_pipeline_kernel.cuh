@@ -26,6 +26,21 @@ struct scan_pipeline_job : pipeline_common<T, T> {
   __device__ __forceinline__ maybe<T> initial() const { return {init, HasInit}; }
   __device__ __forceinline__ void finish(const T&) const {}
 
+  /// op over this lane's LE elements of a full segment, as an in-order tree: depth ⌈log2 LE⌉ instead of the LE - 1
+  /// dependent operations of a left fold (the aggregator's pass over a tile is on the path to the tile's published
+  /// aggregate, which later tiles' look-backs wait for).
+  template <class Shape>
+  __device__ __forceinline__ T lane_total(const T* seg) const {
+    T x[Shape::LE];
+    load_lane<Shape>(seg, x);
+#pragma unroll
+    for (int step = 1; step < Shape::LE; step *= 2) {
+#pragma unroll
+      for (int i = 0; i + step < Shape::LE; i += 2 * step) x[i] = op(x[i], x[i + step]);
+    }
+    return x[0];
+  }
+
   /// op over the segment's first `count` elements, in order (absent when count is 0).
   template <class Shape>
   __device__ __forceinline__ maybe<T> segment_total(const T* seg, int count) const {
