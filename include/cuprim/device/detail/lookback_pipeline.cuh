@@ -9,11 +9,18 @@
 //   warp 0 (one lane)  producer    takes the next tile id from the atomic counter, bulk-loads the tile
 //                                  (cp.async.bulk) into a free stage                        -> full[s]
 //   warp 1             aggregator  the carry of each segment of the tile (job.segment_total), publishes the
-//                                  tile's aggregate at once (never waits on another tile)   -> agg[s]
+//                                  tile's aggregate at once (never waits on another tile)   -> agg[q]
 //   warp 2             look-back   the tile's prefix (scan_kernel.cuh's look_back), publishes the inclusive
-//                                  prefix and hands each segment its prefix                 -> pre[s]
+//                                  prefix and hands each segment its prefix                 -> pre[q]
 //   warps 3..          segments    one segment each (job.emit: scan and store, or compact and store); the
 //                                  stage is released when every segment warp is done         -> empty[s]
+//
+// Early release (jobs with emit_regs: the scan). A segment warp copies its full segment into registers and
+// releases the stage at once (with the aggregator's reads), then scans it and waits for its prefix holding the
+// data in registers, and stores from there. A stage then lives for its load and two reads instead of also for the
+// tile's look-back, and a block has one more tile in flight (in registers). H200, 2^28 uint32 / float: 89% ->
+// 92% of the device copy (docs/tuning.md, "Scan"). Tile metadata (id, carries, prefixes) then outlives the
+// stage and lives in a ring of S + 1 slots, q = k % (S + 1) for stage use k (s = k % S).
 //
 // Progress: ids come from the counter in the order blocks ask for them, a tile's aggregate depends only on its
 // own data, and a look-back waits only for aggregates of lower ids, all already taken by running blocks; so no
@@ -84,6 +91,18 @@ __device__ __forceinline__ void store_lane(T* seg, const T (&y)[Shape::LE]) {
   }
 }
 
+/// A full segment in shared memory into registers, warp-striped: the lane's vectors lane, lane + 32, ...
+/// (x[j·V .. j·V + V) is vector j·32 + lane; conflict-free for any K).
+template <class Shape, class T>
+__device__ __forceinline__ void load_striped(const T* seg, T (&x)[Shape::LE]) {
+  const uint4* p = reinterpret_cast<const uint4*>(seg) + warp::lane_id();
+#pragma unroll
+  for (int j = 0; j < Shape::K; ++j) {
+    const uint4 r = p[j * warp::size];
+    std::memcpy(&x[j * Shape::V], &r, 16);
+  }
+}
+
 /// Elements of the lane's range [lane·LE, lane·LE + LE) below `count` (0..LE).
 template <class Shape>
 __device__ __forceinline__ int lane_count(int count) {
@@ -133,6 +152,13 @@ __device__ __forceinline__ void full_tile_totals(const Job& job, const typename 
   for (int w = 0; w < W; ++w) seg[w] = {v[w], true};
 }
 
+/// Whether the job offers emit_regs<Shape>(x, seg_base, prefix) (a full segment's output from registers, the
+/// carry before it from the callable `prefix`, which waits for it), announced by `static constexpr bool
+/// register_emit = true`: its segment warps then copy a full segment into registers and release the stage before
+/// waiting for the prefix.
+template <class Job>
+inline constexpr bool has_register_emit = requires { requires Job::register_emit; };
+
 template <class Policy, class Job>
 __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kernel(Job job) {
 #ifdef CUPRIM_HAS_BULK_COPY
@@ -143,24 +169,34 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
   constexpr std::uint64_t TE = shape::TE;
   static_assert(Policy::lane_vectors % 2 == 1, "lane_vectors must be odd (conflict-free 16-byte shared accesses)");
   static_assert(W <= warp::size, "at most 32 segment warps");
+  // Early release: the segment warps copy a full segment into registers and release its stage at once, so a
+  // stage lives for the load and the reads only, not for the look-back as well; a block then has S tiles in
+  // shared memory and one more in its segment warps' registers. What the roles hand each other about a tile (its
+  // id, carries, prefixes and their barriers) then outlives the stage, so it lives in a ring of its own, Q = S + 1
+  // deep: stage use k is slot k % Q. (Without early release Q = S and the slot is the stage.)
+  constexpr bool early = has_register_emit<Job>;
+  constexpr int Q = early ? S + 1 : S;
 
   extern __shared__ __align__(128) unsigned char pipeline_stages[];
   T* const stages = reinterpret_cast<T*>(pipeline_stages);  // S tiles
-  __shared__ unsigned long long full_bar[S], agg_bar[S], pre_bar[S], empty_bar[S];
-  __shared__ std::uint64_t stage_tile[S];
-  __shared__ uninitialized<C> seg_excl[S][W];    // carry of the tile's earlier segments (absent for segment 0)
-  __shared__ bool seg_excl_has[S][W];
-  __shared__ uninitialized<C> tile_total[S];
-  __shared__ uninitialized<C> seg_prefix[S][W];  // carry of everything before each segment
-  __shared__ bool seg_prefix_has[S][W];
+  __shared__ unsigned long long full_bar[S], empty_bar[S];  // per stage
+  __shared__ unsigned long long agg_bar[Q], pre_bar[Q];     // per slot
+  __shared__ std::uint64_t slot_tile[Q];
+  __shared__ uninitialized<C> seg_excl[Q][W];    // carry of the tile's earlier segments (absent for segment 0)
+  __shared__ bool seg_excl_has[Q][W];
+  __shared__ uninitialized<C> tile_total[Q];
+  __shared__ uninitialized<C> seg_prefix[Q][W];  // carry of everything before each segment
+  __shared__ bool seg_prefix_has[Q][W];
 
   const int warp_id = threadIdx.x / warp::size, lane = warp::lane_id();
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       mbarrier_init(&full_bar[s], 1);
-      mbarrier_init(&agg_bar[s], 1);
-      mbarrier_init(&pre_bar[s], 1);
-      mbarrier_init(&empty_bar[s], W);
+      mbarrier_init(&empty_bar[s], early ? W + 1 : W);  // early: the aggregator's reads too
+    }
+    for (int q = 0; q < Q; ++q) {
+      mbarrier_init(&agg_bar[q], 1);
+      mbarrier_init(&pre_bar[q], 1);
     }
     fence_mbarrier_init();
   }
@@ -168,14 +204,21 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
   wait_for_prerequisite_grid();  // the zeroed counter and tile states
   const std::uint64_t n = job.n, num_tiles = job.num_tiles;
 
+  // Why no barrier phase is ever awaited a lap late (mbarrier parities name a phase only within one lap): stage
+  // use k + S needs the release of use k by every segment warp, which (early or not) comes after that warp has
+  // finished use k - 1 entirely; so the aggregator and the segment warps, which take every use in order, see
+  // full_bar[s] at most one phase ahead, and slot k % Q is refilled (use k + Q) only after everyone is done with
+  // use k. The look-back warp waits on its slot's agg_bar only, never on full_bar (which, with early release,
+  // may run a lap ahead of it).
+
   if (warp_id == 0) {
     // ---- producer
     if (lane != 0) return;
     for (unsigned k = 0;; ++k) {
-      const int s = int(k % S);
+      const int s = int(k % S), q = int(k % Q);
       if (k >= unsigned(S)) mbarrier_wait(&empty_bar[s], ((k / S) - 1) & 1u);
       const std::uint64_t tile = atomicAdd(job.counter, 1u);
-      stage_tile[s] = tile;
+      slot_tile[q] = tile;
       if (tile >= num_tiles) {
         mbarrier_arrive(&full_bar[s]);  // tells every role to stop
         return;
@@ -200,11 +243,13 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
   if (warp_id == 1) {
     // ---- aggregator: the segment carries and the tile's aggregate, published as soon as the data is in
     for (unsigned k = 0;; ++k) {
-      const int s = int(k % S);
-      const unsigned parity = (k / S) & 1u;
-      mbarrier_wait(&full_bar[s], parity);
-      const std::uint64_t tile = stage_tile[s];
-      if (tile >= num_tiles) return;
+      const int s = int(k % S), q = int(k % Q);
+      mbarrier_wait(&full_bar[s], (k / S) & 1u);
+      const std::uint64_t tile = slot_tile[q];
+      if (tile >= num_tiles) {
+        if (lane == 0) mbarrier_arrive(&agg_bar[q]);  // the look-back warp reads the stop from the slot
+        return;
+      }
       const T* t = stages + std::size_t(s) * TE;
       const bool tile_full = tile * TE + TE <= n;
       const std::uint64_t count = tile_full ? TE : n - tile * TE;
@@ -224,17 +269,18 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
 #pragma unroll
       for (int w = 0; w < W; ++w) {
         if (lane == 0) {
-          seg_excl[s][w].get() = running.value;
-          seg_excl_has[s][w] = running.has;
+          seg_excl[q][w].get() = running.value;
+          seg_excl_has[q][w] = running.has;
         }
         running = combine(running, seg[w], job.op);
       }
       fence_proxy_async_shared();  // this warp's reads of the stage, before the copy engine refills it
       __syncwarp();
       if (lane == 0) {
-        tile_total[s].get() = running.value;
+        tile_total[q].get() = running.value;
         if (tile > 0) job.state.publish(tile, tile_aggregate, running.value);
-        mbarrier_arrive(&agg_bar[s]);
+        mbarrier_arrive(&agg_bar[q]);
+        if constexpr (early) mbarrier_arrive(&empty_bar[s]);
       }
       __syncwarp();
     }
@@ -244,24 +290,22 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
     // ---- look-back: the tile's prefix, its inclusive prefix published, each segment's prefix handed on
     constexpr int R = Policy::lookback_tiles_per_lane;
     for (unsigned k = 0;; ++k) {
-      const int s = int(k % S);
-      const unsigned parity = (k / S) & 1u;
-      mbarrier_wait(&full_bar[s], parity);
-      const std::uint64_t tile = stage_tile[s];
+      const int q = int(k % Q);
+      mbarrier_wait(&agg_bar[q], (k / Q) & 1u);
+      const std::uint64_t tile = slot_tile[q];
       if (tile >= num_tiles) return;
-      mbarrier_wait(&agg_bar[s], parity);
       maybe<C> prefix = job.initial();
       if (tile > 0) prefix = {look_back<R, C>(job.state, tile, job.op, job.waits), true};
       if (lane == 0) {  // one thread writes what the arrive below publishes
-        const maybe<C> inclusive = combine(prefix, maybe<C>{tile_total[s].get(), true}, job.op);
+        const maybe<C> inclusive = combine(prefix, maybe<C>{tile_total[q].get(), true}, job.op);
         if (tile + 1 < num_tiles) job.state.publish(tile, tile_prefix, inclusive.value);
         else job.finish(inclusive.value);
         for (int w = 0; w < W; ++w) {
-          const maybe<C> p = combine(prefix, maybe<C>{seg_excl[s][w].get(), seg_excl_has[s][w]}, job.op);
-          seg_prefix[s][w].get() = p.value;
-          seg_prefix_has[s][w] = p.has;
+          const maybe<C> p = combine(prefix, maybe<C>{seg_excl[q][w].get(), seg_excl_has[q][w]}, job.op);
+          seg_prefix[q][w].get() = p.value;
+          seg_prefix_has[q][w] = p.has;
         }
-        mbarrier_arrive(&pre_bar[s]);
+        mbarrier_arrive(&pre_bar[q]);
       }
       __syncwarp();
     }
@@ -270,18 +314,32 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
   // ---- segment warps: one segment each
   const int w = warp_id - 3;
   for (unsigned k = 0;; ++k) {
-    const int s = int(k % S);
-    const unsigned parity = (k / S) & 1u;
-    mbarrier_wait(&full_bar[s], parity);
-    const std::uint64_t tile = stage_tile[s];
+    const int s = int(k % S), q = int(k % Q);
+    mbarrier_wait(&full_bar[s], (k / S) & 1u);
+    const std::uint64_t tile = slot_tile[q];
     if (tile >= num_tiles) return;
-    mbarrier_wait(&pre_bar[s], parity);
     T* t = stages + std::size_t(s) * TE + std::size_t(w) * SE;
     const std::uint64_t seg_base = tile * TE + std::uint64_t(w) * SE;
     // 64-bit bounds: an earlier clamped-int form of this count took the full-segment path for partial segments
     // in the nvcc 13.0 build (docs/tuning.md, "Scan").
     const int count = seg_base + SE <= n ? SE : (seg_base < n ? int(n - seg_base) : 0);
-    if (count > 0) job.template emit<shape>(t, seg_base, count, maybe<C>{seg_prefix[s][w].get(), seg_prefix_has[s][w]});
+    auto prefix = [&] {
+      mbarrier_wait(&pre_bar[q], (k / Q) & 1u);
+      return maybe<C>{seg_prefix[q][w].get(), seg_prefix_has[q][w]};
+    };
+    if constexpr (early) {
+      if (count == SE) {
+        T x[shape::LE];
+        load_striped<shape>(t, x);
+        fence_proxy_async_shared();  // the reads above, before the copy engine refills the stage
+        __syncwarp();
+        if (lane == 0) mbarrier_arrive(&empty_bar[s]);
+        job.template emit_regs<shape>(x, seg_base, prefix);
+        continue;
+      }
+    }
+    const maybe<C> p = prefix();
+    if (count > 0) job.template emit<shape>(t, seg_base, count, p);
     // The stage is read and written here through the generic proxy and refilled next by the copy engine (the
     // async proxy): each lane fences its own accesses before the release.
     fence_proxy_async_shared();

@@ -19,6 +19,7 @@ template <bool Exclusive, bool HasInit, class T, class Op>
 struct scan_pipeline_job : pipeline_common<T, T> {
   using value_type = T;
   using carry_type = T;
+  static constexpr bool register_emit = true;  // emit_regs below (lookback_pipeline.cuh: early release)
   T* out;
   Op op;
   T init;
@@ -59,6 +60,81 @@ struct scan_pipeline_job : pipeline_common<T, T> {
     return {lanes > 0 ? warp::reduce(acc, op, lanes > 0 ? lanes : 1) : T{}, lanes > 0};
   }
 
+  /// A full segment in registers: each lane's elements scanned in order; returns the carry of the lanes before
+  /// this one (absent for lane 0).
+  template <class Shape>
+  __device__ __forceinline__ maybe<T> scan_lane(T (&x)[Shape::LE]) const {
+#pragma unroll
+    for (int i = 1; i < Shape::LE; ++i) x[i] = op(x[i - 1], x[i]);
+    const T incl = warp::inclusive_scan(x[Shape::LE - 1], op);
+    return {warp::shfl_up(incl, 1), warp::lane_id() > 0};
+  }
+
+  /// The lane's results from its scanned elements x and the carry p of everything before them.
+  template <class Shape>
+  __device__ __forceinline__ void finish_lane(const T (&x)[Shape::LE], maybe<T> p, T (&y)[Shape::LE]) const {
+    if constexpr (Exclusive) {
+#pragma unroll
+      for (int i = Shape::LE - 1; i > 0; --i) y[i] = op(p.value, x[i - 1]);
+      y[0] = p.value;  // an exclusive scan has an init: p.has holds
+    } else {
+#pragma unroll
+      for (int i = 0; i < Shape::LE; ++i) y[i] = p.has ? op(p.value, x[i]) : x[i];
+    }
+  }
+
+  /// A full segment already in registers in the warp-striped layout (load_striped: lane l holds the segment's
+  /// 16-byte vectors l, l + 32, ..., so that every store instruction below writes 512 consecutive bytes; its stage
+  /// is released by then): scans it row by row (a row is 32 consecutive vectors, one per lane; the K rows' warp
+  /// scans interleave), takes the carry of everything before the segment from `prefix()` (which waits for it) and
+  /// stores the results straight from registers to out + seg_base.
+  template <class Shape, class Prefix>
+  __device__ __forceinline__ void emit_regs(T (&x)[Shape::LE], std::uint64_t seg_base, Prefix&& prefix) const {
+    constexpr int K = Shape::K, V = Shape::V;
+    const int lane = warp::lane_id();
+    T t[K];  // per row: the lane's vector total, then the inclusive scan of those over the row's lanes
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+#pragma unroll
+      for (int c = 1; c < V; ++c) x[j * V + c] = op(x[j * V + c - 1], x[j * V + c]);
+      t[j] = x[j * V + V - 1];
+    }
+#pragma unroll
+    for (int offset = 1; offset < warp::size; offset *= 2) {
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const T earlier = warp::shfl_up(t[j], unsigned(offset));
+        if (lane >= offset) t[j] = op(earlier, t[j]);
+      }
+    }
+    // Carry before row j's vector in this lane, without the segment's prefix: rows before j, then lanes before.
+    maybe<T> before[K];
+    maybe<T> rows{T{}, false};
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      before[j] = combine(rows, maybe<T>{warp::shfl_up(t[j], 1u), lane > 0}, op);
+      rows = combine(rows, maybe<T>{warp::shfl(t[j], warp::size - 1), true}, op);
+    }
+    const maybe<T> p = prefix();
+    uint4* o = reinterpret_cast<uint4*>(out + seg_base);
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const maybe<T> b = combine(p, before[j], op);
+      T y[V];
+      if constexpr (Exclusive) {
+        y[0] = b.value;  // an exclusive scan has an init: b.has holds
+#pragma unroll
+        for (int c = 1; c < V; ++c) y[c] = op(b.value, x[j * V + c - 1]);
+      } else {
+#pragma unroll
+        for (int c = 0; c < V; ++c) y[c] = b.has ? op(b.value, x[j * V + c]) : x[j * V + c];
+      }
+      uint4 r;
+      std::memcpy(&r, y, 16);
+      o[j * warp::size + lane] = r;
+    }
+  }
+
   /// Scans the segment's first `count` elements after `p` and stores them at out + seg_base.
   template <class Shape>
   __device__ __forceinline__ void emit(T* seg, std::uint64_t seg_base, int count, maybe<T> p) const {
@@ -67,19 +143,9 @@ struct scan_pipeline_job : pipeline_common<T, T> {
     if (count == Shape::SE) {
       T x[LE];
       load_lane<Shape>(seg, x);
-#pragma unroll
-      for (int i = 1; i < LE; ++i) x[i] = op(x[i - 1], x[i]);
-      const T incl = warp::inclusive_scan(x[LE - 1], op);
-      p = combine(p, maybe<T>{warp::shfl_up(incl, 1), lane > 0}, op);
+      p = combine(p, scan_lane<Shape>(x), op);
       T y[LE];
-      if constexpr (Exclusive) {
-#pragma unroll
-        for (int i = LE - 1; i > 0; --i) y[i] = op(p.value, x[i - 1]);
-        y[0] = p.value;  // an exclusive scan has an init: p.has holds
-      } else {
-#pragma unroll
-        for (int i = 0; i < LE; ++i) y[i] = p.has ? op(p.value, x[i]) : x[i];
-      }
+      finish_lane<Shape>(x, p, y);
       store_lane<Shape>(seg, y);
       fence_proxy_async_shared();  // the writes above, before the copy engine reads them
       __syncwarp();
