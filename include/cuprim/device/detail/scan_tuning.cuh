@@ -112,7 +112,8 @@ using small_scan_policy_t = typename small_scan_policy<P>::type;
 ///    8 × 7 (28 KiB tiles, 1.16-1.20x in six runs) in the same runs, against 0.93-0.95x for one tile per block.
 ///    Shapes with one block per SM and 5-6 stages reached 1.21-1.24x in some runs and 0.96-1.15x in others; two
 ///    blocks per SM were the steadiest (sweeps in tuning.md). With the aggregator's one-pass totals (tuning.md,
-///    "Where a pipeline tile's time goes") the same shape measures 1.21-1.22x; 1600/800 ns is level with 1200/650.
+///    "Where a pipeline tile's time goes") the same shape measured 1.21-1.22x, and with early stage release
+///    ("Early stage release") 1.24-1.26x; 1200/650 to 2000/1000 ns are level there, shorter first waits 1% slower.
 template <class T>
 struct scan_default_policy {
   using type = std::conditional_t<
