@@ -13,7 +13,8 @@
 //   warp 2             look-back   the tile's prefix (scan_kernel.cuh's look_back), publishes the inclusive
 //                                  prefix and hands each segment its prefix                 -> pre[q]
 //   warps 3..          segments    one segment each (job.emit: scan and store, or compact and store); the
-//                                  stage is released when every segment warp is done         -> empty[s]
+//                                  stage is released when every segment warp is done (with
+//                                  early release: when their reads and the aggregator's are)  -> empty[s]
 //
 // Early release (jobs with emit_regs: the scan). A segment warp copies its full segment into registers and
 // releases the stage at once (with the aggregator's reads), then scans it and waits for its prefix holding the

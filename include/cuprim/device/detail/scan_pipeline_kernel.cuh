@@ -2,11 +2,14 @@
 // (lookback_pipeline.cuh: persistent blocks, bulk copies into a ring of shared-memory tiles, producer, aggregator,
 // look-back and segment warps).
 //
-// A segment warp scans its segment in registers (a lane's elements in sequence, then a warp scan of the lane
-// totals), writes the result back into the stage and bulk-stores it (cp.async.bulk shared -> global); the last
-// tile's partial segment is scanned and stored element by element. Results are the same bits from run to run: the
-// aggregate is a fixed tree of the tile, the prefix the look-back's left fold, and each element
-// prefix ⊕ (segment and lane prefixes) in a fixed association.
+// The job has register_emit, so the pipeline releases each stage early: a segment warp takes a full segment into
+// registers warp-striped, releases the stage, scans the segment row by row (emit_regs) and stores it straight from
+// registers, 512 contiguous bytes per store instruction. The last tile's partial segments are scanned and stored
+// element by element from the stage (emit). (emit's full-segment branch, a lane-consecutive scan written back
+// into the stage and bulk-stored, is what ran before early release; the skeleton no longer calls it.) Results
+// are the same bits from run to run: the aggregate is a fixed tree of the tile, the prefix the look-back's left
+// fold, and each element prefix ⊕ (rows, lanes and vector elements before it) in a fixed association. Floating-
+// point results differ in the last bits from builds before early release (another fixed association).
 #pragma once
 
 #include <cuprim/device/detail/lookback_pipeline.cuh>
