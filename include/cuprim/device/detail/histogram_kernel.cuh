@@ -76,9 +76,7 @@ struct hist_zero_args {
 /// first write to an output.
 template <class C>
 __global__ void hist_zero_kernel(const hist_zero_args<C> a) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;");
-#endif
+  allow_dependent_launch();
   const int stride = int(gridDim.x * blockDim.x);
   for (int k = 0; k < a.count; ++k)
     for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < a.bins[k]; i += stride) a.out[k][i] = C{};

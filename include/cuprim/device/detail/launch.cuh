@@ -28,11 +28,17 @@ __device__ __forceinline__ void wait_for_prerequisite_grid() {
 #endif
 }
 
+/// Lets the grid launched after this one as a programmatic dependent launch be scheduled now (it still waits in
+/// wait_for_prerequisite_grid until this grid has finished); a no-op without one.
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+
 template <class Word>
 __global__ void zero_words_kernel(Word* p, std::size_t count) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;");  // the dependent grid may be scheduled now
-#endif
+  allow_dependent_launch();
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) p[i] = Word{};
 }

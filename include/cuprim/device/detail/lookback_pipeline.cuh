@@ -80,18 +80,6 @@ __device__ __forceinline__ void load_lane(const T* seg, T (&x)[Shape::LE]) {
   }
 }
 
-/// Registers back into a lane's K vectors of a segment in shared memory.
-template <class Shape, class T>
-__device__ __forceinline__ void store_lane(T* seg, const T (&y)[Shape::LE]) {
-  uint4* p = reinterpret_cast<uint4*>(seg + warp::lane_id() * Shape::LE);
-#pragma unroll
-  for (int v = 0; v < Shape::K; ++v) {
-    uint4 r;
-    std::memcpy(&r, &y[v * Shape::V], 16);
-    p[v] = r;
-  }
-}
-
 /// A full segment in shared memory into registers, warp-striped: the lane's vectors lane, lane + 32, ...
 /// (x[j·V .. j·V + V) is vector j·32 + lane; conflict-free for any K).
 template <class Shape, class T>
@@ -297,6 +285,7 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
       if (tile >= num_tiles) return;
       maybe<C> prefix = job.initial();
       if (tile > 0) prefix = {look_back<R, C>(job.state, tile, job.op, job.waits), true};
+      __syncwarp();     // every lane has read the slot before lane 0's arrive lets it be refilled
       if (lane == 0) {  // one thread writes what the arrive below publishes
         const maybe<C> inclusive = combine(prefix, maybe<C>{tile_total[q].get(), true}, job.op);
         if (tile + 1 < num_tiles) job.state.publish(tile, tile_prefix, inclusive.value);

@@ -19,6 +19,7 @@
 
 #include <cuprim/block/reduce.cuh>
 #include <cuprim/core/functional.cuh>
+#include <cuprim/device/detail/launch.cuh>
 #include <cuprim/device/detail/load.cuh>
 
 #include <cstdint>
@@ -55,12 +56,10 @@ reduce_kernel(const In* in, std::uint64_t n, std::uint64_t head, Out* out, Acc i
   __shared__ bool is_last;
   auto& smem = smem_raw.get();
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // Let a dependent launch (programmatic stream serialisation) start early; when this kernel is itself such a
   // dependent launch, wait for the grid it depends on. Both are no-ops for ordinary launches.
-  asm volatile("griddepcontrol.launch_dependents;");
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
+  allow_dependent_launch();
+  wait_for_prerequisite_grid();
   const int tid = threadIdx.x;
   const In* body = in + head;
   const std::uint64_t full_tiles = (n - head) / tile_elems;

@@ -5,11 +5,10 @@
 // The job has register_emit, so the pipeline releases each stage early: a segment warp takes a full segment into
 // registers warp-striped, releases the stage, scans the segment row by row (emit_regs) and stores it straight from
 // registers, 512 contiguous bytes per store instruction. The last tile's partial segments are scanned and stored
-// element by element from the stage (emit). (emit's full-segment branch, a lane-consecutive scan written back
-// into the stage and bulk-stored, is what ran before early release; the skeleton no longer calls it.) Results
-// are the same bits from run to run: the aggregate is a fixed tree of the tile, the prefix the look-back's left
-// fold, and each element prefix ⊕ (rows, lanes and vector elements before it) in a fixed association. Floating-
-// point results differ in the last bits from builds before early release (another fixed association).
+// element by element from the stage (emit). Results are the same bits from run to run: the aggregate is a fixed
+// tree of the tile, the prefix the look-back's left fold, and each element prefix ⊕ (rows, lanes and vector
+// elements before it) in a fixed association. Floating-point results differ in the last bits from builds before
+// early release (another fixed association).
 #pragma once
 
 #include <cuprim/device/detail/lookback_pipeline.cuh>
@@ -61,29 +60,6 @@ struct scan_pipeline_job : pipeline_common<T, T> {
     for (int i = 1; i < c; ++i) acc = op(acc, seg[first + i]);
     const int lanes = __popc(__ballot_sync(warp::full_mask, c > 0));  // a prefix of the lanes
     return {lanes > 0 ? warp::reduce(acc, op, lanes > 0 ? lanes : 1) : T{}, lanes > 0};
-  }
-
-  /// A full segment in registers: each lane's elements scanned in order; returns the carry of the lanes before
-  /// this one (absent for lane 0).
-  template <class Shape>
-  __device__ __forceinline__ maybe<T> scan_lane(T (&x)[Shape::LE]) const {
-#pragma unroll
-    for (int i = 1; i < Shape::LE; ++i) x[i] = op(x[i - 1], x[i]);
-    const T incl = warp::inclusive_scan(x[Shape::LE - 1], op);
-    return {warp::shfl_up(incl, 1), warp::lane_id() > 0};
-  }
-
-  /// The lane's results from its scanned elements x and the carry p of everything before them.
-  template <class Shape>
-  __device__ __forceinline__ void finish_lane(const T (&x)[Shape::LE], maybe<T> p, T (&y)[Shape::LE]) const {
-    if constexpr (Exclusive) {
-#pragma unroll
-      for (int i = Shape::LE - 1; i > 0; --i) y[i] = op(p.value, x[i - 1]);
-      y[0] = p.value;  // an exclusive scan has an init: p.has holds
-    } else {
-#pragma unroll
-      for (int i = 0; i < Shape::LE; ++i) y[i] = p.has ? op(p.value, x[i]) : x[i];
-    }
   }
 
   /// A full segment already in registers in the warp-striped layout (load_striped: lane l holds the segment's
@@ -138,27 +114,12 @@ struct scan_pipeline_job : pipeline_common<T, T> {
     }
   }
 
-  /// Scans the segment's first `count` elements after `p` and stores them at out + seg_base.
+  /// Scans a partial segment's first `count` elements after `p` and stores them at out + seg_base (full
+  /// segments take emit_regs).
   template <class Shape>
   __device__ __forceinline__ void emit(T* seg, std::uint64_t seg_base, int count, maybe<T> p) const {
     constexpr int LE = Shape::LE;
     const int lane = warp::lane_id();
-    if (count == Shape::SE) {
-      T x[LE];
-      load_lane<Shape>(seg, x);
-      p = combine(p, scan_lane<Shape>(x), op);
-      T y[LE];
-      finish_lane<Shape>(x, p, y);
-      store_lane<Shape>(seg, y);
-      fence_proxy_async_shared();  // the writes above, before the copy engine reads them
-      __syncwarp();
-      if (lane == 0) {
-        bulk_store(out + seg_base, seg, unsigned(Shape::SE * sizeof(T)));
-        bulk_commit();
-        bulk_wait_read<0>();  // the stage may be refilled once the copy has read it
-      }
-      return;
-    }
     // The last tile's partial segment, element by element (plain loops: no register array indexed by the
     // run-time count). Lane l owns [l·LE, l·LE + c); lanes without elements come last.
     const int c = lane_count<Shape>(count), first = lane * LE;
