@@ -85,14 +85,24 @@ __device__ __forceinline__ unsigned radix_load_relaxed(const unsigned* p) {
 }
 
 /// The lanes whose `d` equals this lane's, over the low Bits bits of d (Bits ballots).
+/// Written in PTX so that each bit costs a test, a ballot, a predicated inversion and a share of an AND (about 3.5
+/// instructions): the same loop in C++ (`bit ? v : ~v`) compiled to about 7 per bit on sm_90, the bit being
+/// extracted twice (once for the ballot's predicate, once for the select), which made the match the largest single
+/// cost of a one-sweep pass (docs/tuning.md, "Radix sort", run 4).
 template <int Bits>
 __device__ __forceinline__ unsigned radix_match(unsigned d) {
   unsigned peers = 0xffffffffu;
 #pragma unroll
   for (int b = 0; b < Bits; ++b) {
-    const bool bit = (d >> b) & 1u;
-    const unsigned v = __ballot_sync(0xffffffffu, bit);
-    peers &= bit ? v : ~v;
+    unsigned v;
+    asm("{\n\t.reg .pred p;\n\t"
+        "and.b32 %0, %1, %2;\n\t"
+        "setp.ne.u32 p, %0, 0;\n\t"
+        "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+        "@!p not.b32 %0, %0;\n\t}"
+        : "=r"(v)
+        : "r"(d), "r"(1u << b));
+    peers &= v;
   }
   return peers;
 }
@@ -238,12 +248,29 @@ struct radix_onesweep_smem {
       (radix_has_values_v<V> && sizeof(V) > sizeof(K)) ? sizeof(V) : sizeof(K);
   alignas(16) unsigned char exchange[std::size_t(tile) * item_bytes];
   unsigned char digit_at[radix_has_values_v<V> ? tile : 1];  // digit of the key at each tile position (pairs)
-  unsigned hist[warps][radix_digits + 1];  // per warp: counts, then the warp's start within the digit
+  unsigned hist[warps][radix_digits + 1];  // per warp: counts, then where the warp's keys of the digit start in
+                                           // the tile
   unsigned tile_start[radix_digits];       // where each digit starts in the tile (early counts: first the counts)
-  long long global_minus_local[radix_digits];
+  K* key_dst[radix_digits];                // per digit: the output address of tile position 0 (position j of the
+                                           // digit's run goes to key_dst[d] + j: one multiply-add per key)
+  V* val_dst[radix_has_values_v<V> ? radix_digits : 1];
   unsigned warp_totals[radix_digits / 32];
   unsigned tile_id;
 };
+
+/// `if (pred) return atomicAdd(p, v); return 0;` on shared memory, as one predicated instruction (a C++ branch
+/// costs a convergence barrier and a jump around the atomic on sm_90).
+__device__ __forceinline__ unsigned radix_atomic_add_if(unsigned* p, unsigned v, bool pred) {
+  unsigned old = 0;
+  asm volatile(
+      "{\n\t.reg .pred q;\n\t"
+      "setp.ne.u32 q, %3, 0;\n\t"
+      "@q atom.shared.add.u32 %0, [%1], %2;\n\t}"
+      : "+r"(old)
+      : "r"(unsigned(__cvta_generic_to_shared(p))), "r"(v), "r"(unsigned(pred))
+      : "memory");
+  return old;
+}
 
 /// How the one-sweep kernel ranks a warp's keys (radix_sort_policy's Rank):
 ///   radix_rank_sync    peers by 8 ballots; the lowest peer reads the digit's counter, and after a __syncwarp
@@ -279,9 +306,10 @@ __device__ __forceinline__ void radix_rank_keys(const K (&keys)[I], unsigned (&r
       __syncwarp();
       rank[i] = before + below;
     } else {
-      unsigned before = 0;
-      if (below == 0) before = atomicAdd(hist + d, unsigned(__popc(peers)));
-      rank[i] = __shfl_sync(0xffffffffu, before, __ffs(peers) - 1) + below;
+      // The highest peer is the leader: its count of peers at or below it is the digit's count in this item.
+      const unsigned upto = below + 1;
+      const unsigned leader = 31 - __clz(peers);
+      rank[i] = __shfl_sync(0xffffffffu, radix_atomic_add_if(hist + d, upto, lane == int(leader)), leader) + below;
     }
   }
 }
@@ -400,14 +428,20 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
   if (tid < radix_digits) {
     unsigned start = s.tile_start[tid];
     for (int w = 0; w < warp; ++w) start += s.warp_totals[w];
-    s.tile_start[tid] = start;
+    // Each warp's offset within the tile (one shared read per key in the exchange below).
+#pragma unroll
+    for (int w = 0; w < W; ++w) s.hist[w][tid] += start;
     // Look back: the digit's count over tiles [0, tile_id).
     unsigned before = 0;
     if (tile_id > 0) {
       before = radix_look_back<LookBack>(look, tile_id, tid);
       radix_store_relaxed(look + tile_id * radix_digits + tid, radix_flag_prefix | (before + count));
     }
-    s.global_minus_local[tid] = static_cast<long long>(p.bases[tid] + before) - static_cast<long long>(start);
+    // Tile position j of this digit goes to output index bases + before + (j - start) >= 0 (start counts the tile's
+    // keys of smaller digits, which bases counts too).
+    const std::uint64_t dst = p.bases[tid] + before - start;
+    s.key_dst[tid] = p.keys_out + dst;
+    if constexpr (has_values) s.val_dst[tid] = p.vals_out + dst;
   }
   __syncthreads();
 
@@ -417,7 +451,7 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
   for (int i = 0; i < Items; ++i) {
     if (full || i * 32 + lane < warp_valid) {
       const unsigned d = traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask);
-      rank[i] += s.tile_start[d] + s.hist[warp][d];
+      rank[i] += s.hist[warp][d];
       ex_keys[rank[i]] = keys[i];
     }
   }
@@ -428,7 +462,9 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
     if (full || j < valid) {
       const K k = ex_keys[j];
       const unsigned d = traits::digit(k, p.descending, p.pass.shift, p.pass.mask);
-      p.keys_out[s.global_minus_local[d] + j] = k;
+      K* const dst = s.key_dst[d];
+      __builtin_assume(__isGlobal(dst));  // a global store, not a generic one
+      dst[j] = k;
       if constexpr (has_values) s.digit_at[j] = static_cast<unsigned char>(d);
     }
   }
@@ -453,7 +489,11 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const int j = i * Threads + tid;
-      if (full || j < valid) p.vals_out[s.global_minus_local[s.digit_at[j]] + j] = ex_vals[j];
+      if (full || j < valid) {
+        V* const dst = s.val_dst[s.digit_at[j]];
+        __builtin_assume(__isGlobal(dst));
+        dst[j] = ex_vals[j];
+      }
     }
   }
 }

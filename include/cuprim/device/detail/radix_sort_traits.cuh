@@ -96,9 +96,21 @@ struct radix_key {
     return bits_t(~o);
   }
 
-  /// Bits [begin_bit, begin_bit + count) of the ordered value (count ≤ 8).
+  /// Bits [begin_bit, begin_bit + count) of the ordered value (count ≤ 8), i.e. of ordered(k, descending) >> shift
+  /// masked. Computed without the descending branch (inverting the ordered bits inverts every digit: the digit is
+  /// xored with the mask) and, for floating point, with the sign folded into one xor, so that a key's digit costs
+  /// 2 instructions for integers and about 7 for floats on the device (a sort computes it three times per key).
   static CUPRIM_HD unsigned digit(const K& k, bool descending, int shift, unsigned mask) {
-    return unsigned(ordered(k, descending) >> shift) & mask;
+    const unsigned flip = descending ? mask : 0u;
+    if constexpr (kind != radix_kind::floating) {
+      return (unsigned(ordered(k) >> shift) & mask) ^ flip;
+    } else {
+      const bits_t b = raw(k);
+      if (bits_t(b & bits_t(~top)) > exponent_mask()) return mask;  // NaN: all ones in both directions
+      // Sign set: all bits inverted; sign clear: the sign bit set.
+      const bits_t t = bits_t(b ^ bits_t(bits_t(bits_t(0) - bits_t(b >> (bits - 1))) | top));
+      return (unsigned(t >> shift) & mask) ^ flip;
+    }
   }
 };
 
