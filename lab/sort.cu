@@ -581,23 +581,17 @@ void register_sort() {
   // Per-pass cost: 8 and 16 of the 32 bits.
   add_bits(pow2(28), 8);
   add_bits(pow2(28), 16);
-  // Policy sweep (uint32 keys, 2^28): threads x items, look-back window (lb1: one dependent load per tile).
-  add_policy<384, 16, 1>(pow2(28));
-  add_policy<384, 16, 8>(pow2(28));
-  add_policy<256, 16, 16>(pow2(28));
-  add_policy<256, 24, 16>(pow2(28));
-  add_policy<512, 16, 16>(pow2(28));
-  add_policy<384, 24, 16>(pow2(28));
-  add_policy<384, 16, 16, 1>(pow2(28));
-  add_policy<384, 16, 16, 2>(pow2(28));
+  // Policy sweep (uint32 keys, 2^28): threads x items, look-back window (lb1: one dependent load per tile), rank
+  // (1: ballots + shared atomic), early counts. The default is 384 x 40, window 2 (docs/tuning.md, run 4).
   add_policy<384, 24, 8, 1>(pow2(28));
-  add_policy<384, 24, 8, 2>(pow2(28));
-  add_policy<384, 24, 8, 1, true>(pow2(28));
-  add_policy<384, 24, 1, 1, true>(pow2(28));
-  add_policy<384, 24, 16, 1, true>(pow2(28));
-  add_policy<384, 16, 8, 1, true>(pow2(28));
-  add_policy<256, 32, 8, 1, true>(pow2(28));
-  add_policy<384, 28, 8, 1, true>(pow2(28));
+  add_policy<384, 28, 2, 1>(pow2(28));
+  add_policy<384, 32, 2, 1>(pow2(28));
+  add_policy<384, 36, 2, 1>(pow2(28));
+  add_policy<384, 40, 1, 1>(pow2(28));
+  add_policy<384, 40, 4, 1>(pow2(28));
+  add_policy<384, 40, 8, 1>(pow2(28));
+  add_policy<384, 40, 2, 1, true>(pow2(28));
+  add_policy<512, 24, 2, 1>(pow2(28));
 
   add_note("sort/", "sort policy (uint32 keys): " +
                         policy_text<cuprim::radix_sort_default_policy<4, 0>::type>() +

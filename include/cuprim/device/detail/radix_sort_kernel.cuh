@@ -247,7 +247,10 @@ struct radix_onesweep_smem {
   static constexpr std::size_t item_bytes =
       (radix_has_values_v<V> && sizeof(V) > sizeof(K)) ? sizeof(V) : sizeof(K);
   alignas(16) unsigned char exchange[std::size_t(tile) * item_bytes];
-  unsigned char digit_at[radix_has_values_v<V> ? tile : 1];  // digit of the key at each tile position (pairs)
+  // Digit of the key at each tile position: for the values' stores, and for floating-point keys, whose digit costs
+  // about 7 instructions to recompute against 2 for a byte written in the exchange and read in the store.
+  static constexpr bool keep_digit = radix_has_values_v<V> || radix_key<K>::kind == radix_kind::floating;
+  unsigned char digit_at[keep_digit ? tile : 1];
   unsigned hist[warps][radix_digits + 1];  // per warp: counts, then where the warp's keys of the digit start in
                                            // the tile
   unsigned tile_start[radix_digits];       // where each digit starts in the tile (early counts: first the counts)
@@ -281,11 +284,32 @@ __device__ __forceinline__ unsigned radix_atomic_add_if(unsigned* p, unsigned v,
 ///   radix_rank_match   as radix_rank_atomic, peers by the hardware match.any instead of the ballots
 enum : int { radix_rank_sync = 0, radix_rank_atomic = 1, radix_rank_match = 2 };
 
+/// A thread's I ranks, two 16-bit ranks per register (tile positions are below 2^16): the one-sweep tile's ranks
+/// live in registers through the look-back, and halving them is what lets a thread hold 32 keys without spilling.
+template <int I>
+struct radix_packed_ranks {
+  unsigned w[(I + 1) / 2];
+  __device__ __forceinline__ void set(int i, unsigned r) {
+    if (i % 2 == 0) w[i / 2] = r;
+    else w[i / 2] |= r << 16;
+  }
+  /// Replaces rank i (set() assumes an item's pair is filled in order, even item first).
+  __device__ __forceinline__ void put(int i, unsigned r) {
+    if (i % 2 == 0) w[i / 2] = (w[i / 2] & 0xffff0000u) | r;
+    else w[i / 2] = (w[i / 2] & 0xffffu) | (r << 16);
+  }
+  __device__ __forceinline__ unsigned get(int i) const { return i % 2 == 0 ? (w[i / 2] & 0xffffu) : (w[i / 2] >> 16); }
+};
+template <int I>
+__device__ __forceinline__ void radix_set_rank(unsigned (&rank)[I], int i, unsigned r) { rank[i] = r; }
+template <int I>
+__device__ __forceinline__ void radix_set_rank(radix_packed_ranks<I>& rank, int i, unsigned r) { rank.set(i, r); }
+
 /// Ranks a warp's keys (warp-striped) as radix_rank_warp does, computing each key's digit on the fly (256 for the
 /// invalid ones of a partial tile).
 /// Only items i < count take part (count is warp-uniform; I by default).
-template <int I, bool Full, int Rank = radix_rank_sync, class K>
-__device__ __forceinline__ void radix_rank_keys(const K (&keys)[I], unsigned (&rank)[I], unsigned* hist,
+template <int I, bool Full, int Rank = radix_rank_sync, class K, class Ranks>
+__device__ __forceinline__ void radix_rank_keys(const K (&keys)[I], Ranks& rank, unsigned* hist,
                                                 bool descending, radix_pass ps, int first_valid_limit, int count = I) {
   using traits = radix_key<K>;
   const unsigned lt = warp::lanemask_lt();
@@ -304,12 +328,13 @@ __device__ __forceinline__ void radix_rank_keys(const K (&keys)[I], unsigned (&r
       __syncwarp();
       if (below == 0) hist[d] = before + __popc(peers);
       __syncwarp();
-      rank[i] = before + below;
+      radix_set_rank(rank, i, before + below);
     } else {
       // The highest peer is the leader: its count of peers at or below it is the digit's count in this item.
       const unsigned upto = below + 1;
       const unsigned leader = 31 - __clz(peers);
-      rank[i] = __shfl_sync(0xffffffffu, radix_atomic_add_if(hist + d, upto, lane == int(leader)), leader) + below;
+      radix_set_rank(rank, i,
+                     __shfl_sync(0xffffffffu, radix_atomic_add_if(hist + d, upto, lane == int(leader)), leader) + below);
     }
   }
 }
@@ -376,8 +401,9 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
   const int warp_valid = valid - warp_first;  // this warp's item (32 i + lane) is valid when below this
 
   // Load (warp-striped) and rank.
+  static_assert(tile <= 65536, "one-sweep ranks are packed in 16 bits");
   K keys[Items];
-  unsigned rank[Items];
+  radix_packed_ranks<Items> rank;
   const K* src = p.keys_in + base + warp_first + lane;
   if (full) {
 #pragma unroll
@@ -451,8 +477,10 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
   for (int i = 0; i < Items; ++i) {
     if (full || i * 32 + lane < warp_valid) {
       const unsigned d = traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask);
-      rank[i] += s.hist[warp][d];
-      ex_keys[rank[i]] = keys[i];
+      const unsigned pos = rank.get(i) + s.hist[warp][d];
+      if constexpr (has_values) rank.put(i, pos);  // kept for the values' exchange
+      ex_keys[pos] = keys[i];
+      if constexpr (smem_t::keep_digit) s.digit_at[pos] = static_cast<unsigned char>(d);
     }
   }
   __syncthreads();
@@ -461,11 +489,12 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
     const int j = i * Threads + tid;
     if (full || j < valid) {
       const K k = ex_keys[j];
-      const unsigned d = traits::digit(k, p.descending, p.pass.shift, p.pass.mask);
+      unsigned d;
+      if constexpr (smem_t::keep_digit) d = s.digit_at[j];
+      else d = traits::digit(k, p.descending, p.pass.shift, p.pass.mask);
       K* const dst = s.key_dst[d];
       __builtin_assume(__isGlobal(dst));  // a global store, not a generic one
       dst[j] = k;
-      if constexpr (has_values) s.digit_at[j] = static_cast<unsigned char>(d);
     }
   }
   if constexpr (has_values) {
@@ -484,7 +513,7 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
     V* ex_vals = reinterpret_cast<V*>(s.exchange);
 #pragma unroll
     for (int i = 0; i < Items; ++i)
-      if (full || i * 32 + lane < warp_valid) ex_vals[rank[i]] = vals[i];
+      if (full || i * 32 + lane < warp_valid) ex_vals[rank.get(i)] = vals[i];
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < Items; ++i) {

@@ -56,16 +56,16 @@ struct radix_sort_policy {
 /// The default policy for keys of KeyBytes and values of ValueBytes (0: keys only), by size class.
 template <std::size_t KeyBytes, std::size_t ValueBytes>
 struct radix_sort_default_policy {
-  // H200, cuprim-lab run sort/policy --full (docs/tuning.md, "Radix sort", run 3): 384 x 24 keys, look-back window
-  // 8, ranking by ballots + shared atomics measured 7.19-7.25 ms for 2^28 uint32 keys, 0.87-0.88x CUB SortKeys,
-  // against 8.57-8.67 ms (0.73x) for the previous default (384 x 16, window 16, warp-synchronous ranking) in the
-  // same runs. 384 x 28 with early counts measured 7.15 ms (0.88x, within the spread); match.any ranking 0.51-0.57x.
-  // 8-byte keys or values keep a 12-key tile so that registers and the shared-memory exchange allow two blocks of
-  // 384 threads per SM (not re-measured with the atomic ranking apart from the lab's production rows).
+  // H200, run 4 (docs/tuning.md, "Radix sort"): with the ranking's instruction count cut (PTX ballot match,
+  // branch-free digits, per-digit output addresses) and ranks packed two per register, larger tiles pay: 2^28
+  // uint32 keys, CUB SortKeys in the same process, window 2: 384 x 24 1.03x, x 28 1.13x, x 32 1.16x, x 36 1.19x,
+  // x 40 1.20x. Pairs (uint32 + uint32, 2^27) peak at 384 x 30-32 (0.94x; larger tiles spill); uint64 keys at
+  // 384 x 20-24 (1.03x). A look-back window of 2-4 beat 8 and 16 at every tile (fewer polls in flight).
   // The cluster sort: 1024 threads (512 for 8-byte keys or values, for registers) and up to 8 (16) keys per
   // thread, i.e. up to 2^16 keys on 8 blocks.
   static constexpr bool wide = KeyBytes >= 8 || ValueBytes >= 8;
-  using type = radix_sort_policy<384, wide ? 12 : 24, 512, 8, 16, 8, 1, false, true, wide ? 512 : 1024, wide ? 16 : 8>;
+  static constexpr int items = !wide ? (ValueBytes == 0 ? 40 : 30) : (ValueBytes == 0 ? 24 : 16);
+  using type = radix_sort_policy<384, items, 512, 8, 16, 2, 1, false, true, wide ? 512 : 1024, wide ? 16 : 8>;
 };
 
 }  // namespace cuprim
