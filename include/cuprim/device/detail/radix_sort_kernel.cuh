@@ -483,6 +483,20 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
       if constexpr (smem_t::keep_digit) s.digit_at[pos] = static_cast<unsigned char>(d);
     }
   }
+  // Values: loaded only now (the keys' registers are free; not held through the ranking), before the keys'
+  // stores so that their latency overlaps them; exchanged the same way after the keys.
+  [[maybe_unused]] V vals[has_values ? Items : 1];
+  if constexpr (has_values) {
+    if (p.vals_in) {
+      const V* vsrc = p.vals_in + base + warp_first + lane;
+#pragma unroll
+      for (int i = 0; i < Items; ++i)
+        if (full || i * 32 + lane < warp_valid) vals[i] = vsrc[i * 32];
+    } else {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) vals[i] = radix_iota<V>(p.first_index + base + warp_first + i * 32 + lane);
+    }
+  }
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
@@ -498,17 +512,6 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
     }
   }
   if constexpr (has_values) {
-    // Values: loaded now (not held in registers through the ranking), exchanged the same way.
-    V vals[Items];
-    if (p.vals_in) {
-      const V* vsrc = p.vals_in + base + warp_first + lane;
-#pragma unroll
-      for (int i = 0; i < Items; ++i)
-        if (full || i * 32 + lane < warp_valid) vals[i] = vsrc[i * 32];
-    } else {
-#pragma unroll
-      for (int i = 0; i < Items; ++i) vals[i] = radix_iota<V>(p.first_index + base + warp_first + i * 32 + lane);
-    }
     __syncthreads();
     V* ex_vals = reinterpret_cast<V*>(s.exchange);
 #pragma unroll
