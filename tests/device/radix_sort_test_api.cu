@@ -192,7 +192,11 @@ TEST_F(RadixSortApi, UserStructValues) {
 /// Small shapes for the sanitizers: the one-block path and a few one-sweep tiles, keys and pairs.
 TEST_F(RadixSortApi, SanitizerSizes) {
   CUPRIM_TEST_RNG(r);
-  for (std::int64_t n : {std::int64_t(3000), std::int64_t(6144 * 3 + 17)})
+  // On chip (one block, one cluster), then the one-sweep passes: three tiles and a partial one past the on-chip
+  // limit, so that the sanitizers see the ranking, look-back and exchange of full and partial tiles.
+  using P = cuprim::radix_sort_default_policy<4, 0>::type;
+  for (std::int64_t n :
+       {std::int64_t(3000), std::int64_t(6144 * 3 + 17), std::int64_t(P::onchip_tile + 3 * P::tile + 17)})
     for (bool desc : {false, true}) {
       radix_test::check_sort<std::uint32_t>(n, shape::random, desc, r);
       radix_test::check_sort<std::uint64_t>(n, shape::few_values, desc, r);
