@@ -1,0 +1,127 @@
+// Build (not part of the CMake build; the lab's sort/ family is the maintained benchmark):
+//   nvcc -std=c++20 --extended-lambda --expt-relaxed-constexpr -O3 -arch=sm_90 -I include [-include policy.h] \
+//        bench/sort/ab_sort.cu src/device.cpp src/error.cpp src/memory.cpp -o ab_sort
+// policy.h: '#define POLICY cuprim::radix_sort_policy<...>' (uint32/float keys and uint32 pairs rows) or
+// '#define U64POLICY ...' (the uint64 row only); '#define VARIANT "name"' labels the rows. Two header trees
+// (-I) give an A/B of two versions in one device call.
+// Radix sort A/B: cuprim radix_sort_keys / radix_sort_pairs (default policy, caller's workspace) vs CUB
+// DeviceRadixSort in the same process; outputs checked bitwise against CUB's. Median of REPS, events.
+#include <cuprim/device/radix_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstdint>
+#include <vector>
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); std::exit(1); } } while (0)
+#ifndef VARIANT
+#define VARIANT "base"
+#endif
+#ifndef REPS
+#define REPS 15
+#endif
+__global__ void fill_u(std::uint32_t* p, std::uint64_t n, std::uint32_t seed) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x) {
+    std::uint32_t x = std::uint32_t(i) * 2654435761u ^ seed; x ^= x >> 15; x *= 2246822519u; x ^= x >> 13; x *= 3266489917u; x ^= x >> 16;
+    p[i] = x;
+  }
+}
+__global__ void to_float(const std::uint32_t* a, float* f, std::uint64_t n) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x)
+    f[i] = float(a[i] >> 8) / 16777216.0f;
+}
+__global__ void to_u64(const std::uint32_t* a, std::uint64_t* f, std::uint64_t n) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x)
+    f[i] = (std::uint64_t(a[i]) << 32) | a[(i * 7919) % n];
+}
+template <class F>
+float med(F&& f, int reps = REPS) {
+  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) f();
+  std::vector<float> t;
+  for (int r = 0; r < reps; ++r) { CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b)); float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms); }
+  CK(cudaGetLastError());
+  std::sort(t.begin(), t.end()); return t[reps / 2];
+}
+template <class T>
+bool same(const T* a, const T* b, std::uint64_t n) {
+  std::vector<T> x(n), y(n);
+  CK(cudaMemcpy(x.data(), a, n * sizeof(T), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(y.data(), b, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return std::memcmp(x.data(), y.data(), n * sizeof(T)) == 0;
+}
+#ifdef POLICY
+using KP = POLICY;
+#define KPOL <KP>
+#else
+#define KPOL
+#endif
+template <class K>
+void keys_row(const char* name, const K* in, K* out, K* ref, std::uint64_t n) {
+  std::size_t wsb = cuprim::radix_sort_keys_workspace_bytes<K>(std::int64_t(n)) * 2 + (1 << 24);
+  void* ws; CK(cudaMalloc(&ws, wsb));
+  std::size_t cubb = 0; cub::DeviceRadixSort::SortKeys(nullptr, cubb, in, ref, int(n));
+  void* cubws; CK(cudaMalloc(&cubws, cubb));
+  CK(cudaMemset(out, 0xab, n * sizeof(K)));
+  cub::DeviceRadixSort::SortKeys(cubws, cubb, in, ref, int(n));
+  cuprim::radix_sort_keys KPOL(in, out, std::int64_t(n), cuprim::workspace{ws, wsb});
+  CK(cudaDeviceSynchronize());
+  const bool ok = same(out, ref, n);
+  float cu = med([&] { cub::DeviceRadixSort::SortKeys(cubws, cubb, in, ref, int(n)); });
+  float cm = med([&] { cuprim::radix_sort_keys KPOL(in, out, std::int64_t(n), cuprim::workspace{ws, wsb}); });
+  printf("%-6s %-22s cub %.4f ms cuprim %.4f ms = %.3fx %s\n", VARIANT, name, cu, cm, cu / cm, ok ? "ok" : "MISMATCH");
+  CK(cudaFree(ws)); CK(cudaFree(cubws));
+}
+#ifdef U64POLICY
+template <class K>
+void keys_row64(const char* name, const K* in, K* out, K* ref, std::uint64_t n) {
+  std::size_t wsb = cuprim::radix_sort_keys_workspace_bytes<K>(std::int64_t(n)) * 2 + (1 << 24);
+  void* ws; CK(cudaMalloc(&ws, wsb));
+  std::size_t cubb = 0; cub::DeviceRadixSort::SortKeys(nullptr, cubb, in, ref, int(n));
+  void* cubws; CK(cudaMalloc(&cubws, cubb));
+  CK(cudaMemset(out, 0xab, n * sizeof(K)));
+  cub::DeviceRadixSort::SortKeys(cubws, cubb, in, ref, int(n));
+  cuprim::radix_sort_keys<U64POLICY>(in, out, std::int64_t(n), cuprim::workspace{ws, wsb});
+  CK(cudaDeviceSynchronize());
+  const bool ok = same(out, ref, n);
+  float cu = med([&] { cub::DeviceRadixSort::SortKeys(cubws, cubb, in, ref, int(n)); });
+  float cm = med([&] { cuprim::radix_sort_keys<U64POLICY>(in, out, std::int64_t(n), cuprim::workspace{ws, wsb}); });
+  printf("%-6s %-22s cub %.4f ms cuprim %.4f ms = %.3fx %s\n", VARIANT, name, cu, cm, cu / cm, ok ? "ok" : "MISMATCH");
+  CK(cudaFree(ws)); CK(cudaFree(cubws));
+}
+#endif
+int main() {
+  const std::uint64_t n = 1ull << 28;
+  std::uint32_t *u, *uo, *ur; float *f, *fo, *fr; std::uint64_t *w, *wo, *wr;
+  CK(cudaMalloc(&u, n * 4)); CK(cudaMalloc(&uo, n * 4)); CK(cudaMalloc(&ur, n * 4));
+  CK(cudaMalloc(&f, n * 4)); CK(cudaMalloc(&fo, n * 4)); CK(cudaMalloc(&fr, n * 4));
+  const std::uint64_t n64 = n / 2;
+  CK(cudaMalloc(&w, n64 * 8)); CK(cudaMalloc(&wo, n64 * 8)); CK(cudaMalloc(&wr, n64 * 8));
+  fill_u<<<1024, 256>>>(u, n, 12345u); to_float<<<1024, 256>>>(u, f, n); to_u64<<<1024, 256>>>(u, w, n64);
+  CK(cudaDeviceSynchronize());
+  keys_row("keys u32 2^28", u, uo, ur, n);
+  keys_row("keys f32 2^28", f, fo, fr, n);
+#ifdef U64POLICY
+  keys_row64("keys u64 2^27", w, wo, wr, n64);
+  return 0;
+#endif
+#ifndef POLICY
+  keys_row("keys u64 2^27", w, wo, wr, n64);
+#endif
+  {
+    const std::uint64_t m = n / 2;
+    std::uint32_t *vi = f ? reinterpret_cast<std::uint32_t*>(f) : nullptr, *vo = reinterpret_cast<std::uint32_t*>(fo), *vr = reinterpret_cast<std::uint32_t*>(fr);
+    std::size_t wsb = cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t>(std::int64_t(m)) * 2 + (1 << 24);
+    void* ws; CK(cudaMalloc(&ws, wsb));
+    std::size_t cubb = 0; cub::DeviceRadixSort::SortPairs(nullptr, cubb, u, ur, vi, vr, int(m));
+    void* cubws; CK(cudaMalloc(&cubws, cubb));
+    cub::DeviceRadixSort::SortPairs(cubws, cubb, u, ur, vi, vr, int(m));
+    cuprim::radix_sort_pairs KPOL(u, uo, vi, vo, std::int64_t(m), cuprim::workspace{ws, wsb});
+    CK(cudaDeviceSynchronize());
+    const bool ok = same(uo, ur, m) && same(vo, vr, m);
+    float cu = med([&] { cub::DeviceRadixSort::SortPairs(cubws, cubb, u, ur, vi, vr, int(m)); });
+    float cm = med([&] { cuprim::radix_sort_pairs KPOL(u, uo, vi, vo, std::int64_t(m), cuprim::workspace{ws, wsb}); });
+    printf("%-6s %-22s cub %.4f ms cuprim %.4f ms = %.3fx %s\n", VARIANT, "pairs u32+u32 2^27", cu, cm, cu / cm, ok ? "ok" : "MISMATCH");
+  }
+  return 0;
+}
