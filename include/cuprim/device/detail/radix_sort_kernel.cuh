@@ -261,8 +261,9 @@ struct radix_onesweep_smem {
   unsigned tile_id;
 };
 
-/// `if (pred) return atomicAdd(p, v); return 0;` on shared memory, as one predicated instruction (a C++ branch
-/// costs a convergence barrier and a jump around the atomic on sm_90).
+/// `if (pred) return atomicAdd(p, v); return 0;` on shared memory, written as a predicated PTX atomic. ptxas (13.0,
+/// sm_90) still emits a branch around it (a convergence barrier and a jump: about 4 instructions per key), as for
+/// the C++ form; a branch-free form is a lead (docs/tuning.md, "Radix sort", run 4).
 __device__ __forceinline__ unsigned radix_atomic_add_if(unsigned* p, unsigned v, bool pred) {
   unsigned old = 0;
   asm volatile(

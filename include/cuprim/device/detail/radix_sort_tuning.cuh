@@ -60,7 +60,8 @@ struct radix_sort_default_policy {
   // branch-free digits, per-digit output addresses) and ranks packed two per register, larger tiles pay: 2^28
   // uint32 keys, CUB SortKeys in the same process, window 2: 384 x 24 1.03x, x 28 1.13x, x 32 1.16x, x 36 1.19x,
   // x 40 1.20x. Pairs (uint32 + uint32, 2^27) peak at 384 x 30-32 (0.94x; larger tiles spill); uint64 keys at
-  // 384 x 20-24 (1.03x). A look-back window of 2-4 beat 8 and 16 at every tile (fewer polls in flight).
+  // 384 x 20-24 (1.03x); 8-byte pairs take 16 (not swept). A look-back window of 2-4 beat 8 and 16 at every tile
+  // (fewer polls in flight).
   // The cluster sort: 1024 threads (512 for 8-byte keys or values, for registers) and up to 8 (16) keys per
   // thread, i.e. up to 2^16 keys on 8 blocks.
   static constexpr bool wide = KeyBytes >= 8 || ValueBytes >= 8;
