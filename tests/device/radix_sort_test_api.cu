@@ -189,6 +189,35 @@ TEST_F(RadixSortApi, UserStructValues) {
   }
 }
 
+/// Keys that do not start on a 16-byte boundary: the upfront histogram reads whole 16-byte vectors and counts the
+/// keys before the first boundary and after the last vector apart. Every key width, a few offsets, sizes past the
+/// on-chip limit with head and tail keys, random and low-entropy keys.
+template <class K>
+void check_misaligned(cuprim_test::rng& r) {
+  for (std::int64_t n : {std::int64_t(70001), std::int64_t(200003)})
+    for (int offset : {1, 3})
+      for (shape s : {shape::random, shape::low_entropy}) {
+        SCOPED_TRACE(::testing::Message() << cuprim_test::type_name<K>() << " n=" << n << " offset=" << offset);
+        const auto keys = make_keys<K>(n, s, r);
+        std::vector<K> want(keys.size());
+        cuprim::host::radix_sort_keys(keys.data(), want.data(), n);
+        cuprim::device_buffer<K> in(std::size_t(n) + 8), out(std::size_t(n) + 8);
+        cuprim_test::poison(in);
+        cuprim_test::poison(out);
+        cuprim_test::upload(in.data() + offset, keys);
+        cuprim::radix_sort_keys(in.data() + offset, out.data() + 1, n);
+        EXPECT_TRUE(same_keys(cuprim_test::download(out.data() + 1, std::size_t(n)), want));
+      }
+}
+
+TEST_F(RadixSortApi, MisalignedKeys) {
+  CUPRIM_TEST_RNG(r);
+  check_misaligned<std::uint8_t>(r);
+  check_misaligned<std::int16_t>(r);
+  check_misaligned<float>(r);
+  check_misaligned<std::uint64_t>(r);
+}
+
 /// Small shapes for the sanitizers: the one-block path and a few one-sweep tiles, keys and pairs.
 TEST_F(RadixSortApi, SanitizerSizes) {
   CUPRIM_TEST_RNG(r);

@@ -318,14 +318,18 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
 
   CUPRIM_CUDA_CHECK(cudaMemsetAsync(hist, 0, L.portions * per_portion * sizeof(unsigned), stream));
   const int sms = get_device_info().sm_count;
+  CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(radix_histogram_kernel<P::hist_threads, P::hist_items, K>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         int(radix_histogram_smem_bytes<K>)));
   for (std::uint64_t q = 0; q < L.portions; ++q) {
     const std::uint64_t first = q * L.portion;
     const std::uint64_t count = std::min(L.portion, n - first);
     constexpr std::uint64_t chunk = std::uint64_t(P::hist_threads) * P::hist_items;
-    const std::uint64_t grid = std::min<std::uint64_t>((count + chunk - 1) / chunk, std::uint64_t(sms) * 8);
+    const std::uint64_t grid = std::min<std::uint64_t>((count + chunk - 1) / chunk, std::uint64_t(sms));
     radix_histogram_params<K> hp{k_first + first, count, hist + q * per_portion, begin_bit, end_bit, passes,
                                  descending};
-    radix_histogram_kernel<P::hist_threads, P::hist_items, K><<<unsigned(grid), P::hist_threads, 0, stream>>>(hp);
+    radix_histogram_kernel<P::hist_threads, P::hist_items, K>
+        <<<unsigned(grid), P::hist_threads, radix_histogram_smem_bytes<K>, stream>>>(hp);
     check_launch("radix_histogram_kernel");
   }
   radix_bases_kernel<<<passes, radix_digits, 0, stream>>>(hist, bases, passes, L.portions);

@@ -4,9 +4,9 @@
 // Digits are 8 bits of the ordered key (radix_sort_traits.cuh); pass p sorts by bits [begin + 8p, min(begin +
 // 8p + 8, end)).
 //
-// 1. radix_histogram_kernel: one read of the keys counts every pass's digits at once (shared-memory counters per
-//    block, runs of equal digits in a thread's keys counted in registers first, so low-entropy keys do not
-//    serialise on one counter), flushed with global atomics into hist[portion][pass][256].
+// 1. radix_histogram_kernel: one read of the keys counts every pass's digits at once (one shared atomic per key and
+//    pass, each lane into its own copy of the counters, so that no digit mix costs bank conflicts), flushed with
+//    global atomics into hist[portion][pass][256].
 // 2. radix_bases_kernel: per pass, the exclusive scan over digits of the totals, plus the counts of the earlier
 //    portions: where each digit of each portion starts in the output.
 // 3. radix_onesweep_kernel, once per pass (and portion): each block takes the next tile id from an atomic counter
@@ -35,6 +35,7 @@
 #include <cooperative_groups.h>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace cuprim::detail {
@@ -141,56 +142,97 @@ struct radix_histogram_params {
   bool descending;
 };
 
-template <int Threads, int Items, class K>
-__global__ void __launch_bounds__(Threads) radix_histogram_kernel(radix_histogram_params<K> p) {
-  using traits = radix_key<K>;
-  constexpr int max_passes = int(sizeof(K));
-  __shared__ unsigned counts[max_passes][radix_digits];
-  for (int i = threadIdx.x; i < max_passes * radix_digits; i += Threads) (&counts[0][0])[i] = 0;
-  __syncthreads();
-  constexpr std::uint64_t chunk = std::uint64_t(Threads) * Items;
-  for (std::uint64_t base = std::uint64_t(blockIdx.x) * chunk; base < p.count; base += std::uint64_t(gridDim.x) * chunk) {
-    const bool full = base + chunk <= p.count;
-    typename traits::bits_t bits[Items];
+/// Copies of each counter in the histogram kernel's shared memory: lane l counts into copy l % C, so that a warp's
+/// 32 atomics fall in 32 distinct banks (C = 32: counter (q, d, c) is word (256 q + d) C + c, in bank c) whatever
+/// the digits; 8-byte keys, with 8 passes to count, take 16 copies (at most two lanes per bank) to stay in 128 KiB.
+template <class K>
+constexpr int radix_histogram_copies = sizeof(K) > 4 ? 16 : 32;
+
+/// Shared-memory bytes of radix_histogram_kernel for keys of K.
+template <class K>
+constexpr std::size_t radix_histogram_smem_bytes = sizeof(K) * radix_digits * radix_histogram_copies<K> * sizeof(unsigned);
+
+/// Counts the digits of every pass of keys k[0, N) (those with valid[e]) into the lane's copies (`lane_addr`: the
+/// shared-memory address of the lane's copy of counter 0). Passes outside, keys inside: one uniform test per pass,
+/// and per key and pass a shift, a mask, an address and a shared reduction (Guarded: valid[] is read; ptxas then
+/// branches around each reduction, so whole steps pass Guarded = false).
+template <int MaxPasses, int C, bool Guarded, int N, class K>
+__device__ __forceinline__ void radix_histogram_count(const radix_histogram_params<K>& p, unsigned lane_addr,
+                                                      const K (&k)[N], const bool (&valid)[N]) {
+  typename radix_key<K>::bits_t b[N];
 #pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      const std::uint64_t idx = base + std::uint64_t(i) * Threads + threadIdx.x;
-      bits[i] = (full || idx < p.count) ? traits::ordered(p.keys[idx], p.descending) : 0;
-    }
-    int valid = Items;
-    if (!full) {
-      valid = 0;
+  for (int e = 0; e < N; ++e) b[e] = radix_key<K>::ordered(k[e], p.descending);
 #pragma unroll
-      for (int i = 0; i < Items; ++i)
-        if (base + std::uint64_t(i) * Threads + threadIdx.x < p.count) valid = i + 1;
-    }
+  for (int q = 0; q < MaxPasses; ++q) {
+    if (q < p.passes) {
+      const radix_pass ps = radix_pass_of(p.begin_bit, p.end_bit, q);
 #pragma unroll
-    for (int q = 0; q < max_passes; ++q) {
-      if (q < p.passes && valid > 0) {
-        const radix_pass ps = radix_pass_of(p.begin_bit, p.end_bit, q);
-        unsigned run_digit = unsigned(bits[0] >> ps.shift) & ps.mask;
-        unsigned run = 1;
-#pragma unroll
-        for (int i = 1; i < Items; ++i) {
-          if (i < valid) {
-            const unsigned d = unsigned(bits[i] >> ps.shift) & ps.mask;
-            if (d == run_digit) {
-              ++run;
-            } else {
-              atomicAdd(&counts[q][run_digit], run);
-              run_digit = d;
-              run = 1;
-            }
-          }
-        }
-        atomicAdd(&counts[q][run_digit], run);
+      for (int e = 0; e < N; ++e) {
+        const unsigned addr = lane_addr + ((unsigned(b[e] >> ps.shift) & ps.mask) * C + q * radix_digits * C) * 4u;
+        if (!Guarded || valid[e]) asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(addr) : "memory");
       }
     }
   }
+}
+
+/// One read of the keys counts the digits of every pass. Blocks of Threads threads, one per SM (the counters take
+/// 128 KiB), stride over the keys in steps of Threads × Items keys, loaded as 16-byte vectors (the keys' order does
+/// not matter here); the few keys before the first 16-byte boundary and after the last whole vector go to block 0.
+/// Every key costs one shared atomic per pass, in a bank of its lane's own (radix_histogram_copies), so neither
+/// random digits (bank conflicts) nor equal ones (one counter) slow it down; at the end each block sums its copies
+/// and adds them to the portion's histogram with global atomics.
+template <int Threads, int Items, class K>
+__global__ void __launch_bounds__(Threads, 1) radix_histogram_kernel(radix_histogram_params<K> p) {
+  constexpr int max_passes = int(sizeof(K));
+  constexpr int C = radix_histogram_copies<K>;
+  constexpr int per_vec = 16 / int(sizeof(K));                            // keys per 16-byte vector
+  constexpr int vecs = Items / per_vec > 0 ? Items / per_vec : 1;         // vectors per thread and step
+  constexpr int words = max_passes * radix_digits * C;
+  extern __shared__ __align__(16) unsigned radix_hist_smem[];
+  for (int i = threadIdx.x; i < words / 4; i += Threads) reinterpret_cast<uint4*>(radix_hist_smem)[i] = uint4{};
   __syncthreads();
+  const unsigned lane_addr = unsigned(__cvta_generic_to_shared(radix_hist_smem + threadIdx.x % C));
+
+  // Keys before the first 16-byte boundary (head) and after the last whole vector (tail).
+  const std::uint64_t misalign = (reinterpret_cast<std::uintptr_t>(p.keys) % 16) / sizeof(K);
+  const std::uint64_t head = misalign == 0 ? 0 : (per_vec - misalign < p.count ? per_vec - misalign : p.count);
+  const std::uint64_t nvec = (p.count - head) / per_vec;
+  const std::uint64_t body_end = head + nvec * per_vec;
+  if (blockIdx.x == 0) {
+    const std::uint64_t tail = p.count - body_end;  // < per_vec
+    const bool valid[1] = {threadIdx.x < head + tail};
+    K k[1] = {};
+    if (valid[0]) k[0] = p.keys[threadIdx.x < head ? threadIdx.x : body_end + threadIdx.x - head];
+    radix_histogram_count<max_passes, C, true>(p, lane_addr, k, valid);
+  }
+
+  const uint4* vec = reinterpret_cast<const uint4*>(p.keys + head);
+  constexpr std::uint64_t chunk = std::uint64_t(Threads) * vecs;
+  for (std::uint64_t base = std::uint64_t(blockIdx.x) * chunk; base < nvec; base += std::uint64_t(gridDim.x) * chunk) {
+    uint4 v[vecs];
+    bool valid[vecs * per_vec];
+    const bool full = base + chunk <= nvec;
+#pragma unroll
+    for (int j = 0; j < vecs; ++j) {
+      const std::uint64_t idx = base + std::uint64_t(j) * Threads + threadIdx.x;
+      const bool ok = full || idx < nvec;
+      v[j] = ok ? vec[idx] : uint4{};
+#pragma unroll
+      for (int e = 0; e < per_vec; ++e) valid[j * per_vec + e] = ok;
+    }
+    K k[vecs * per_vec];
+    std::memcpy(k, v, sizeof(v));
+    if (full) radix_histogram_count<max_passes, C, false>(p, lane_addr, k, valid);
+    else radix_histogram_count<max_passes, C, true>(p, lane_addr, k, valid);
+  }
+  __syncthreads();
+  // Counter i = 256 q + d: the sum of its C copies, read from bank (c + lane) % 32 at step c (no two lanes of a
+  // warp in one bank).
   for (int i = threadIdx.x; i < p.passes * radix_digits; i += Threads) {
-    const unsigned c = (&counts[0][0])[i];
-    if (c) atomicAdd(p.hist + i, c);
+    unsigned sum = 0;
+#pragma unroll
+    for (int c = 0; c < C; ++c) sum += radix_hist_smem[i * C + (c + threadIdx.x) % C];
+    if (sum) atomicAdd(p.hist + i, sum);
   }
 }
 

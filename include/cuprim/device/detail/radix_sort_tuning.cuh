@@ -8,7 +8,7 @@ namespace cuprim {
 /// Shapes of the radix sort's kernels.
 ///   Threads × Items        the one-sweep tile (keys per block and pass); Threads ≥ 256 (one thread per digit)
 ///   SmallThreads × SmallItems   the largest input sorted by one block in one launch (all passes in shared memory)
-///   HistItems              keys per thread and step of the upfront histogram pass (256 threads per block)
+///   HistItems              keys per thread and step of the upfront histogram pass (1024 threads, one block per SM)
 ///   LookBack               predecessor tiles each digit's look-back reads at once (1: one dependent load per tile)
 ///   Rank                   how a warp ranks its keys: 0 ballots and a warp-synchronous counter update, 1 ballots
 ///                          and a shared atomic, 2 match.any and a shared atomic (detail/radix_sort_kernel.cuh)
@@ -39,7 +39,7 @@ struct radix_sort_policy {
   static constexpr int small_threads = SmallThreads;
   static constexpr int small_items = SmallItems;
   static constexpr int small_tile = SmallThreads * SmallItems;
-  static constexpr int hist_threads = 256;
+  static constexpr int hist_threads = 1024;
   static constexpr int hist_items = HistItems;
   static constexpr int look_back = LookBack;
   static constexpr int rank = Rank;
