@@ -19,6 +19,33 @@ TYPED_TEST(RadixSortFloat, MatchesStableSort) {
   radix_test::run_all<TypeParam>(r);
 }
 
+/// A single NaN among finite keys, first, in the middle or last (the histogram pass reads the first and last keys
+/// apart from the rest when the array is not 16-byte aligned): the whole sort must take the NaN path.
+TYPED_TEST(RadixSortFloat, OneNaNAmongFiniteKeys) {
+  using K = TypeParam;
+  using B = typename cuprim::detail::radix_key<K>::bits_t;
+  CUPRIM_TEST_RNG(r);
+  const B exp = cuprim::detail::radix_key<K>::exponent_mask();
+  const B top = cuprim::detail::radix_key<K>::top;
+  const std::int64_t n = 300007;
+  for (std::int64_t at : {std::int64_t(0), n / 2, n - 1})
+    for (int offset : {0, 1})
+      for (bool desc : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "NaN at " << at << " offset " << offset << (desc ? " descending" : ""));
+        auto keys = radix_test::make_keys<K>(n, radix_test::shape::no_nan, r);
+        const B nan_bits = B(exp | top | 3);  // a negative NaN: the ordered bits alone would sort it first
+        std::memcpy(static_cast<void*>(&keys[std::size_t(at)]), &nan_bits, sizeof(K));
+        std::vector<K> want(keys.size());
+        cuprim::host::radix_sort_keys(keys.data(), want.data(), n, desc);
+        cuprim::device_buffer<K> in(static_cast<std::size_t>(n) + 1), out(static_cast<std::size_t>(n));
+        cuprim_test::upload(in.data() + offset, keys);
+        cuprim_test::poison(out);
+        cuprim::radix_sort_keys(in.data() + offset, out.data(), n,
+                                {desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending});
+        EXPECT_TRUE(radix_test::same_keys(cuprim_test::download(out.data(), std::size_t(n)), want));
+      }
+}
+
 /// The order written out by hand (not through any comparator): the special values in ascending order, each
 /// tagged with its position; shuffled, sorted as pairs (key, tag); the tags must come back in order.
 TYPED_TEST(RadixSortFloat, DocumentedOrderOfSpecialValues) {

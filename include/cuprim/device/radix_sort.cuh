@@ -121,7 +121,7 @@ struct radix_layout {
       hist_bytes = bases_bytes = state_bytes = 0;
       return;
     }
-    hist_bytes = align_up(portions * sizeof(K) * radix_digits * sizeof(unsigned));
+    hist_bytes = align_up((portions * sizeof(K) * radix_digits + 1) * sizeof(unsigned));  // + the NaN flag
     bases_bytes = align_up(portions * sizeof(K) * radix_digits * sizeof(std::uint64_t));
     state_bytes = align_up((radix_state_head + tiles_max * radix_digits) * sizeof(unsigned));
   }
@@ -315,8 +315,9 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
   auto* bases = reinterpret_cast<std::uint64_t*>(base + L.hist_bytes);
   auto* state = reinterpret_cast<unsigned*>(base + L.hist_bytes + L.bases_bytes);
   const std::uint64_t per_portion = std::uint64_t(passes) * radix_digits;
+  unsigned* const nan_flag = hist + L.portions * sizeof(K) * radix_digits;
 
-  CUPRIM_CUDA_CHECK(cudaMemsetAsync(hist, 0, L.portions * per_portion * sizeof(unsigned), stream));
+  CUPRIM_CUDA_CHECK(cudaMemsetAsync(hist, 0, L.hist_bytes, stream));
   const int sms = get_device_info().sm_count;
   CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(radix_histogram_kernel<P::hist_threads, P::hist_items, K>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -327,7 +328,7 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
     constexpr std::uint64_t chunk = std::uint64_t(P::hist_threads) * P::hist_items;
     const std::uint64_t grid = std::min<std::uint64_t>((count + chunk - 1) / chunk, std::uint64_t(sms));
     radix_histogram_params<K> hp{k_first + first, count, hist + q * per_portion, begin_bit, end_bit, passes,
-                                 descending};
+                                 descending, nan_flag};
     radix_histogram_kernel<P::hist_threads, P::hist_items, K>
         <<<unsigned(grid), P::hist_threads, radix_histogram_smem_bytes<K>, stream>>>(hp);
     check_launch("radix_histogram_kernel");
@@ -358,7 +359,10 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
                                      state,
                                      bases + (q * passes + pass) * radix_digits,
                                      radix_pass_of(begin_bit, end_bit, pass),
-                                     descending};
+                                     descending,
+                                     nan_flag,
+                                     pass == 0,
+                                     pass == passes - 1};
       radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back, P::rank, P::early_counts><<<unsigned(tiles), P::threads, smem, stream>>>(op);
       check_launch("radix_onesweep_kernel");
     }

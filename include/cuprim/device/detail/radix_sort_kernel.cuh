@@ -140,6 +140,7 @@ struct radix_histogram_params {
   unsigned* hist;       // [passes][256] of this portion, zeroed
   int begin_bit, end_bit, passes;
   bool descending;
+  unsigned* nan_flag;   // floating-point keys: set to 1 when some key is NaN (zeroed before the first portion)
 };
 
 /// Copies of each counter in the histogram kernel's shared memory: lane l counts into copy l % C, so that a warp's
@@ -156,12 +157,20 @@ constexpr std::size_t radix_histogram_smem_bytes = sizeof(K) * radix_digits * ra
 /// shared-memory address of the lane's copy of counter 0). Passes outside, keys inside: one uniform test per pass,
 /// and per key and pass a shift, a mask, an address and a shared reduction (Guarded: valid[] is read; ptxas then
 /// branches around each reduction, so whole steps pass Guarded = false).
+/// Returns whether one of the (valid) keys is NaN (false for integer keys).
 template <int MaxPasses, int C, bool Guarded, int N, class K>
-__device__ __forceinline__ void radix_histogram_count(const radix_histogram_params<K>& p, unsigned lane_addr,
+__device__ __forceinline__ bool radix_histogram_count(const radix_histogram_params<K>& p, unsigned lane_addr,
                                                       const K (&k)[N], const bool (&valid)[N]) {
-  typename radix_key<K>::bits_t b[N];
+  using traits = radix_key<K>;
+  using U = typename traits::bits_t;
+  U b[N];
+  bool nan = false;
 #pragma unroll
-  for (int e = 0; e < N; ++e) b[e] = radix_key<K>::ordered(k[e], p.descending);
+  for (int e = 0; e < N; ++e) {
+    b[e] = traits::ordered(k[e], p.descending);
+    if constexpr (traits::kind == radix_kind::floating)
+      nan |= (!Guarded || valid[e]) && U(traits::raw(k[e]) & U(~traits::top)) > traits::exponent_mask();
+  }
 #pragma unroll
   for (int q = 0; q < MaxPasses; ++q) {
     if (q < p.passes) {
@@ -173,6 +182,7 @@ __device__ __forceinline__ void radix_histogram_count(const radix_histogram_para
       }
     }
   }
+  return nan;
 }
 
 /// One read of the keys counts the digits of every pass. Blocks of Threads threads, one per SM (the counters take
@@ -198,12 +208,13 @@ __global__ void __launch_bounds__(Threads, 1) radix_histogram_kernel(radix_histo
   const std::uint64_t head = misalign == 0 ? 0 : (per_vec - misalign < p.count ? per_vec - misalign : p.count);
   const std::uint64_t nvec = (p.count - head) / per_vec;
   const std::uint64_t body_end = head + nvec * per_vec;
+  bool nan = false;
   if (blockIdx.x == 0) {
     const std::uint64_t tail = p.count - body_end;  // < per_vec
     const bool valid[1] = {threadIdx.x < head + tail};
     K k[1] = {};
     if (valid[0]) k[0] = p.keys[threadIdx.x < head ? threadIdx.x : body_end + threadIdx.x - head];
-    radix_histogram_count<max_passes, C, true>(p, lane_addr, k, valid);
+    nan = radix_histogram_count<max_passes, C, true>(p, lane_addr, k, valid);
   }
 
   const uint4* vec = reinterpret_cast<const uint4*>(p.keys + head);
@@ -222,10 +233,10 @@ __global__ void __launch_bounds__(Threads, 1) radix_histogram_kernel(radix_histo
     }
     K k[vecs * per_vec];
     std::memcpy(k, v, sizeof(v));
-    if (full) radix_histogram_count<max_passes, C, false>(p, lane_addr, k, valid);
-    else radix_histogram_count<max_passes, C, true>(p, lane_addr, k, valid);
+    if (full) nan |= radix_histogram_count<max_passes, C, false>(p, lane_addr, k, valid);
+    else nan |= radix_histogram_count<max_passes, C, true>(p, lane_addr, k, valid);
   }
-  __syncthreads();
+  if (__syncthreads_or(nan) && threadIdx.x == 0) *p.nan_flag = 1u;
   // Counter i = 256 q + d: the sum of its C copies, read from bank (c + lane) % 32 at step c (no two lanes of a
   // warp in one bank).
   for (int i = threadIdx.x; i < p.passes * radix_digits; i += Threads) {
@@ -279,7 +290,27 @@ struct radix_onesweep_params {
   const std::uint64_t* bases; // [256]: where each digit of this portion starts
   radix_pass pass;
   bool descending;
+  // Floating-point keys: nonzero when some key is NaN (set by the histogram pass); otherwise the passes carry the
+  // keys' ordered bits (radix_ordered_bits), converted on the first pass's loads and back on the last pass's stores.
+  const unsigned* nan_flag;
+  bool first_pass, last_pass;
 };
+
+/// The ordered bits of a floating-point key that is not NaN (radix_key::ordered without the NaN test: sign set, all
+/// bits inverted; sign clear, the sign bit set), and back. Two instructions each: a sign-extending shift and one
+/// three-input logic operation. A one-to-one map, so the one-sweep passes can store these bits in place of the keys.
+template <class U>
+__host__ __device__ __forceinline__ U radix_ordered_bits(U b) {
+  constexpr int w = int(sizeof(U)) * 8;
+  const U sign_fill = U(std::make_signed_t<U>(b) >> (w - 1));
+  return U(b ^ U(sign_fill | U(U(1) << (w - 1))));
+}
+template <class U>
+__host__ __device__ __forceinline__ U radix_float_bits(U t) {
+  constexpr int w = int(sizeof(U)) * 8;
+  const U sign_fill = U(std::make_signed_t<U>(t) >> (w - 1));
+  return U(t ^ U(U(~sign_fill) | U(U(1) << (w - 1))));
+}
 
 /// Shared memory of the one-sweep kernel.
 template <int Threads, int Items, class K, class V>
@@ -421,12 +452,43 @@ __device__ __forceinline__ unsigned radix_look_back(const unsigned* look, std::u
   }
 }
 
-template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early>
-__global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
-  using traits = radix_key<K>;
+/// The one-sweep tile's key stores, thread-striped from the exchange: position j of digit d goes to key_dst[d] + j.
+/// ToFloat: the keys are ordered bits, stored as the floating-point keys they stand for.
+template <int Threads, int Items, bool KeepDigit, bool ToFloat, class S, class Smem>
+__device__ __forceinline__ void radix_store_keys(const S* ex_keys, const Smem& s, bool full, int valid, bool descending,
+                                                 radix_pass ps) {
+  const int tid = threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const int j = i * Threads + tid;
+    if (full || j < valid) {
+      const S k = ex_keys[j];
+      unsigned d;
+      if constexpr (KeepDigit) d = s.digit_at[j];
+      else d = radix_key<S>::digit(k, descending, ps.shift, ps.mask);
+      S* const dst = reinterpret_cast<S*>(s.key_dst[d]);
+      __builtin_assume(__isGlobal(dst));  // a global store, not a generic one
+      if constexpr (ToFloat) dst[j] = radix_float_bits(k);
+      else dst[j] = k;
+    }
+  }
+}
+
+/// One pass over one tile. S is the type the keys travel as: K itself, or, for floating-point keys of which none
+/// is NaN, their ordered bits (radix_ordered_bits; the first pass converts them as it loads them, the last converts
+/// them back as it stores them), whose digit costs 2 instructions instead of about 7.
+template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, class S>
+__device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<K, V>& p) {
+  static_assert(sizeof(S) == sizeof(K));
+  constexpr bool as_bits = !std::is_same_v<S, K>;
+  using traits = radix_key<S>;
   using smem_t = radix_onesweep_smem<Threads, Items, K, V>;
   constexpr int W = Threads / 32, tile = Threads * Items;
   constexpr bool has_values = radix_has_values_v<V>;
+  // The digit of each tile position kept in shared memory (for the values' stores, and for keys whose digit costs
+  // more than the byte's store and load).
+  constexpr bool keep_digit = has_values || traits::kind == radix_kind::floating;
+  static_assert(!keep_digit || smem_t::keep_digit);
   extern __shared__ __align__(16) unsigned char onesweep_smem_raw[];
   smem_t& s = *reinterpret_cast<smem_t*>(onesweep_smem_raw);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
@@ -445,9 +507,9 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
 
   // Load (warp-striped) and rank.
   static_assert(tile <= 65536, "one-sweep ranks are packed in 16 bits");
-  K keys[Items];
+  S keys[Items];
   radix_packed_ranks<Items> rank;
-  const K* src = p.keys_in + base + warp_first + lane;
+  const S* src = reinterpret_cast<const S*>(p.keys_in) + base + warp_first + lane;
   if (full) {
 #pragma unroll
     for (int i = 0; i < Items; ++i) keys[i] = src[i * 32];
@@ -455,6 +517,12 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
 #pragma unroll
     for (int i = 0; i < Items; ++i)
       if (i * 32 + lane < warp_valid) keys[i] = src[i * 32];
+  }
+  if constexpr (as_bits) {
+    if (p.first_pass) {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) keys[i] = radix_ordered_bits(keys[i]);
+    }
   }
   unsigned* look = p.state + radix_state_head;
   if constexpr (Early) {
@@ -515,7 +583,7 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
   __syncthreads();
 
   // Exchange the keys into digit order through shared memory, then store them (thread-striped).
-  K* ex_keys = reinterpret_cast<K*>(s.exchange);
+  S* ex_keys = reinterpret_cast<S*>(s.exchange);
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     if (full || i * 32 + lane < warp_valid) {
@@ -523,7 +591,7 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
       const unsigned pos = rank.get(i) + s.hist[warp][d];
       if constexpr (has_values) rank.put(i, pos);  // kept for the values' exchange
       ex_keys[pos] = keys[i];
-      if constexpr (smem_t::keep_digit) s.digit_at[pos] = static_cast<unsigned char>(d);
+      if constexpr (keep_digit) s.digit_at[pos] = static_cast<unsigned char>(d);
     }
   }
   // Values: loaded only now (the keys' registers are free; not held through the ranking), before the keys'
@@ -541,17 +609,25 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
     }
   }
   __syncthreads();
+  // The keys' stores; the last pass of keys carried as ordered bits converts them back (a uniform choice of loop).
+  if constexpr (as_bits) {
+    if (p.last_pass) radix_store_keys<Threads, Items, keep_digit, true>(ex_keys, s, full, valid, p.descending, p.pass);
+    else radix_store_keys<Threads, Items, keep_digit, false>(ex_keys, s, full, valid, p.descending, p.pass);
+  } else {
+    // The same loop as radix_store_keys, written out: through the function, ptxas spilled four times as much in
+    // the uint32 pairs kernel (sm_90, CUDA 13.0).
 #pragma unroll
-  for (int i = 0; i < Items; ++i) {
-    const int j = i * Threads + tid;
-    if (full || j < valid) {
-      const K k = ex_keys[j];
-      unsigned d;
-      if constexpr (smem_t::keep_digit) d = s.digit_at[j];
-      else d = traits::digit(k, p.descending, p.pass.shift, p.pass.mask);
-      K* const dst = s.key_dst[d];
-      __builtin_assume(__isGlobal(dst));  // a global store, not a generic one
-      dst[j] = k;
+    for (int i = 0; i < Items; ++i) {
+      const int j = i * Threads + tid;
+      if (full || j < valid) {
+        const S k = ex_keys[j];
+        unsigned d;
+        if constexpr (keep_digit) d = s.digit_at[j];
+        else d = traits::digit(k, p.descending, p.pass.shift, p.pass.mask);
+        S* const dst = reinterpret_cast<S*>(s.key_dst[d]);
+        __builtin_assume(__isGlobal(dst));  // a global store, not a generic one
+        dst[j] = k;
+      }
     }
   }
   if constexpr (has_values) {
@@ -571,6 +647,17 @@ __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_oneswe
       }
     }
   }
+}
+
+template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early>
+__global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
+  if constexpr (radix_key<K>::kind == radix_kind::floating) {
+    if (*p.nan_flag == 0) {  // no NaN: the keys travel as their ordered bits
+      radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, typename radix_key<K>::bits_t>(p);
+      return;
+    }
+  }
+  radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, K>(p);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
