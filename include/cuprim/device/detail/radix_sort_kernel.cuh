@@ -477,7 +477,7 @@ __device__ __forceinline__ void radix_store_keys(const S* ex_keys, const Smem& s
 /// One pass over one tile. S is the type the keys travel as: K itself, or, for floating-point keys of which none
 /// is NaN, their ordered bits (radix_ordered_bits; the first pass converts them as it loads them, the last converts
 /// them back as it stores them), whose digit costs 2 instructions instead of about 7.
-template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, class S>
+template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst, class S>
 __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<K, V>& p) {
   static_assert(sizeof(S) == sizeof(K));
   constexpr bool as_bits = !std::is_same_v<S, K>;
@@ -561,51 +561,98 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
     if (lane == 31) s.warp_totals[warp] = incl;
     s.tile_start[tid] = incl - count;
   }
-  __syncthreads();
-  if (tid < radix_digits) {
-    unsigned start = s.tile_start[tid];
-    for (int w = 0; w < warp; ++w) start += s.warp_totals[w];
-    // Each warp's offset within the tile (one shared read per key in the exchange below).
-#pragma unroll
-    for (int w = 0; w < W; ++w) s.hist[w][tid] += start;
-    // Look back: the digit's count over tiles [0, tile_id).
-    unsigned before = 0;
-    if (tile_id > 0) {
-      before = radix_look_back<LookBack>(look, tile_id, tid);
-      radix_store_relaxed(look + tile_id * radix_digits + tid, radix_flag_prefix | (before + count));
-    }
-    // Tile position j of this digit goes to output index bases + before + (j - start) >= 0 (start counts the tile's
-    // keys of smaller digits, which bases counts too).
-    const std::uint64_t dst = p.bases[tid] + before - start;
-    s.key_dst[tid] = p.keys_out + dst;
-    if constexpr (has_values) s.val_dst[tid] = p.vals_out + dst;
-  }
-  __syncthreads();
-
-  // Exchange the keys into digit order through shared memory, then store them (thread-striped).
   S* ex_keys = reinterpret_cast<S*>(s.exchange);
-#pragma unroll
-  for (int i = 0; i < Items; ++i) {
-    if (full || i * 32 + lane < warp_valid) {
-      const unsigned d = traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask);
-      const unsigned pos = rank.get(i) + s.hist[warp][d];
-      if constexpr (has_values) rank.put(i, pos);  // kept for the values' exchange
-      ex_keys[pos] = keys[i];
-      if constexpr (keep_digit) s.digit_at[pos] = static_cast<unsigned char>(d);
-    }
-  }
-  // Values: loaded only now (the keys' registers are free; not held through the ranking), before the keys'
-  // stores so that their latency overlaps them; exchanged the same way after the keys.
   [[maybe_unused]] V vals[has_values ? Items : 1];
-  if constexpr (has_values) {
-    if (p.vals_in) {
-      const V* vsrc = p.vals_in + base + warp_first + lane;
+  if constexpr (ExchangeFirst) {
+    // The keys go to their tile positions before the look-back (the positions do not depend on it), so that the
+    // exchange (and the values' loads) overlap the wait for the predecessors; only the stores need the look-back.
+    __syncthreads();
+    unsigned start = 0;
+    if (tid < radix_digits) {
+      start = s.tile_start[tid];
+      for (int w = 0; w < warp; ++w) start += s.warp_totals[w];
 #pragma unroll
-      for (int i = 0; i < Items; ++i)
-        if (full || i * 32 + lane < warp_valid) vals[i] = vsrc[i * 32];
-    } else {
+      for (int w = 0; w < W; ++w) s.hist[w][tid] += start;
+    }
+    __syncthreads();
 #pragma unroll
-      for (int i = 0; i < Items; ++i) vals[i] = radix_iota<V>(p.first_index + base + warp_first + i * 32 + lane);
+    for (int i = 0; i < Items; ++i) {
+      if (full || i * 32 + lane < warp_valid) {
+        const unsigned d = traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask);
+        const unsigned pos = rank.get(i) + s.hist[warp][d];
+        if constexpr (has_values) rank.put(i, pos);
+        ex_keys[pos] = keys[i];
+        if constexpr (keep_digit) s.digit_at[pos] = static_cast<unsigned char>(d);
+      }
+    }
+    if constexpr (has_values) {
+      if (p.vals_in) {
+        const V* vsrc = p.vals_in + base + warp_first + lane;
+#pragma unroll
+        for (int i = 0; i < Items; ++i)
+          if (full || i * 32 + lane < warp_valid) vals[i] = vsrc[i * 32];
+      } else {
+#pragma unroll
+        for (int i = 0; i < Items; ++i) vals[i] = radix_iota<V>(p.first_index + base + warp_first + i * 32 + lane);
+      }
+    }
+    if (tid < radix_digits) {
+      unsigned before = 0;
+      if (tile_id > 0) {
+        before = radix_look_back<LookBack>(look, tile_id, tid);
+        radix_store_relaxed(look + tile_id * radix_digits + tid, radix_flag_prefix | (before + count));
+      }
+      const std::uint64_t dst = p.bases[tid] + before - start;
+      s.key_dst[tid] = p.keys_out + dst;
+      if constexpr (has_values) s.val_dst[tid] = p.vals_out + dst;
+    }
+  } else {
+    // (The same steps in the order look-back, exchange, written out apart: ptxas allocates registers differently
+    // for a shared helper, which cost the 4-byte kernels several percent.)
+    __syncthreads();
+    if (tid < radix_digits) {
+      unsigned start = s.tile_start[tid];
+      for (int w = 0; w < warp; ++w) start += s.warp_totals[w];
+      // Each warp's offset within the tile (one shared read per key in the exchange below).
+#pragma unroll
+      for (int w = 0; w < W; ++w) s.hist[w][tid] += start;
+      // Look back: the digit's count over tiles [0, tile_id).
+      unsigned before = 0;
+      if (tile_id > 0) {
+        before = radix_look_back<LookBack>(look, tile_id, tid);
+        radix_store_relaxed(look + tile_id * radix_digits + tid, radix_flag_prefix | (before + count));
+      }
+      // Tile position j of this digit goes to output index bases + before + (j - start) >= 0 (start counts the tile's
+      // keys of smaller digits, which bases counts too).
+      const std::uint64_t dst = p.bases[tid] + before - start;
+      s.key_dst[tid] = p.keys_out + dst;
+      if constexpr (has_values) s.val_dst[tid] = p.vals_out + dst;
+    }
+    __syncthreads();
+
+    // Exchange the keys into digit order through shared memory, then store them (thread-striped).
+#pragma unroll
+    for (int i = 0; i < Items; ++i) {
+      if (full || i * 32 + lane < warp_valid) {
+        const unsigned d = traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask);
+        const unsigned pos = rank.get(i) + s.hist[warp][d];
+        if constexpr (has_values) rank.put(i, pos);  // kept for the values' exchange
+        ex_keys[pos] = keys[i];
+        if constexpr (keep_digit) s.digit_at[pos] = static_cast<unsigned char>(d);
+      }
+    }
+    // Values: loaded only now (the keys' registers are free; not held through the ranking), before the keys'
+    // stores so that their latency overlaps them; exchanged the same way after the keys.
+    if constexpr (has_values) {
+      if (p.vals_in) {
+        const V* vsrc = p.vals_in + base + warp_first + lane;
+#pragma unroll
+        for (int i = 0; i < Items; ++i)
+          if (full || i * 32 + lane < warp_valid) vals[i] = vsrc[i * 32];
+      } else {
+#pragma unroll
+        for (int i = 0; i < Items; ++i) vals[i] = radix_iota<V>(p.first_index + base + warp_first + i * 32 + lane);
+      }
     }
   }
   __syncthreads();
@@ -649,15 +696,15 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
   }
 }
 
-template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early>
+template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst>
 __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
   if constexpr (radix_key<K>::kind == radix_kind::floating) {
     if (*p.nan_flag == 0) {  // no NaN: the keys travel as their ordered bits
-      radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, typename radix_key<K>::bits_t>(p);
+      radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, typename radix_key<K>::bits_t>(p);
       return;
     }
   }
-  radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, K>(p);
+  radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, K>(p);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -19,9 +19,11 @@ namespace cuprim {
 ///                          16) holds them in shared memory for every pass, its blocks exchanging keys through
 ///                          distributed shared memory; each block takes the fewest keys per thread (a power of
 ///                          two up to ClusterItems) that hold its share. Cluster = false turns it off.
+///   ExchangeFirst          a one-sweep tile moves its keys (and loads its values) to their tile positions before
+///                          its look-back rather than after it, overlapping the wait for its predecessors
 template <int Threads, int Items, int SmallThreads, int SmallItems, int HistItems = 16, int LookBack = 16,
           int Rank = 0, bool EarlyCounts = false, bool Cluster = true, int ClusterThreads = 1024,
-          int ClusterItems = 8>
+          int ClusterItems = 8, bool ExchangeFirst = false>
 struct radix_sort_policy {
   static_assert(Threads % 32 == 0 && Threads >= 256, "one-sweep blocks need at least one thread per digit");
   static_assert(SmallThreads % 32 == 0 && SmallThreads >= 256, "the one-block sort needs one thread per digit");
@@ -47,6 +49,7 @@ struct radix_sort_policy {
   static constexpr bool cluster = Cluster;
   static constexpr int cluster_threads = ClusterThreads;
   static constexpr int cluster_items = ClusterItems;
+  static constexpr bool exchange_first = ExchangeFirst;
   /// The most keys the cluster sort takes (0 when off): 8 blocks (the portable cluster size) of a full tile.
   static constexpr int cluster_tile = Cluster ? 8 * ClusterThreads * ClusterItems : 0;
   /// Inputs up to this many keys are sorted on chip in one launch (one block or one cluster), with no workspace.
@@ -64,9 +67,14 @@ struct radix_sort_default_policy {
   // (fewer polls in flight).
   // The cluster sort: 1024 threads (512 for 8-byte keys or values, for registers) and up to 8 (16) keys per
   // thread, i.e. up to 2^16 keys on 8 blocks.
+  // Run 5 (same process, one H200): exchanging before the look-back took 2^27 uint64 keys from 1.12x to 1.19x CUB
+  // but 2^28 uint32 keys from 1.34x to 1.19x and uint32 pairs from 1.03x to 0.97x (the values then stay in
+  // registers through the look-back and spill): 8-byte keys alone take it.
   static constexpr bool wide = KeyBytes >= 8 || ValueBytes >= 8;
   static constexpr int items = !wide ? (ValueBytes == 0 ? 40 : 30) : (ValueBytes == 0 ? 24 : 16);
-  using type = radix_sort_policy<384, items, 512, 8, 16, 2, 1, false, true, wide ? 512 : 1024, wide ? 16 : 8>;
+  static constexpr bool exchange_first = KeyBytes >= 8 && ValueBytes == 0;
+  using type = radix_sort_policy<384, items, 512, 8, 16, 2, 1, false, true, wide ? 512 : 1024, wide ? 16 : 8,
+                                 exchange_first>;
 };
 
 }  // namespace cuprim
