@@ -283,10 +283,12 @@ std::string policy_text() {
          std::to_string(P::small_threads) + "x" + std::to_string(P::small_items) + "), one cluster from " +
          std::to_string(P::cluster_threads + 1) + " to " + std::to_string(P::cluster_tile) + " keys (blocks of " +
          std::to_string(P::cluster_threads) + " threads, up to " + std::to_string(P::cluster_items) +
-         " keys each), histogram 256x" +
-         std::to_string(P::hist_items) + ", look-back window " + std::to_string(P::look_back) +
+         " keys each), histogram " + std::to_string(P::hist_threads) + "x" +
+         std::to_string(P::hist_items) + " (one block per SM, a copy of the counters per lane), look-back window " +
+         std::to_string(P::look_back) +
          (P::rank == 0 ? ", rank by ballots + warp-synchronous counters" : P::rank == 1 ? ", rank by ballots + shared atomics" : ", rank by match.any + shared atomics") +
-         (P::early_counts ? ", early counts" : "");
+         (P::early_counts ? ", early counts" : "") +
+         (P::exchange_first ? ", keys exchanged before the look-back" : "");
 }
 
 

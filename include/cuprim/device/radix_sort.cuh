@@ -338,9 +338,10 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
 
   using smem_t = radix_onesweep_smem<P::threads, P::items, K, V>;
   constexpr std::size_t smem = sizeof(smem_t);
+  auto onesweep = radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back, P::rank, P::early_counts,
+                                        P::exchange_first>;
   if (smem > 48 * 1024)
-    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back, P::rank, P::early_counts, P::exchange_first>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(onesweep, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   for (int pass = 0; pass < passes; ++pass) {
     const K* ksrc = pass == 0 ? k_first : k_dst[(pass - 1) & 1];
     const V* vsrc = pass == 0 ? v_first : v_dst[(pass - 1) & 1];
@@ -363,7 +364,7 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
                                      nan_flag,
                                      pass == 0,
                                      pass == passes - 1};
-      radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back, P::rank, P::early_counts, P::exchange_first><<<unsigned(tiles), P::threads, smem, stream>>>(op);
+      onesweep<<<unsigned(tiles), P::threads, smem, stream>>>(op);
       check_launch("radix_onesweep_kernel");
     }
   }

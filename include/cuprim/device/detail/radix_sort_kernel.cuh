@@ -151,7 +151,8 @@ constexpr int radix_histogram_copies = sizeof(K) > 4 ? 16 : 32;
 
 /// Shared-memory bytes of radix_histogram_kernel for keys of K.
 template <class K>
-constexpr std::size_t radix_histogram_smem_bytes = sizeof(K) * radix_digits * radix_histogram_copies<K> * sizeof(unsigned);
+constexpr std::size_t radix_histogram_smem_bytes =
+    sizeof(K) * radix_digits * radix_histogram_copies<K> * sizeof(unsigned);
 
 /// Counts the digits of every pass of keys k[0, N) (those with valid[e]) into the lane's copies (`lane_addr`: the
 /// shared-memory address of the lane's copy of counter 0). Passes outside, keys inside: one uniform test per pass,
