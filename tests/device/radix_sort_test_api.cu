@@ -103,6 +103,18 @@ TEST_F(RadixSortApi, Argsort) {
     }
 }
 
+/// Floating-point keys over the top 16 bits of the ordered value (a function of its own: inlined into BitRanges,
+/// GCC 12 reported a spurious -Wfree-nonheap-object on the vector's destructor).
+void check_double_top_bits(cuprim_test::rng& r) {
+  const auto fk = make_keys<double>(100000, shape::random, r);
+  std::vector<double> fwant(fk.size());
+  cuprim::host::radix_sort_keys(fk.data(), fwant.data(), std::int64_t(fk.size()), false, 48, 64);
+  cuprim::device_buffer<double> fin(fk.size()), fout(fk.size());
+  cuprim_test::upload(fin.data(), fk);
+  cuprim::radix_sort_keys(fin.data(), fout.data(), std::int64_t(fk.size()), {cuprim::sort_order::ascending, 48, 64});
+  EXPECT_TRUE(same_keys(cuprim_test::download(fout.data(), fk.size()), fwant));
+}
+
 TEST_F(RadixSortApi, BitRanges) {
   CUPRIM_TEST_RNG(r);
   const std::pair<int, int> ranges[] = {{0, 8}, {4, 20}, {8, 9}, {31, 32}, {0, 13}, {17, 32}};
@@ -124,14 +136,7 @@ TEST_F(RadixSortApi, BitRanges) {
         EXPECT_TRUE(same_keys(cuprim_test::download(out.data(), std::size_t(n)), want));
         EXPECT_TRUE(same_values(cuprim_test::download(vout.data(), std::size_t(n)), want_idx));
       }
-  // floating-point keys over the top 16 bits of the ordered value
-  const auto fk = make_keys<double>(100000, shape::random, r);
-  std::vector<double> fwant(fk.size());
-  cuprim::host::radix_sort_keys(fk.data(), fwant.data(), std::int64_t(fk.size()), false, 48, 64);
-  cuprim::device_buffer<double> fin(fk.size()), fout(fk.size());
-  cuprim_test::upload(fin.data(), fk);
-  cuprim::radix_sort_keys(fin.data(), fout.data(), std::int64_t(fk.size()), {cuprim::sort_order::ascending, 48, 64});
-  EXPECT_TRUE(same_keys(cuprim_test::download(fout.data(), fk.size()), fwant));
+  check_double_top_bits(r);
 }
 
 /// Values: an 8-byte user struct (moved in every pass), a 12-byte and a 32-byte struct (the gather path).
@@ -193,15 +198,15 @@ TEST_F(RadixSortApi, UserStructValues) {
 /// keys before the first boundary and after the last vector apart. Every key width, a few offsets, sizes past the
 /// on-chip limit with head and tail keys, random and low-entropy keys.
 template <class K>
-void check_misaligned(cuprim_test::rng& r) {
+void check_misaligned(cuprim_test::rng& r, std::initializer_list<int> offsets) {
   for (std::int64_t n : {std::int64_t(70001), std::int64_t(200003)})
-    for (int offset : {1, 3})
+    for (int offset : offsets)
       for (shape s : {shape::random, shape::low_entropy}) {
         SCOPED_TRACE(::testing::Message() << cuprim_test::type_name<K>() << " n=" << n << " offset=" << offset);
         const auto keys = make_keys<K>(n, s, r);
         std::vector<K> want(keys.size());
         cuprim::host::radix_sort_keys(keys.data(), want.data(), n);
-        cuprim::device_buffer<K> in(std::size_t(n) + 8), out(std::size_t(n) + 8);
+        cuprim::device_buffer<K> in(std::size_t(n) + 16), out(std::size_t(n) + 16);
         cuprim_test::poison(in);
         cuprim_test::poison(out);
         cuprim_test::upload(in.data() + offset, keys);
@@ -212,10 +217,41 @@ void check_misaligned(cuprim_test::rng& r) {
 
 TEST_F(RadixSortApi, MisalignedKeys) {
   CUPRIM_TEST_RNG(r);
-  check_misaligned<std::uint8_t>(r);
-  check_misaligned<std::int16_t>(r);
-  check_misaligned<float>(r);
-  check_misaligned<std::uint64_t>(r);
+  check_misaligned<std::uint8_t>(r, {1, 3, 15});
+  check_misaligned<std::int16_t>(r, {1, 3, 7});
+  check_misaligned<__half>(r, {5});
+  check_misaligned<float>(r, {1, 2, 3});
+  check_misaligned<std::uint64_t>(r, {1});
+  check_misaligned<double>(r, {1});
+}
+
+/// ExchangeFirst (keys to their tile positions before the look-back) outside the defaults that use it (8-byte keys
+/// alone): pairs of 4-byte keys, with early counts, both directions, float keys with and without NaN.
+TEST_F(RadixSortApi, ExchangeFirstPolicyPairs) {
+  CUPRIM_TEST_RNG(r);
+  using PE = cuprim::radix_sort_policy<384, 24, 512, 8, 16, 2, 1, true, true, 1024, 8, true>;
+  const std::int64_t n = 300007;
+  for (bool desc : {false, true})
+    for (shape s : {shape::random, shape::no_nan}) {
+      SCOPED_TRACE(::testing::Message() << (desc ? "descending" : "ascending") << " shape " << int(s));
+      const auto keys = make_keys<float>(n, s, r);
+      std::vector<float> want(keys.size());
+      std::vector<std::uint32_t> idx(keys.size()), want_idx(keys.size());
+      std::iota(idx.begin(), idx.end(), 0u);
+      cuprim::host::radix_sort_pairs(keys.data(), want.data(), idx.data(), want_idx.data(), n, desc);
+      cuprim::device_buffer<float> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+      cuprim::device_buffer<std::uint32_t> vin(static_cast<std::size_t>(n)), vout(static_cast<std::size_t>(n));
+      cuprim_test::upload(in.data(), keys);
+      cuprim_test::upload(vin.data(), idx);
+      cuprim_test::poison(out);
+      cuprim_test::poison(vout);
+      const std::size_t bytes = cuprim::radix_sort_pairs_workspace_bytes<float, std::uint32_t, PE>(n);
+      cuprim::device_buffer<unsigned char> ws(bytes);
+      cuprim::radix_sort_pairs<PE>(in.data(), out.data(), vin.data(), vout.data(), n, cuprim::workspace{ws.data(), bytes},
+                                   {desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending});
+      EXPECT_TRUE(same_keys(cuprim_test::download(out.data(), std::size_t(n)), want));
+      EXPECT_TRUE(same_values(cuprim_test::download(vout.data(), std::size_t(n)), want_idx));
+    }
 }
 
 /// Small shapes for the sanitizers: the one-block path and a few one-sweep tiles, keys and pairs.

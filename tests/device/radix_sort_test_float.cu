@@ -33,7 +33,9 @@ TYPED_TEST(RadixSortFloat, OneNaNAmongFiniteKeys) {
       for (bool desc : {false, true}) {
         SCOPED_TRACE(::testing::Message() << "NaN at " << at << " offset " << offset << (desc ? " descending" : ""));
         auto keys = radix_test::make_keys<K>(n, radix_test::shape::no_nan, r);
-        const B nan_bits = B(exp | top | 3);  // a negative NaN: the ordered bits alone would sort it first
+        // A NaN that the ordered bits alone would misplace: a negative one sorts first ascending; a positive one
+        // sorts first descending (its inverted bits are the smallest).
+        const B nan_bits = desc ? B(exp | 3) : B(exp | top | 3);
         std::memcpy(static_cast<void*>(&keys[std::size_t(at)]), &nan_bits, sizeof(K));
         std::vector<K> want(keys.size());
         cuprim::host::radix_sort_keys(keys.data(), want.data(), n, desc);
@@ -44,6 +46,74 @@ TYPED_TEST(RadixSortFloat, OneNaNAmongFiniteKeys) {
                                 {desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending});
         EXPECT_TRUE(radix_test::same_keys(cuprim_test::download(out.data(), std::size_t(n)), want));
       }
+}
+
+/// The ordered-bits path beyond the plain sort: bit ranges (one pass at the top or inside the key, several passes
+/// from a begin_bit above 0), the double-buffer form with an odd and an even number of passes, and argsort; keys
+/// without NaN, past the on-chip sizes, both directions.
+TYPED_TEST(RadixSortFloat, OrderedBitsPathForms) {
+  using K = TypeParam;
+  CUPRIM_TEST_RNG(r);
+  constexpr int w = int(sizeof(K)) * 8;
+  const std::int64_t n = 200003;
+  const std::pair<int, int> ranges[] = {{w - 8, w}, {8, 16}, {4, w - 3}, {0, w}};
+  for (bool desc : {false, true}) {
+    const auto keys = radix_test::make_keys<K>(n, radix_test::shape::no_nan, r);
+    const auto order = desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending;
+    cuprim::device_buffer<K> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+    cuprim_test::upload(in.data(), keys);
+    for (auto [b, e] : ranges) {
+      SCOPED_TRACE(::testing::Message() << "bits [" << b << ", " << e << ")" << (desc ? " descending" : ""));
+      std::vector<K> want(keys.size());
+      cuprim::host::radix_sort_keys(keys.data(), want.data(), n, desc, b, e);
+      cuprim_test::poison(out);
+      cuprim::radix_sort_keys(in.data(), out.data(), n, {order, b, e});
+      EXPECT_TRUE(radix_test::same_keys(cuprim_test::download(out.data(), std::size_t(n)), want)) << "plain form";
+      // double buffer: the result lands in current() after (passes) buffer flips
+      cuprim::device_buffer<K> a(static_cast<std::size_t>(n)), c(static_cast<std::size_t>(n));
+      cuprim_test::upload(a.data(), keys);
+      cuprim_test::poison(c);
+      cuprim::double_buffer<K> db(a.data(), c.data());
+      cuprim::radix_sort_keys(db, n, {order, b, e});
+      EXPECT_TRUE(radix_test::same_keys(cuprim_test::download(db.current(), std::size_t(n)), want)) << "double buffer";
+    }
+    std::vector<std::int64_t> want_idx(keys.size());
+    cuprim::host::argsort(keys.data(), want_idx.data(), n, desc);
+    cuprim::device_buffer<std::int64_t> idx(static_cast<std::size_t>(n));
+    cuprim_test::poison(idx);
+    cuprim::argsort(in.data(), idx.data(), n, {order});
+    EXPECT_EQ(cuprim_test::download(idx.data(), std::size_t(n)), want_idx) << "argsort";
+  }
+}
+
+/// White box: the histogram pass's NaN flag, the word after the histograms in the workspace
+/// (radix_sort.cuh, radix_layout), is 0 for keys without NaN (so the passes take the ordered-bits path) and 1
+/// with one NaN, whatever the workspace held before.
+TYPED_TEST(RadixSortFloat, NaNFlagInWorkspace) {
+  using K = TypeParam;
+  using B = typename cuprim::detail::radix_key<K>::bits_t;
+  CUPRIM_TEST_RNG(r);
+  const std::int64_t n = 300007;
+  auto keys = radix_test::make_keys<K>(n, radix_test::shape::no_nan, r);
+  const std::size_t bytes = cuprim::radix_sort_keys_workspace_bytes<K>(n);
+  const std::size_t flag_word = 1 * sizeof(K) * 256;  // one portion
+  ASSERT_GT(bytes, (flag_word + 1) * sizeof(unsigned));
+  cuprim::device_buffer<unsigned char> ws(bytes);
+  cuprim::device_buffer<K> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+  for (bool with_nan : {false, true}) {
+    if (with_nan) {
+      const B nan_bits = B(cuprim::detail::radix_key<K>::exponent_mask() | 1);
+      std::memcpy(static_cast<void*>(&keys[std::size_t(n / 3)]), &nan_bits, sizeof(K));
+    }
+    cuprim_test::upload(in.data(), keys);
+    cuprim_test::poison(ws);
+    cuprim::radix_sort_keys(in.data(), out.data(), n, cuprim::workspace{ws.data(), bytes});
+    const auto words = cuprim_test::download(reinterpret_cast<const unsigned*>(ws.data()), flag_word + 1);
+    EXPECT_EQ(words[flag_word], with_nan ? 1u : 0u) << (with_nan ? "one NaN" : "no NaN");
+    std::vector<K> want(keys.size());
+    cuprim::host::radix_sort_keys(keys.data(), want.data(), n);
+    EXPECT_TRUE(radix_test::same_keys(cuprim_test::download(out.data(), std::size_t(n)), want));
+  }
 }
 
 /// The order written out by hand (not through any comparator): the special values in ascending order, each

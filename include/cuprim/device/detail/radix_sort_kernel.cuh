@@ -146,6 +146,8 @@ struct radix_histogram_params {
 /// Copies of each counter in the histogram kernel's shared memory: lane l counts into copy l % C, so that a warp's
 /// 32 atomics fall in 32 distinct banks (C = 32: counter (q, d, c) is word (256 q + d) C + c, in bank c) whatever
 /// the digits; 8-byte keys, with 8 passes to count, take 16 copies (at most two lanes per bank) to stay in 128 KiB.
+/// (128 KiB of shared memory per block: the sort needs a device that lets a block opt in to that much, as sm_90,
+/// the architecture cuprim is built for, does.)
 template <class K>
 constexpr int radix_histogram_copies = sizeof(K) > 4 ? 16 : 32;
 
@@ -239,7 +241,7 @@ __global__ void __launch_bounds__(Threads, 1) radix_histogram_kernel(radix_histo
   }
   if (__syncthreads_or(nan) && threadIdx.x == 0) *p.nan_flag = 1u;
   // Counter i = 256 q + d: the sum of its C copies, read from bank (c + lane) % 32 at step c (no two lanes of a
-  // warp in one bank).
+  // warp in one bank for C = 32; with 16 copies lanes l and l + 16 share one, a two-way conflict in a loop run once).
   for (int i = threadIdx.x; i < p.passes * radix_digits; i += Threads) {
     unsigned sum = 0;
 #pragma unroll

@@ -8,7 +8,8 @@ namespace cuprim {
 /// Shapes of the radix sort's kernels.
 ///   Threads × Items        the one-sweep tile (keys per block and pass); Threads ≥ 256 (one thread per digit)
 ///   SmallThreads × SmallItems   the largest input sorted by one block in one launch (all passes in shared memory)
-///   HistItems              keys per thread and step of the upfront histogram pass (1024 threads, one block per SM)
+///   HistItems              keys per thread and step of the upfront histogram pass (1024 threads, one block per SM;
+///                          rounded to whole 16-byte vectors, at least one)
 ///   LookBack               predecessor tiles each digit's look-back reads at once (1: one dependent load per tile)
 ///   Rank                   how a warp ranks its keys: 0 ballots and a warp-synchronous counter update, 1 ballots
 ///                          and a shared atomic, 2 match.any and a shared atomic (detail/radix_sort_kernel.cuh)
@@ -26,6 +27,7 @@ template <int Threads, int Items, int SmallThreads, int SmallItems, int HistItem
           int ClusterItems = 8, bool ExchangeFirst = false>
 struct radix_sort_policy {
   static_assert(Threads % 32 == 0 && Threads >= 256, "one-sweep blocks need at least one thread per digit");
+  static_assert(HistItems >= 1, "the histogram pass takes at least one key per thread and step");
   static_assert(SmallThreads % 32 == 0 && SmallThreads >= 256, "the one-block sort needs one thread per digit");
   static_assert(ClusterThreads % 32 == 0 && ClusterThreads >= 256 && ClusterThreads <= 1024 &&
                     (ClusterThreads & (ClusterThreads - 1)) == 0,
