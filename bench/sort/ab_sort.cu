@@ -8,47 +8,16 @@
 // DeviceRadixSort in the same process; outputs checked bitwise against CUB's. Median of REPS, events.
 #include <cuprim/device/radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
-#include <cuda_runtime.h>
-#include <algorithm>
-#include <cstdio>
-#include <cstdint>
-#include <vector>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); std::exit(1); } } while (0)
+#include "ab_common.cuh"
 #ifndef VARIANT
 #define VARIANT "base"
 #endif
 #ifndef REPS
 #define REPS 15
 #endif
-__global__ void fill_u(std::uint32_t* p, std::uint64_t n, std::uint32_t seed) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x) {
-    std::uint32_t x = std::uint32_t(i) * 2654435761u ^ seed; x ^= x >> 15; x *= 2246822519u; x ^= x >> 13; x *= 3266489917u; x ^= x >> 16;
-    p[i] = x;
-  }
-}
 __global__ void to_float(const std::uint32_t* a, float* f, std::uint64_t n) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x)
     f[i] = float(a[i] >> 8) / 16777216.0f;
-}
-__global__ void to_u64(const std::uint32_t* a, std::uint64_t* f, std::uint64_t n) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x)
-    f[i] = (std::uint64_t(a[i]) << 32) | a[(i * 7919) % n];
-}
-template <class F>
-float med(F&& f, int reps = REPS) {
-  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) { CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b)); float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms); }
-  CK(cudaGetLastError());
-  std::sort(t.begin(), t.end()); return t[reps / 2];
-}
-template <class T>
-bool same(const T* a, const T* b, std::uint64_t n) {
-  std::vector<T> x(n), y(n);
-  CK(cudaMemcpy(x.data(), a, n * sizeof(T), cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(y.data(), b, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return std::memcmp(x.data(), y.data(), n * sizeof(T)) == 0;
 }
 // The policies under test: void = the default policy.
 #ifdef POLICY
@@ -72,8 +41,8 @@ void keys_row(const char* name, const K* in, K* out, K* ref, std::uint64_t n) {
   cuprim::radix_sort_keys<P>(in, out, std::int64_t(n), cuprim::workspace{ws, wsb});
   CK(cudaDeviceSynchronize());
   const bool ok = same(out, ref, n);
-  float cu = med([&] { cub::DeviceRadixSort::SortKeys(cubws, cubb, in, ref, int(n)); });
-  float cm = med([&] { cuprim::radix_sort_keys<P>(in, out, std::int64_t(n), cuprim::workspace{ws, wsb}); });
+  float cu = med([&] { cub::DeviceRadixSort::SortKeys(cubws, cubb, in, ref, int(n)); }, REPS);
+  float cm = med([&] { cuprim::radix_sort_keys<P>(in, out, std::int64_t(n), cuprim::workspace{ws, wsb}); }, REPS);
   printf("%-6s %-22s cub %.4f ms cuprim %.4f ms = %.3fx %s\n", VARIANT, name, cu, cm, cu / cm, ok ? "ok" : "MISMATCH");
   CK(cudaFree(ws)); CK(cudaFree(cubws));
 }
@@ -105,8 +74,8 @@ int main() {
     cuprim::radix_sort_pairs<KP>(u, uo, vi, vo, std::int64_t(m), cuprim::workspace{ws, wsb});
     CK(cudaDeviceSynchronize());
     const bool ok = same(uo, ur, m) && same(vo, vr, m);
-    float cu = med([&] { cub::DeviceRadixSort::SortPairs(cubws, cubb, u, ur, vi, vr, int(m)); });
-    float cm = med([&] { cuprim::radix_sort_pairs<KP>(u, uo, vi, vo, std::int64_t(m), cuprim::workspace{ws, wsb}); });
+    float cu = med([&] { cub::DeviceRadixSort::SortPairs(cubws, cubb, u, ur, vi, vr, int(m)); }, REPS);
+    float cm = med([&] { cuprim::radix_sort_pairs<KP>(u, uo, vi, vo, std::int64_t(m), cuprim::workspace{ws, wsb}); }, REPS);
     printf("%-6s %-22s cub %.4f ms cuprim %.4f ms = %.3fx %s\n", VARIANT, "pairs u32+u32 2^27", cu, cm, cu / cm, ok ? "ok" : "MISMATCH");
   }
   return 0;

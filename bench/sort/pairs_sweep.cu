@@ -3,24 +3,7 @@
 // Pairs policy sweep: 2^27 uint32+uint32, cuprim (policy P) vs CUB SortPairs in the same process.
 #include <cuprim/device/radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
-#include <algorithm>
-#include <cstdio>
-#include <cstring>
-#include <cstdint>
-#include <vector>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); std::exit(1); } } while (0)
-__global__ void fill_u(std::uint32_t* p, std::uint64_t n, std::uint32_t seed) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x) {
-    std::uint32_t x = std::uint32_t(i) * 2654435761u ^ seed; x ^= x >> 15; x *= 2246822519u; x ^= x >> 13; x *= 3266489917u; x ^= x >> 16;
-    p[i] = x;
-  }
-}
-template <class F> float med(F&& f) {
-  cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-  std::vector<float> t;
-  for (int i = 0; i < 14; ++i) { CK(cudaEventRecord(e0)); f(); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); if (i >= 3) t.push_back(ms); }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
-}
+#include "ab_common.cuh"
 std::uint32_t *u, *o, *r, *v, *vo, *vr; const std::uint64_t m = 1ull << 27;
 float cub_ms;
 template <int T, int I, int LB, bool EF = false>

@@ -49,13 +49,6 @@ std::vector<K> edge_values() {
 /// without NaNs (floating-point sorts without a NaN take another path through the passes).
 enum class shape { random, few_values, edges, all_equal, sorted, reversed, low_entropy, no_nan };
 
-template <class K>
-bool is_nan(const K& x) {
-  using traits = cuprim::detail::radix_key<K>;
-  if constexpr (traits::kind != cuprim::detail::radix_kind::floating) return false;
-  else return typename traits::bits_t(traits::raw(x) & ~traits::top) > traits::exponent_mask();
-}
-
 /// n keys of the given shape.
 template <class K>
 std::vector<K> make_keys(std::int64_t n, shape s, rng& r) {
@@ -77,7 +70,7 @@ std::vector<K> make_keys(std::int64_t n, shape s, rng& r) {
         break;
       case shape::no_nan:
         do x = r.index(50) == 0 ? edges[r.index(edges.size())] : random_bits();
-        while (is_nan(x));
+        while (cuprim::detail::radix_key<K>::is_nan(x));
         break;
       case shape::few_values: x = pool[r.index(pool.size())]; break;  // many duplicates: stability matters
       case shape::edges: x = edges[r.index(edges.size())]; break;
@@ -117,8 +110,8 @@ template <class V>
 }
 
 /// Sorts keys (plain form) and pairs with the values = input positions (stability), both directions, and checks
-/// against the host.
-template <class K>
+/// against the host; Policy: the sort's policy (void: the default).
+template <class K, class Policy = void>
 void check_sort(std::int64_t n, shape s, bool descending, rng& r) {
   SCOPED_TRACE(::testing::Message() << "n=" << n << " shape=" << int(s) << (descending ? " descending" : " ascending"));
   const auto keys = make_keys<K>(n, s, r);
@@ -133,12 +126,12 @@ void check_sort(std::int64_t n, shape s, bool descending, rng& r) {
   cuprim_test::upload(din.data(), keys);
   cuprim_test::upload(vin.data(), idx);
   cuprim_test::poison(dout);
-  cuprim::radix_sort_keys(din.data(), dout.data(), n, opt);
+  cuprim::radix_sort_keys<Policy>(din.data(), dout.data(), n, opt);
   EXPECT_TRUE(same_keys(cuprim_test::download(dout.data(), std::size_t(n)), want)) << "keys only";
   EXPECT_TRUE(same_keys(cuprim_test::download(din.data(), std::size_t(n)), keys)) << "input changed";
   cuprim_test::poison(dout);
   cuprim_test::poison(vout);
-  cuprim::radix_sort_pairs(din.data(), dout.data(), vin.data(), vout.data(), n, opt);
+  cuprim::radix_sort_pairs<Policy>(din.data(), dout.data(), vin.data(), vout.data(), n, opt);
   EXPECT_TRUE(same_keys(cuprim_test::download(dout.data(), std::size_t(n)), want)) << "pairs: keys";
   EXPECT_TRUE(same_values(cuprim_test::download(vout.data(), std::size_t(n)), want_idx)) << "pairs: values";
 }

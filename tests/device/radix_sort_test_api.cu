@@ -226,32 +226,12 @@ TEST_F(RadixSortApi, MisalignedKeys) {
 }
 
 /// ExchangeFirst (keys to their tile positions before the look-back) outside the defaults that use it (8-byte keys
-/// alone): pairs of 4-byte keys, with early counts, both directions, float keys with and without NaN.
-TEST_F(RadixSortApi, ExchangeFirstPolicyPairs) {
+/// alone): 4-byte keys alone and in pairs, with early counts, both directions, float keys with and without NaN.
+TEST_F(RadixSortApi, ExchangeFirstPolicy) {
   CUPRIM_TEST_RNG(r);
   using PE = cuprim::radix_sort_policy<384, 24, 512, 8, 16, 2, 1, true, true, 1024, 8, true>;
-  const std::int64_t n = 300007;
   for (bool desc : {false, true})
-    for (shape s : {shape::random, shape::no_nan}) {
-      SCOPED_TRACE(::testing::Message() << (desc ? "descending" : "ascending") << " shape " << int(s));
-      const auto keys = make_keys<float>(n, s, r);
-      std::vector<float> want(keys.size());
-      std::vector<std::uint32_t> idx(keys.size()), want_idx(keys.size());
-      std::iota(idx.begin(), idx.end(), 0u);
-      cuprim::host::radix_sort_pairs(keys.data(), want.data(), idx.data(), want_idx.data(), n, desc);
-      cuprim::device_buffer<float> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
-      cuprim::device_buffer<std::uint32_t> vin(static_cast<std::size_t>(n)), vout(static_cast<std::size_t>(n));
-      cuprim_test::upload(in.data(), keys);
-      cuprim_test::upload(vin.data(), idx);
-      cuprim_test::poison(out);
-      cuprim_test::poison(vout);
-      const std::size_t bytes = cuprim::radix_sort_pairs_workspace_bytes<float, std::uint32_t, PE>(n);
-      cuprim::device_buffer<unsigned char> ws(bytes);
-      cuprim::radix_sort_pairs<PE>(in.data(), out.data(), vin.data(), vout.data(), n, cuprim::workspace{ws.data(), bytes},
-                                   {desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending});
-      EXPECT_TRUE(same_keys(cuprim_test::download(out.data(), std::size_t(n)), want));
-      EXPECT_TRUE(same_values(cuprim_test::download(vout.data(), std::size_t(n)), want_idx));
-    }
+    for (shape s : {shape::random, shape::no_nan}) radix_test::check_sort<float, PE>(300007, s, desc, r);
 }
 
 /// Small shapes for the sanitizers: the one-block path and a few one-sweep tiles, keys and pairs.

@@ -171,8 +171,7 @@ __device__ __forceinline__ bool radix_histogram_count(const radix_histogram_para
 #pragma unroll
   for (int e = 0; e < N; ++e) {
     b[e] = traits::ordered(k[e], p.descending);
-    if constexpr (traits::kind == radix_kind::floating)
-      nan |= (!Guarded || valid[e]) && U(traits::raw(k[e]) & U(~traits::top)) > traits::exponent_mask();
+    nan |= (!Guarded || valid[e]) && traits::is_nan(k[e]);
   }
 #pragma unroll
   for (int q = 0; q < MaxPasses; ++q) {
@@ -294,26 +293,11 @@ struct radix_onesweep_params {
   radix_pass pass;
   bool descending;
   // Floating-point keys: nonzero when some key is NaN (set by the histogram pass); otherwise the passes carry the
-  // keys' ordered bits (radix_ordered_bits), converted on the first pass's loads and back on the last pass's stores.
+  // keys' ordered bits (radix_ordered_bits, radix_sort_traits.cuh), converted on the first pass's loads and back
+  // on the last pass's stores.
   const unsigned* nan_flag;
   bool first_pass, last_pass;
 };
-
-/// The ordered bits of a floating-point key that is not NaN (radix_key::ordered without the NaN test: sign set, all
-/// bits inverted; sign clear, the sign bit set), and back. Two instructions each: a sign-extending shift and one
-/// three-input logic operation. A one-to-one map, so the one-sweep passes can store these bits in place of the keys.
-template <class U>
-__host__ __device__ __forceinline__ U radix_ordered_bits(U b) {
-  constexpr int w = int(sizeof(U)) * 8;
-  const U sign_fill = U(std::make_signed_t<U>(b) >> (w - 1));
-  return U(b ^ U(sign_fill | U(U(1) << (w - 1))));
-}
-template <class U>
-__host__ __device__ __forceinline__ U radix_float_bits(U t) {
-  constexpr int w = int(sizeof(U)) * 8;
-  const U sign_fill = U(std::make_signed_t<U>(t) >> (w - 1));
-  return U(t ^ U(U(~sign_fill) | U(U(1) << (w - 1))));
-}
 
 /// Shared memory of the one-sweep kernel.
 template <int Threads, int Items, class K, class V>
@@ -477,6 +461,40 @@ __device__ __forceinline__ void radix_store_keys(const S* ex_keys, const Smem& s
   }
 }
 
+/// Moves warp `warp`'s keys into digit order in the exchange (position: rank + the warp's offset of the digit,
+/// s.hist[warp][d]), keeping each position's digit where needed and, with values, each item's position in place of
+/// its rank (for the values' exchange); then loads the values (warp-striped, from p.vals_in or the iota) into vals.
+/// The warp's first key is key base + warp_first of the portion.
+template <bool KeepDigit, int I, class S, class K, class V, class Smem, class Ranks, int NV>
+__device__ __forceinline__ void radix_exchange_keys(const S (&keys)[I], Ranks& rank, S* ex_keys, Smem& s, int warp,
+                                                    V (&vals)[NV],
+                                                    const radix_onesweep_params<K, V>& p, std::uint64_t base,
+                                                    int warp_first, int lane, bool full, int warp_valid) {
+  using traits = radix_key<S>;
+  constexpr bool has_values = radix_has_values_v<V>;
+#pragma unroll
+  for (int i = 0; i < I; ++i) {
+    if (full || i * 32 + lane < warp_valid) {
+      const unsigned d = traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask);
+      const unsigned pos = rank.get(i) + s.hist[warp][d];
+      if constexpr (has_values) rank.put(i, pos);
+      ex_keys[pos] = keys[i];
+      if constexpr (KeepDigit) s.digit_at[pos] = static_cast<unsigned char>(d);
+    }
+  }
+  if constexpr (has_values) {
+    if (p.vals_in) {
+      const V* vsrc = p.vals_in + base + warp_first + lane;
+#pragma unroll
+      for (int i = 0; i < I; ++i)
+        if (full || i * 32 + lane < warp_valid) vals[i] = vsrc[i * 32];
+    } else {
+#pragma unroll
+      for (int i = 0; i < I; ++i) vals[i] = radix_iota<V>(p.first_index + base + warp_first + i * 32 + lane);
+    }
+  }
+}
+
 /// One pass over one tile. S is the type the keys travel as: K itself, or, for floating-point keys of which none
 /// is NaN, their ordered bits (radix_ordered_bits; the first pass converts them as it loads them, the last converts
 /// them back as it stores them), whose digit costs 2 instructions instead of about 7.
@@ -566,97 +584,41 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
   }
   S* ex_keys = reinterpret_cast<S*>(s.exchange);
   [[maybe_unused]] V vals[has_values ? Items : 1];
+  __syncthreads();
+  unsigned start = 0;  // where the digit starts in the tile (digit threads)
+  if (tid < radix_digits) {
+    start = s.tile_start[tid];
+    for (int w = 0; w < warp; ++w) start += s.warp_totals[w];
+    // Each warp's offset within the tile (one shared read per key in the exchange).
+#pragma unroll
+    for (int w = 0; w < W; ++w) s.hist[w][tid] += start;
+  }
   if constexpr (ExchangeFirst) {
     // The keys go to their tile positions before the look-back (the positions do not depend on it), so that the
     // exchange (and the values' loads) overlap the wait for the predecessors; only the stores need the look-back.
     __syncthreads();
-    unsigned start = 0;
-    if (tid < radix_digits) {
-      start = s.tile_start[tid];
-      for (int w = 0; w < warp; ++w) start += s.warp_totals[w];
-#pragma unroll
-      for (int w = 0; w < W; ++w) s.hist[w][tid] += start;
+    radix_exchange_keys<keep_digit>(keys, rank, ex_keys, s, warp, vals, p, base, warp_first, lane, full,
+                                    warp_valid);
+  }
+  if (tid < radix_digits) {
+    // Look back: the digit's count over tiles [0, tile_id).
+    unsigned before = 0;
+    if (tile_id > 0) {
+      before = radix_look_back<LookBack>(look, tile_id, tid);
+      radix_store_relaxed(look + tile_id * radix_digits + tid, radix_flag_prefix | (before + count));
     }
+    // Tile position j of this digit goes to output index bases + before + (j - start) >= 0 (start counts the tile's
+    // keys of smaller digits, which bases counts too).
+    const std::uint64_t dst = p.bases[tid] + before - start;
+    s.key_dst[tid] = p.keys_out + dst;
+    if constexpr (has_values) s.val_dst[tid] = p.vals_out + dst;
+  }
+  if constexpr (!ExchangeFirst) {
+    // Exchange the keys into digit order, and load the values only now (the keys' registers are free; not held
+    // through the ranking), before the keys' stores so that their latency overlaps them.
     __syncthreads();
-#pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      if (full || i * 32 + lane < warp_valid) {
-        const unsigned d = traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask);
-        const unsigned pos = rank.get(i) + s.hist[warp][d];
-        if constexpr (has_values) rank.put(i, pos);
-        ex_keys[pos] = keys[i];
-        if constexpr (keep_digit) s.digit_at[pos] = static_cast<unsigned char>(d);
-      }
-    }
-    if constexpr (has_values) {
-      if (p.vals_in) {
-        const V* vsrc = p.vals_in + base + warp_first + lane;
-#pragma unroll
-        for (int i = 0; i < Items; ++i)
-          if (full || i * 32 + lane < warp_valid) vals[i] = vsrc[i * 32];
-      } else {
-#pragma unroll
-        for (int i = 0; i < Items; ++i) vals[i] = radix_iota<V>(p.first_index + base + warp_first + i * 32 + lane);
-      }
-    }
-    if (tid < radix_digits) {
-      unsigned before = 0;
-      if (tile_id > 0) {
-        before = radix_look_back<LookBack>(look, tile_id, tid);
-        radix_store_relaxed(look + tile_id * radix_digits + tid, radix_flag_prefix | (before + count));
-      }
-      const std::uint64_t dst = p.bases[tid] + before - start;
-      s.key_dst[tid] = p.keys_out + dst;
-      if constexpr (has_values) s.val_dst[tid] = p.vals_out + dst;
-    }
-  } else {
-    // (The same steps in the order look-back, exchange, written out apart: ptxas allocates registers differently
-    // for a shared helper, which cost the 4-byte kernels several percent.)
-    __syncthreads();
-    if (tid < radix_digits) {
-      unsigned start = s.tile_start[tid];
-      for (int w = 0; w < warp; ++w) start += s.warp_totals[w];
-      // Each warp's offset within the tile (one shared read per key in the exchange below).
-#pragma unroll
-      for (int w = 0; w < W; ++w) s.hist[w][tid] += start;
-      // Look back: the digit's count over tiles [0, tile_id).
-      unsigned before = 0;
-      if (tile_id > 0) {
-        before = radix_look_back<LookBack>(look, tile_id, tid);
-        radix_store_relaxed(look + tile_id * radix_digits + tid, radix_flag_prefix | (before + count));
-      }
-      // Tile position j of this digit goes to output index bases + before + (j - start) >= 0 (start counts the tile's
-      // keys of smaller digits, which bases counts too).
-      const std::uint64_t dst = p.bases[tid] + before - start;
-      s.key_dst[tid] = p.keys_out + dst;
-      if constexpr (has_values) s.val_dst[tid] = p.vals_out + dst;
-    }
-    __syncthreads();
-
-    // Exchange the keys into digit order through shared memory, then store them (thread-striped).
-#pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      if (full || i * 32 + lane < warp_valid) {
-        const unsigned d = traits::digit(keys[i], p.descending, p.pass.shift, p.pass.mask);
-        const unsigned pos = rank.get(i) + s.hist[warp][d];
-        if constexpr (has_values) rank.put(i, pos);  // kept for the values' exchange
-        ex_keys[pos] = keys[i];
-        if constexpr (keep_digit) s.digit_at[pos] = static_cast<unsigned char>(d);
-      }
-    }
-    // Values: loaded only now (the keys' registers are free; not held through the ranking), before the keys'
-    // stores so that their latency overlaps them; exchanged the same way after the keys.
-    if constexpr (has_values) {
-      if (p.vals_in) {
-        const V* vsrc = p.vals_in + base + warp_first + lane;
-#pragma unroll
-        for (int i = 0; i < Items; ++i)
-          if (full || i * 32 + lane < warp_valid) vals[i] = vsrc[i * 32];
-      } else {
-#pragma unroll
-        for (int i = 0; i < Items; ++i) vals[i] = radix_iota<V>(p.first_index + base + warp_first + i * 32 + lane);
-      }
-    }
+    radix_exchange_keys<keep_digit>(keys, rank, ex_keys, s, warp, vals, p, base, warp_first, lane, full,
+                                    warp_valid);
   }
   __syncthreads();
   // The keys' stores; the last pass of keys carried as ordered bits converts them back (a uniform choice of loop).

@@ -43,6 +43,23 @@ template <> struct unsigned_of<8> { using type = std::uint64_t; };
 
 enum class radix_kind { unsigned_int, signed_int, floating };
 
+/// The ordered bits of a floating-point key's bits b when it is not NaN (radix_key::ordered without the NaN test:
+/// sign set, all bits inverted; sign clear, the sign bit set), and back. Two instructions each on the device: a
+/// sign-extending shift and one three-input logic operation. A one-to-one map, so the one-sweep passes can carry
+/// these bits in place of the keys (radix_sort_kernel.cuh).
+template <class U>
+CUPRIM_HD U radix_ordered_bits(U b) {
+  constexpr int w = int(sizeof(U)) * 8;
+  const U sign_fill = U(std::make_signed_t<U>(b) >> (w - 1));
+  return U(b ^ U(sign_fill | U(U(1) << (w - 1))));
+}
+template <class U>
+CUPRIM_HD U radix_float_bits(U t) {
+  constexpr int w = int(sizeof(U)) * 8;
+  const U sign_fill = U(std::make_signed_t<U>(t) >> (w - 1));
+  return U(t ^ U(U(~sign_fill) | U(U(1) << (w - 1))));
+}
+
 template <class K>
 constexpr bool radix_sortable_v = std::is_integral_v<K> || std::is_same_v<K, float> || std::is_same_v<K, double> ||
                                   std::is_same_v<K, __half> || std::is_same_v<K, __nv_bfloat16>;
@@ -72,6 +89,12 @@ struct radix_key {
     return b;
   }
 
+  /// Whether k is a NaN (any sign, any payload); false for integers.
+  static CUPRIM_HD bool is_nan(const K& k) {
+    if constexpr (kind != radix_kind::floating) return false;
+    else return bits_t(raw(k) & bits_t(~top)) > exponent_mask();
+  }
+
   /// The ordered bits of k (ascending), NaNs all ones.
   static CUPRIM_HD bits_t ordered(const K& k) {
     const bits_t b = raw(k);
@@ -80,6 +103,7 @@ struct radix_key {
     } else if constexpr (kind == radix_kind::signed_int) {
       return bits_t(b ^ top);
     } else {
+      // is_nan written out: through the call, ptxas scheduled the float histogram kernel differently.
       const bits_t mag = bits_t(b & bits_t(~top));
       if (mag > exponent_mask()) return bits_t(~bits_t(0));  // NaN
       return (b & top) ? bits_t(~b) : bits_t(b | top);
@@ -105,11 +129,8 @@ struct radix_key {
     if constexpr (kind != radix_kind::floating) {
       return (unsigned(ordered(k) >> shift) & mask) ^ flip;
     } else {
-      const bits_t b = raw(k);
-      if (bits_t(b & bits_t(~top)) > exponent_mask()) return mask;  // NaN: all ones in both directions
-      // Sign set: all bits inverted; sign clear: the sign bit set.
-      const bits_t t = bits_t(b ^ bits_t(bits_t(bits_t(0) - bits_t(b >> (bits - 1))) | top));
-      return (unsigned(t >> shift) & mask) ^ flip;
+      if (is_nan(k)) return mask;  // NaN: all ones in both directions
+      return (unsigned(radix_ordered_bits(raw(k)) >> shift) & mask) ^ flip;
     }
   }
 };
