@@ -6,9 +6,9 @@
 #include "ab_common.cuh"
 std::uint32_t *u, *o, *r, *v, *vo, *vr; const std::uint64_t m = 1ull << 27;
 float cub_ms;
-template <int T, int I, int LB, bool EF = false>
+template <int T, int I, int LB, bool EF = false, bool JX = false>
 void row() {
-  using P = cuprim::radix_sort_policy<T, I, 512, 8, 16, LB, 1, false, true, 1024, 8, EF>;
+  using P = cuprim::radix_sort_policy<T, I, 512, 8, 16, LB, 1, false, true, 1024, 8, EF, JX>;
   std::size_t wsb = cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t, P>(std::int64_t(m));
   void* ws; CK(cudaMalloc(&ws, wsb));
   CK(cudaMemset(o, 0xab, m * 4)); CK(cudaMemset(vo, 0xab, m * 4));
@@ -19,8 +19,36 @@ void row() {
   CK(cudaMemcpy(p.data(), vo, m * 4, cudaMemcpyDeviceToHost)); CK(cudaMemcpy(q.data(), vr, m * 4, cudaMemcpyDeviceToHost));
   const bool ok = x == y && p == q;
   float ms = med(a);
-  printf("pairs %dx%d window %d%s: cuprim %.4f ms, cub %.4f ms = %.3fx %s\n", T, I, LB, EF ? " exchange-first" : "", ms, cub_ms, cub_ms / ms, ok ? "ok" : "MISMATCH");
+  printf("pairs %dx%d window %d%s%s: cuprim %.4f ms, cub %.4f ms = %.3fx %s\n", T, I, LB, EF ? " exchange-first" : "", JX ? " joint" : "", ms, cub_ms, cub_ms / ms, ok ? "ok" : "MISMATCH");
   CK(cudaFree(ws));
+}
+// Keys-only rows: 2^28 uint32 keys (u, o, r hold 2^27 each: uses its own buffers).
+template <int T, int I, bool EF = false>
+void krow(std::uint32_t* k, std::uint32_t* ko, std::uint32_t* kr, std::uint64_t n, float cubk) {
+  using P = cuprim::radix_sort_policy<T, I, 512, 8, 16, 2, 1, false, true, 1024, 8, EF>;
+  std::size_t wsb = cuprim::radix_sort_keys_workspace_bytes<std::uint32_t, P>(std::int64_t(n));
+  void* ws; CK(cudaMalloc(&ws, wsb));
+  CK(cudaMemset(ko, 0xab, n * 4));
+  auto a = [&] { cuprim::radix_sort_keys<P>(k, ko, std::int64_t(n), cuprim::workspace{ws, wsb}); };
+  a(); CK(cudaDeviceSynchronize());
+  std::vector<std::uint32_t> x(n), y(n);
+  CK(cudaMemcpy(x.data(), ko, n * 4, cudaMemcpyDeviceToHost)); CK(cudaMemcpy(y.data(), kr, n * 4, cudaMemcpyDeviceToHost));
+  float ms = med(a);
+  printf("keys %dx%d: cuprim %.4f ms, cub %.4f ms = %.3fx %s\n", T, I, ms, cubk, cubk / ms, x == y ? "ok" : "MISMATCH");
+  CK(cudaFree(ws));
+}
+void krows() {
+  const std::uint64_t n = 1ull << 28;
+  std::uint32_t *k, *ko, *kr; CK(cudaMalloc(&k, n * 4)); CK(cudaMalloc(&ko, n * 4)); CK(cudaMalloc(&kr, n * 4));
+  fill_u<<<1024, 256>>>(k, n, 4242u); CK(cudaDeviceSynchronize());
+  std::size_t cubb = 0; cub::DeviceRadixSort::SortKeys(nullptr, cubb, k, kr, int(n));
+  void* cubws; CK(cudaMalloc(&cubws, cubb));
+  auto b = [&] { cub::DeviceRadixSort::SortKeys(cubws, cubb, k, kr, int(n)); };
+  float cubk = med(b);
+  krow<384, 40>(k, ko, kr, n, cubk); krow<256, 40>(k, ko, kr, n, cubk); krow<256, 44>(k, ko, kr, n, cubk);
+  krow<256, 48>(k, ko, kr, n, cubk); krow<256, 36>(k, ko, kr, n, cubk);
+  cubk = med(b); krow<384, 40>(k, ko, kr, n, cubk);
+  CK(cudaFree(k)); CK(cudaFree(ko)); CK(cudaFree(kr)); CK(cudaFree(cubws));
 }
 int main() {
   CK(cudaMalloc(&u, m * 4)); CK(cudaMalloc(&o, m * 4)); CK(cudaMalloc(&r, m * 4));
@@ -30,8 +58,11 @@ int main() {
   void* cubws; CK(cudaMalloc(&cubws, cubb));
   auto b = [&] { cub::DeviceRadixSort::SortPairs(cubws, cubb, u, r, v, vr, int(m)); };
   cub_ms = med(b);
-  row<384, 30, 2>(); row<384, 32, 2>(); row<384, 28, 2>(); row<384, 30, 4>(); row<384, 30, 1>();
-  row<512, 20, 2>(); row<512, 22, 2>(); row<448, 26, 2>(); row<256, 40, 2>(); row<384, 24, 2>();
-  cub_ms = med(b); row<384, 30, 2>();
+  // Run 6: the joint exchange (keys and values in shared memory at once), after the look-back and before it.
+  row<384, 26, 2, true, true>(); row<256, 24, 2, true, true>(); row<256, 26, 2, true, true>();
+  row<256, 28, 2, true, true>(); row<256, 30, 2, true, true>(); row<256, 20, 2, true, true>();
+  row<288, 24, 2, true, true>();
+  cub_ms = med(b); row<384, 26, 2, true, true>(); row<256, 26, 2, true, true>(); row<256, 28, 2, true, true>();
+  krows();
   return 0;
 }

@@ -234,6 +234,26 @@ TEST_F(RadixSortApi, ExchangeFirstPolicy) {
     for (shape s : {shape::random, shape::no_nan}) radix_test::check_sort<float, PE>(300007, s, desc, r);
 }
 
+/// JointExchange (keys and values in shared memory at once) outside the defaults that use it (4-byte keys with
+/// 4-byte values, exchanged before the look-back): after the look-back, with keys of 1, 2, 4 and 8 bytes (the values
+/// are uint32: the value addresses then come from their own per-digit table where the widths differ), float keys with
+/// and without NaN; and the old separate exchanges for 4-byte pairs, both orders. PrefetchTiles with values too.
+TEST_F(RadixSortApi, JointExchangePolicy) {
+  CUPRIM_TEST_RNG(r);
+  using PJ = cuprim::radix_sort_policy<384, 16, 512, 8, 16, 2, 1, false, true, 1024, 8, false, true, 3>;
+  using PS = cuprim::radix_sort_policy<384, 24, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false>;
+  for (bool desc : {false, true}) {
+    for (shape s : {shape::random, shape::no_nan}) {
+      radix_test::check_sort<float, PJ>(300007, s, desc, r);
+      radix_test::check_sort<double, PJ>(200003, s, desc, r);
+      radix_test::check_sort<float, PS>(300007, s, desc, r);
+    }
+    radix_test::check_sort<std::uint8_t, PJ>(100003, shape::random, desc, r);
+    radix_test::check_sort<std::int16_t, PJ>(100003, shape::random, desc, r);
+    radix_test::check_sort<std::uint32_t, PJ>(300007, shape::low_entropy, desc, r);
+  }
+}
+
 /// Small shapes for the sanitizers: the one-block path and a few one-sweep tiles, keys and pairs.
 TEST_F(RadixSortApi, SanitizerSizes) {
   CUPRIM_TEST_RNG(r);

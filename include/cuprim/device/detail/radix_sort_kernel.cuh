@@ -299,27 +299,60 @@ struct radix_onesweep_params {
   bool first_pass, last_pass;
 };
 
-/// Shared memory of the one-sweep kernel.
-template <int Threads, int Items, class K, class V>
+/// Asks L2 for elements [p, p + n) (their 16-byte-aligned part, so that nothing outside them is touched) with bulk
+/// prefetches of at most 64 KiB; a hint, with no completion to wait for.
+template <class T>
+__device__ __forceinline__ void radix_prefetch_l2(const T* p, std::uint64_t n) {
+  std::uintptr_t a = (reinterpret_cast<std::uintptr_t>(p) + 15) & ~std::uintptr_t(15);
+  const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(p + n) & ~std::uintptr_t(15);
+  while (a < e) {
+    const std::uintptr_t len = (e - a) < 65536 ? (e - a) : 65536;
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a), "r"(unsigned(len)) : "memory");
+    a += len;
+  }
+}
+
+/// Shared memory of the one-sweep kernel. Joint (pairs only): the keys' and the values' exchanges side by side.
+template <int Threads, int Items, class K, class V, bool Joint = false>
 struct radix_onesweep_smem {
   static constexpr int warps = Threads / 32;
   static constexpr int tile = Threads * Items;
+  static constexpr bool joint = Joint && radix_has_values_v<V>;
   static constexpr std::size_t item_bytes =
-      (radix_has_values_v<V> && sizeof(V) > sizeof(K)) ? sizeof(V) : sizeof(K);
-  alignas(16) unsigned char exchange[std::size_t(tile) * item_bytes];
+      joint ? sizeof(K) + sizeof(V)
+            : ((radix_has_values_v<V> && sizeof(V) > sizeof(K)) ? sizeof(V) : sizeof(K));
+  alignas(16) unsigned char exchange[std::size_t(tile) * item_bytes];  // joint: tile keys, then tile values
   // Digit of the key at each tile position: for the values' stores, and for floating-point keys, whose digit costs
-  // about 7 instructions to recompute against 2 for a byte written in the exchange and read in the store.
-  static constexpr bool keep_digit = radix_has_values_v<V> || radix_key<K>::kind == radix_kind::floating;
+  // about 7 instructions to recompute against 2 for a byte written in the exchange and read in the store. The joint
+  // exchange recomputes it from the key beside the value.
+  static constexpr bool keep_digit = !joint && (radix_has_values_v<V> || radix_key<K>::kind == radix_kind::floating);
   unsigned char digit_at[keep_digit ? tile : 1];
   unsigned hist[warps][radix_digits + 1];  // per warp: counts, then where the warp's keys of the digit start in
                                            // the tile
   unsigned tile_start[radix_digits];       // where each digit starts in the tile (early counts: first the counts)
   K* key_dst[radix_digits];                // per digit: the output address of tile position 0 (position j of the
                                            // digit's run goes to key_dst[d] + j: one multiply-add per key)
-  V* val_dst[radix_has_values_v<V> ? radix_digits : 1];
+  // Per digit, the values' output address of tile position 0; the joint exchange does without it when keys and
+  // values have one size (a value's address is then its key's plus vals_out - keys_out).
+  static constexpr bool val_dst_kept = radix_has_values_v<V> && (!joint || sizeof(K) != sizeof(V));
+  V* val_dst[val_dst_kept ? radix_digits : 1];
   unsigned warp_totals[radix_digits / 32];
   unsigned tile_id;
 };
+
+/// The address of value position j of the run whose key position j goes to kdst (kdst = key_dst[d] + j).
+template <class Smem, class K, class V>
+__device__ __forceinline__ V* radix_value_dst(const Smem& s, unsigned d, int j, K* kdst, V* vals_out, K* keys_out) {
+  V* dst;
+  if constexpr (Smem::val_dst_kept) {
+    dst = s.val_dst[d] + j;
+  } else {
+    dst = reinterpret_cast<V*>(reinterpret_cast<std::uintptr_t>(kdst) +
+                               (reinterpret_cast<std::uintptr_t>(vals_out) - reinterpret_cast<std::uintptr_t>(keys_out)));
+  }
+  __builtin_assume(__isGlobal(dst));  // a global store, not a generic one
+  return dst;
+}
 
 /// `if (pred) return atomicAdd(p, v); return 0;` on shared memory, written as a predicated PTX atomic. ptxas (13.0,
 /// sm_90) still emits a branch around it (a convergence barrier and a jump: about 4 instructions per key), as for
@@ -495,20 +528,53 @@ __device__ __forceinline__ void radix_exchange_keys(const S (&keys)[I], Ranks& r
   }
 }
 
+/// The joint exchange's values (radix_sort_policy's JointExchange): each to its key's tile position (rank holds
+/// the positions after radix_exchange_keys).
+template <int I, class V, class Ranks>
+__device__ __forceinline__ void radix_exchange_values(const V (&vals)[I], const Ranks& rank, V* ex_vals, int lane,
+                                                      bool full, int warp_valid) {
+#pragma unroll
+  for (int i = 0; i < I; ++i)
+    if (full || i * 32 + lane < warp_valid) ex_vals[rank.get(i)] = vals[i];
+}
+
+/// The joint exchange's stores (radix_sort_policy's JointExchange): tile position j's key and value, thread-striped,
+/// the digit recomputed from the key. ToFloat as in radix_store_keys.
+template <int Threads, int Items, bool ToFloat, class S, class K, class V, class Smem>
+__device__ __forceinline__ void radix_store_pairs(const S* ex_keys, const V* ex_vals, const Smem& s, bool full,
+                                                  int valid, const radix_onesweep_params<K, V>& p) {
+  const int tid = threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const int j = i * Threads + tid;
+    if (full || j < valid) {
+      const S k = ex_keys[j];
+      const unsigned d = radix_key<S>::digit(k, p.descending, p.pass.shift, p.pass.mask);
+      S* const kdst = reinterpret_cast<S*>(s.key_dst[d]) + j;
+      __builtin_assume(__isGlobal(kdst));
+      if constexpr (ToFloat) *kdst = radix_float_bits(k);
+      else *kdst = k;
+      *radix_value_dst(s, d, j, kdst, p.vals_out, reinterpret_cast<S*>(p.keys_out)) = ex_vals[j];
+    }
+  }
+}
+
 /// One pass over one tile. S is the type the keys travel as: K itself, or, for floating-point keys of which none
 /// is NaN, their ordered bits (radix_ordered_bits; the first pass converts them as it loads them, the last converts
 /// them back as it stores them), whose digit costs 2 instructions instead of about 7.
-template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst, class S>
+template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst, bool Joint,
+          int Prefetch, class S>
 __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<K, V>& p) {
   static_assert(sizeof(S) == sizeof(K));
   constexpr bool as_bits = !std::is_same_v<S, K>;
   using traits = radix_key<S>;
-  using smem_t = radix_onesweep_smem<Threads, Items, K, V>;
+  using smem_t = radix_onesweep_smem<Threads, Items, K, V, Joint>;
   constexpr int W = Threads / 32, tile = Threads * Items;
   constexpr bool has_values = radix_has_values_v<V>;
+  constexpr bool joint = smem_t::joint;
   // The digit of each tile position kept in shared memory (for the values' stores, and for keys whose digit costs
-  // more than the byte's store and load).
-  constexpr bool keep_digit = has_values || traits::kind == radix_kind::floating;
+  // more than the byte's store and load); the joint exchange recomputes it from the key.
+  constexpr bool keep_digit = !joint && (has_values || traits::kind == radix_kind::floating);
   static_assert(!keep_digit || smem_t::keep_digit);
   extern __shared__ __align__(16) unsigned char onesweep_smem_raw[];
   smem_t& s = *reinterpret_cast<smem_t*>(onesweep_smem_raw);
@@ -522,6 +588,12 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
   const std::uint64_t tile_id = s.tile_id;
   const std::uint64_t base = tile_id * tile;
   const int valid = (p.count - base) < std::uint64_t(tile) ? int(p.count - base) : tile;
+  if constexpr (Prefetch > 0) {
+    // The keys of tile tile_id + Prefetch, for the block that will take it a little later.
+    const std::uint64_t ahead = base + std::uint64_t(Prefetch) * tile;
+    if (tid == 0 && ahead < p.count)
+      radix_prefetch_l2(p.keys_in + ahead, (p.count - ahead) < std::uint64_t(tile) ? p.count - ahead : tile);
+  }
   const bool full = valid == tile;
   const int warp_first = warp * Items * 32;
   const int warp_valid = valid - warp_first;  // this warp's item (32 i + lane) is valid when below this
@@ -583,6 +655,7 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
     s.tile_start[tid] = incl - count;
   }
   S* ex_keys = reinterpret_cast<S*>(s.exchange);
+  V* ex_vals = reinterpret_cast<V*>(s.exchange + (joint ? std::size_t(tile) * sizeof(S) : 0));
   [[maybe_unused]] V vals[has_values ? Items : 1];
   __syncthreads();
   unsigned start = 0;  // where the digit starts in the tile (digit threads)
@@ -611,7 +684,7 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
     // keys of smaller digits, which bases counts too).
     const std::uint64_t dst = p.bases[tid] + before - start;
     s.key_dst[tid] = p.keys_out + dst;
-    if constexpr (has_values) s.val_dst[tid] = p.vals_out + dst;
+    if constexpr (smem_t::val_dst_kept) s.val_dst[tid] = p.vals_out + dst;
   }
   if constexpr (!ExchangeFirst) {
     // Exchange the keys into digit order, and load the values only now (the keys' registers are free; not held
@@ -620,7 +693,16 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
     radix_exchange_keys<keep_digit>(keys, rank, ex_keys, s, warp, vals, p, base, warp_first, lane, full,
                                     warp_valid);
   }
+  // The joint exchange's values; with ExchangeFirst their loads were issued before the look-back, whose wait they
+  // overlap (the keys are in shared memory by then, so the values' registers are the keys' own).
+  if constexpr (joint) radix_exchange_values(vals, rank, ex_vals, lane, full, warp_valid);
   __syncthreads();
+  if constexpr (joint) {
+    // Keys and values together; the last pass of keys carried as ordered bits converts them back.
+    if (as_bits && p.last_pass) radix_store_pairs<Threads, Items, as_bits>(ex_keys, ex_vals, s, full, valid, p);
+    else radix_store_pairs<Threads, Items, false>(ex_keys, ex_vals, s, full, valid, p);
+    return;
+  }
   // The keys' stores; the last pass of keys carried as ordered bits converts them back (a uniform choice of loop).
   if constexpr (as_bits) {
     if (p.last_pass) radix_store_keys<Threads, Items, keep_digit, true>(ex_keys, s, full, valid, p.descending, p.pass);
@@ -644,7 +726,6 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
   }
   if constexpr (has_values) {
     __syncthreads();
-    V* ex_vals = reinterpret_cast<V*>(s.exchange);
 #pragma unroll
     for (int i = 0; i < Items; ++i)
       if (full || i * 32 + lane < warp_valid) ex_vals[rank.get(i)] = vals[i];
@@ -661,15 +742,17 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
   }
 }
 
-template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst>
+template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst,
+          bool Joint = false, int Prefetch = 0>
 __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
   if constexpr (radix_key<K>::kind == radix_kind::floating) {
     if (*p.nan_flag == 0) {  // no NaN: the keys travel as their ordered bits
-      radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, typename radix_key<K>::bits_t>(p);
+      radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, Joint, Prefetch,
+                          typename radix_key<K>::bits_t>(p);
       return;
     }
   }
-  radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, K>(p);
+  radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, Joint, Prefetch, K>(p);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
