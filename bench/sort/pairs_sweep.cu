@@ -1,6 +1,7 @@
 // Build (not part of the CMake build): nvcc -std=c++20 --extended-lambda --expt-relaxed-constexpr -O3 -arch=sm_90 -I include \
 //        bench/sort/pairs_sweep.cu src/device.cpp src/error.cpp src/memory.cpp -o pairs_sweep
-// Pairs policy sweep: 2^27 uint32+uint32, cuprim (policy P) vs CUB SortPairs in the same process.
+// Pairs policy sweep: 2^27 uint32+uint32, cuprim (policy P) vs CUB SortPairs in the same process; then 2^28 uint32
+// keys with and without the L2 prefetch of the tile PrefetchTiles ahead, vs CUB SortKeys.
 #include <cuprim/device/radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include "ab_common.cuh"
@@ -23,9 +24,9 @@ void row() {
   CK(cudaFree(ws));
 }
 // Keys-only rows: 2^28 uint32 keys (u, o, r hold 2^27 each: uses its own buffers).
-template <int T, int I, bool EF = false>
+template <int T, int I, int PF>
 void krow(std::uint32_t* k, std::uint32_t* ko, std::uint32_t* kr, std::uint64_t n, float cubk) {
-  using P = cuprim::radix_sort_policy<T, I, 512, 8, 16, 2, 1, false, true, 1024, 8, EF>;
+  using P = cuprim::radix_sort_policy<T, I, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false, PF>;
   std::size_t wsb = cuprim::radix_sort_keys_workspace_bytes<std::uint32_t, P>(std::int64_t(n));
   void* ws; CK(cudaMalloc(&ws, wsb));
   CK(cudaMemset(ko, 0xab, n * 4));
@@ -34,7 +35,7 @@ void krow(std::uint32_t* k, std::uint32_t* ko, std::uint32_t* kr, std::uint64_t 
   std::vector<std::uint32_t> x(n), y(n);
   CK(cudaMemcpy(x.data(), ko, n * 4, cudaMemcpyDeviceToHost)); CK(cudaMemcpy(y.data(), kr, n * 4, cudaMemcpyDeviceToHost));
   float ms = med(a);
-  printf("keys %dx%d: cuprim %.4f ms, cub %.4f ms = %.3fx %s\n", T, I, ms, cubk, cubk / ms, x == y ? "ok" : "MISMATCH");
+  printf("keys %dx%d prefetch %d: cuprim %.4f ms, cub %.4f ms = %.3fx %s\n", T, I, PF, ms, cubk, cubk / ms, x == y ? "ok" : "MISMATCH");
   CK(cudaFree(ws));
 }
 void krows() {
@@ -45,9 +46,7 @@ void krows() {
   void* cubws; CK(cudaMalloc(&cubws, cubb));
   auto b = [&] { cub::DeviceRadixSort::SortKeys(cubws, cubb, k, kr, int(n)); };
   float cubk = med(b);
-  krow<384, 40>(k, ko, kr, n, cubk); krow<256, 40>(k, ko, kr, n, cubk); krow<256, 44>(k, ko, kr, n, cubk);
-  krow<256, 48>(k, ko, kr, n, cubk); krow<256, 36>(k, ko, kr, n, cubk);
-  cubk = med(b); krow<384, 40>(k, ko, kr, n, cubk);
+  krow<384, 40, 0>(k, ko, kr, n, cubk); krow<384, 40, 32>(k, ko, kr, n, cubk); krow<384, 40, 0>(k, ko, kr, n, cubk);
   CK(cudaFree(k)); CK(cudaFree(ko)); CK(cudaFree(kr)); CK(cudaFree(cubws));
 }
 int main() {
@@ -58,11 +57,10 @@ int main() {
   void* cubws; CK(cudaMalloc(&cubws, cubb));
   auto b = [&] { cub::DeviceRadixSort::SortPairs(cubws, cubb, u, r, v, vr, int(m)); };
   cub_ms = med(b);
-  // Run 6: the joint exchange (keys and values in shared memory at once), after the look-back and before it.
-  row<384, 26, 2, true, true>(); row<256, 24, 2, true, true>(); row<256, 26, 2, true, true>();
-  row<256, 28, 2, true, true>(); row<256, 30, 2, true, true>(); row<256, 20, 2, true, true>();
-  row<288, 24, 2, true, true>();
-  cub_ms = med(b); row<384, 26, 2, true, true>(); row<256, 26, 2, true, true>(); row<256, 28, 2, true, true>();
+  // Run 6: the separate exchanges (the run-5 default), the joint exchange after the look-back, and before it.
+  row<384, 30, 2>(); row<384, 30, 2, false, true>(); row<384, 24, 2, true, true>(); row<384, 25, 2, true, true>();
+  row<384, 26, 2, true, true>(); row<384, 27, 2, true, true>();
+  cub_ms = med(b); row<384, 30, 2>(); row<384, 26, 2, true, true>();
   krows();
   return 0;
 }
