@@ -288,7 +288,10 @@ std::string policy_text() {
          std::to_string(P::look_back) +
          (P::rank == 0 ? ", rank by ballots + warp-synchronous counters" : P::rank == 1 ? ", rank by ballots + shared atomics" : ", rank by match.any + shared atomics") +
          (P::early_counts ? ", early counts" : "") +
-         (P::exchange_first ? ", keys exchanged before the look-back" : "");
+         (P::exchange_first ? ", keys exchanged before the look-back" : "") +
+         (P::joint_exchange ? ", pairs exchanged jointly" : "") +
+         (P::prefetch_tiles > 0 ? ", keys of the tile " + std::to_string(P::prefetch_tiles) + " ahead prefetched to L2"
+                                : std::string());
 }
 
 
@@ -597,6 +600,7 @@ void register_sort() {
 
   add_note("sort/", "sort policy (uint32 keys): " +
                         policy_text<cuprim::radix_sort_default_policy<4, 0>::type>() +
+                        "; pairs (uint32 + uint32): " + policy_text<cuprim::radix_sort_default_policy<4, 4>::type>() +
                         "; workspaces allocated once before timing; CUB gets int num_items and the full bit range");
   add_note("sort/", "sort: GB/s counts keys (and values) read once and written once; outputs checked sorted, a "
                     "permutation, stable (pairs carry their input positions) and bitwise equal to CUB's");
