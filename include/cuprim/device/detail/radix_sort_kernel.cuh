@@ -704,26 +704,10 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
     return;
   }
   // The keys' stores; the last pass of keys carried as ordered bits converts them back (a uniform choice of loop).
-  if constexpr (as_bits) {
-    if (p.last_pass) radix_store_keys<Threads, Items, keep_digit, true>(ex_keys, s, full, valid, p.descending, p.pass);
-    else radix_store_keys<Threads, Items, keep_digit, false>(ex_keys, s, full, valid, p.descending, p.pass);
-  } else {
-    // The same loop as radix_store_keys, written out: through the function, ptxas spilled four times as much in
-    // the uint32 pairs kernel (sm_90, CUDA 13.0).
-#pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      const int j = i * Threads + tid;
-      if (full || j < valid) {
-        const S k = ex_keys[j];
-        unsigned d;
-        if constexpr (keep_digit) d = s.digit_at[j];
-        else d = traits::digit(k, p.descending, p.pass.shift, p.pass.mask);
-        S* const dst = reinterpret_cast<S*>(s.key_dst[d]);
-        __builtin_assume(__isGlobal(dst));  // a global store, not a generic one
-        dst[j] = k;
-      }
-    }
-  }
+  if (as_bits && p.last_pass)
+    radix_store_keys<Threads, Items, keep_digit, as_bits>(ex_keys, s, full, valid, p.descending, p.pass);
+  else
+    radix_store_keys<Threads, Items, keep_digit, false>(ex_keys, s, full, valid, p.descending, p.pass);
   if constexpr (has_values) {
     __syncthreads();
 #pragma unroll
