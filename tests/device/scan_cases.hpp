@@ -68,7 +68,20 @@ constexpr std::int64_t scan_bound_tile() {
   return t;
 }
 
-/// The sizes every type is scanned at (and, where the policy has a small tile, at the switch to the larger one).
+/// The cluster kernel's tile for In under Policy, and the largest input it takes (0, 0: the policy has none).
+template <class In, class Policy = typename cuprim::scan_default_policy<In>::type>
+constexpr std::int64_t scan_cluster_tile() {
+  if constexpr (cuprim::detail::scan_cluster_eligible<Policy>)
+    return std::int64_t(cuprim::detail::scan_tile_elems<cuprim::detail::scan_cluster_shape, In>());
+  else return 0;
+}
+template <class In, class Policy = typename cuprim::scan_default_policy<In>::type>
+constexpr std::int64_t scan_cluster_max() {
+  return std::int64_t(cuprim::detail::scan_cluster_blocks) * scan_cluster_tile<In, Policy>();
+}
+
+/// The sizes every type is scanned at (and, where the policy has a small tile, at the switch to the larger one;
+/// where it has the cluster kernel, one and several of its blocks and the switch back to one tile per block).
 template <class In>
 std::vector<std::int64_t> scan_sizes() {
   constexpr std::int64_t tile = scan_tile<In>(), small_max = scan_small_max<In>();
@@ -77,6 +90,10 @@ std::vector<std::int64_t> scan_sizes() {
   if (small_max > 0) {  // the last size of the small tile, the first of the larger one (a partial last tile)
     v.push_back(small_max);
     v.push_back(small_max + 1);
+  }
+  if constexpr (scan_cluster_tile<In>() > 0) {
+    constexpr std::int64_t c = scan_cluster_tile<In>(), cmax = scan_cluster_max<In>();
+    for (std::int64_t n : {c, c + 1, 3 * c + 7, cmax - 1, cmax, cmax + 1}) v.push_back(n);
   }
   return v;
 }

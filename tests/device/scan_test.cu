@@ -99,8 +99,9 @@ void check_in_place(rng& r, Op op) {
   using Acc = cuprim::accumulator_t<In>;
   SCOPED_TRACE(scan_type_name<In>());
   constexpr std::int64_t tile = scan_tile<In>();
-  const std::vector<std::int64_t> sizes = {1, 33, tile - 1, tile + 1, 2 * tile + 1, (std::int64_t(1) << 20) + 7,
-                                           300 * tile + 5};
+  std::vector<std::int64_t> sizes = {1, 33, tile - 1, tile + 1, 2 * tile + 1, (std::int64_t(1) << 20) + 7,
+                                     300 * tile + 5};
+  if constexpr (scan_cluster_max<In>() > 0) sizes.push_back(scan_cluster_max<In>() - 5);  // several cluster blocks
   const std::int64_t m = *std::max_element(sizes.begin(), sizes.end());
   const std::vector<In> h = scan_safe_vector<In>(r, std::size_t(m));
   const Acc init = random_init<scan_config<In, In, Op>>(r);
@@ -139,7 +140,8 @@ void check_misaligned(rng& r, Op op = {}) {
   using Acc = cuprim::accumulator_t<Out>;
   SCOPED_TRACE(::testing::Message() << scan_type_name<In>() << " into " << scan_type_name<Out>());
   constexpr std::int64_t tile = scan_tile<In>();
-  const std::vector<std::int64_t> sizes = {33, tile + 1, 2 * tile + 1, 37 * tile + 5};
+  std::vector<std::int64_t> sizes = {33, tile + 1, 2 * tile + 1, 37 * tile + 5};
+  if constexpr (scan_cluster_max<In>() > 0) sizes.push_back(scan_cluster_max<In>() - 1);  // several cluster blocks
   const std::int64_t m = *std::max_element(sizes.begin(), sizes.end());
   const scan_input<In> data(scan_safe_vector<In>(r, std::size_t(m) + max_offset));
   const Acc init = random_init<scan_config<In, Out, Op>>(r);
@@ -278,6 +280,8 @@ void check_reproducible(rng& r, std::int64_t n, int runs) {
 
 TEST_F(ScanApi, FloatResultsAreBitwiseReproducible) {
   CUPRIM_TEST_RNG(r);
+  check_reproducible<float>(r, scan_cluster_max<float>(), 4);  // one cluster of blocks
+  check_reproducible<double>(r, scan_cluster_max<double>() - 3, 4);
   check_reproducible<float>(r, (std::int64_t(1) << 24) + 1, 4);
   check_reproducible<double>(r, (std::int64_t(1) << 23) + 1, 4);
   check_reproducible<float>(r, 300 * scan_tile<float>() + 5, 4);
@@ -420,7 +424,8 @@ void check_default_paths(rng& r) {
   static_assert(scan_small_max<T>() > 0, "the default policy for 4-byte types has a small tile");
   SCOPED_TRACE(scan_type_name<T>());
   constexpr std::int64_t s = P::small_max, p = P::min_elems, tile = scan_bound_tile<T>();
-  const std::vector<std::int64_t> sizes = {s - 1, s, s + 1, p - 1, p, p + 13};
+  constexpr std::int64_t one = scan_tile<T>(), c = scan_cluster_max<T>();  // one block; the cluster kernel's last
+  const std::vector<std::int64_t> sizes = {one, one + 1, c, c + 1, s - 1, s, s + 1, p - 1, p, p + 13};
   const std::int64_t m = p + 13;
   const scan_input<T> data(scan_safe_vector<T>(r, std::size_t(m)));
   const auto ref_incl = make_reference<T, T>(data.h(), m, cuprim::plus{}, false);

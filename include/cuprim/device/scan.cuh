@@ -16,7 +16,10 @@
 //
 // One pass: each element is read once and written once (single-pass scan with decoupled look-back); the tile
 // ids come from an atomic counter, so progress never depends on block scheduling order. Inputs of one tile take
-// a single block (default policy, 4-byte types: tiles of 3072 elements up to 2^17 elements, 8192 above). From
+// a single block (default policy, 4-byte types: tiles of 3072 elements up to 2^17 elements, 8192 above). Inputs of
+// up to 8 tiles of 512 threads × 4 16-byte vectors (2^16 4-byte elements; default policies, sm_90) are one
+// thread-block cluster: each block takes its prefix from the earlier blocks' totals in their shared memory, in one
+// launch with no workspace and nothing to zero (device/detail/scan_kernel.cuh, scan_cluster_kernel). From
 // 2^22 elements (default policy), with input and output 16-byte aligned and one 4- or 8-byte arithmetic type
 // throughout, on sm_90: a persistent pipeline (bulk copies into a ring of shared-memory tiles, producer,
 // aggregator, look-back and scan warps; device/detail/scan_pipeline_kernel.cuh) that keeps loads in flight while
@@ -138,6 +141,57 @@ void scan_launch_classic(const char* fn, const In* in, Out* out, std::uint64_t n
                          : scale_waits(P::first_wait_ns, P::poll_wait_ns, tiles, get_device_info().sm_count));
 }
 
+/// The cluster scan's tile (sm_90): 512 threads × 4 vectors of 16 bytes (8192 4-byte elements), one tile per block,
+/// the grid one cluster of at most 8 blocks (the portable size), so it takes inputs of up to 8 tiles (2^16 4-byte
+/// elements) in one launch with no workspace. It serves the default policies (those with a pipeline) above one tile
+/// of their one-tile-per-block shape. docs/tuning.md, "Scan", has the measurements.
+using scan_cluster_shape = scan_policy<512, 16, 4>;
+constexpr std::uint64_t scan_cluster_blocks = 8;
+
+/// Whether scans under Policy take the cluster kernel for small inputs (the run-time conditions come on top: n,
+/// the device).
+template <class Policy>
+inline constexpr bool scan_cluster_eligible = is_scan_pipeline<Policy>::value;
+
+/// Elements of the first launch's tile under Policy at n elements (the one-block launch takes inputs up to this).
+template <class Policy, class In>
+constexpr std::uint64_t scan_first_tile_elems(std::uint64_t n) {
+  using small = small_scan_policy_t<Policy>;
+  if constexpr (!std::is_void_v<small>)
+    if (n <= std::uint64_t(Policy::small_max)) return scan_tile_elems<small, In>();
+  return scan_tile_elems<Policy, In>();
+}
+
+/// The cluster launch for small inputs; false (nothing launched) when the device or the kernel's code lacks sm_90.
+template <bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
+bool scan_cluster_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init,
+                         cudaStream_t stream) {
+  using C = scan_cluster_shape;
+  using vt = vector_traits<In, C::vector_bytes>;
+  constexpr std::uint64_t tile = scan_tile_elems<C, In>();
+  auto kernel = scan_cluster_kernel<C, Exclusive, HasInit, In, Out, Acc, Op>;
+  static bulk_kernel_cache cache;  // whether this kernel's code is sm_90 on the device (clusters)
+  if (bulk_kernel_blocks_per_sm(reinterpret_cast<const void*>(kernel), C::threads, 0, cache) == 0) return false;
+  constexpr unsigned vout = sizeof(Out) * vt::elems;
+  const bool vector_in = reinterpret_cast<std::uintptr_t>(in) % vt::bytes == 0;
+  const bool vector_out = reinterpret_cast<std::uintptr_t>(out) % (vout <= 16 ? vout : 16) == 0;
+  const unsigned blocks = unsigned((n + tile - 1) / tile);
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = blocks;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(unsigned(C::threads));
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, in, out, n, op, init, vector_in, vector_out));
+  check_launch(fn);
+  return true;
+}
+
 /// The pipeline launch; false (nothing launched) when the device or the kernel's code lacks sm_90.
 template <class Policy, bool Exclusive, bool HasInit, class T, class Op>
 bool scan_pipeline_launch(const char* fn, const T* in, T* out, std::uint64_t n, Op op, T init, workspace ws,
@@ -148,7 +202,8 @@ bool scan_pipeline_launch(const char* fn, const T* in, T* out, std::uint64_t n, 
 }
 
 /// The one launch path behind every scan (arguments validated, workspace large enough): the pipeline for large
-/// aligned inputs where the policy has one, the one-tile-per-block kernel otherwise. `waits` overrides the
+/// aligned inputs where the policy has one, one cluster for inputs of a few tiles where the policy has a pipeline,
+/// the one-tile-per-block kernel otherwise. `waits` overrides the
 /// policy's look-back back-off (for tuning experiments).
 template <class Policy, bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
 void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, workspace ws,
@@ -158,6 +213,12 @@ void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op,
     if (std::int64_t(n) >= Policy::min_elems && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
         reinterpret_cast<std::uintptr_t>(out) % 16 == 0 &&
         scan_pipeline_launch<Policy, Exclusive, HasInit>(fn, in, out, n, op, init, ws, stream, waits))
+      return;
+  }
+  if constexpr (scan_cluster_eligible<Policy>) {
+    if (n > scan_first_tile_elems<Policy, In>(n) &&
+        n <= scan_cluster_blocks * scan_tile_elems<scan_cluster_shape, In>() &&
+        scan_cluster_launch<Exclusive, HasInit>(fn, in, out, n, op, init, stream))
       return;
   }
   using small = small_scan_policy_t<Policy>;

@@ -19,6 +19,8 @@
 #include <cuprim/warp/reduce.cuh>
 #include <cuprim/warp/scan.cuh>
 
+#include <cooperative_groups.h>
+
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -492,6 +494,29 @@ __device__ __forceinline__ T look_back(const tile_state<T>& state, std::uint64_t
   else return look_back_ordered<R, Cached>(state, tile, op, waits);
 }
 
+/// Cluster barrier halves (every thread of every block of the cluster calls both, in this order): arrive releases
+/// this thread's earlier shared-memory writes, wait acquires the other blocks' once all have arrived.
+__device__ __forceinline__ void cluster_barrier_arrive() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void cluster_barrier_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+
+/// The address of `p` (a shared variable of this block) in the shared memory of cluster block `rank`.
+template <class T>
+__device__ __forceinline__ T* cluster_shared_at(T* p, unsigned rank) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return cooperative_groups::this_cluster().map_shared_rank(p, rank);
+#else
+  return p;
+#endif
+}
+
 /// The block's tile id, from the atomic counter: ids follow the order in which blocks start, so a tile only ever
 /// waits on tiles whose blocks are already running. 0 without touching the counter when there is one tile.
 /// Called by every thread of the block (contains a barrier when there are several tiles).
@@ -514,7 +539,12 @@ __device__ __forceinline__ void store_vector(T* p, const T (&v)[Bytes / sizeof(T
 /// Scans one tile held in registers (x[k][e] is element warp_base + (k*32 + lane)*V + e), looks back for the
 /// tile's prefix, publishes, and writes the tile. Called by every thread of the block. Elements past n (last
 /// tile only) hold unspecified values; a scan is causal, so they never reach an element before them.
-template <class Policy, bool Exclusive, bool HasInit, int V, class Out, class Acc, class Op>
+///
+/// With Cluster, the grid is one thread-block cluster and `tile` is the block's rank in it: the tile's prefix is the
+/// left fold of the earlier blocks' totals, read from their shared memory after a cluster barrier (no look-back,
+/// no tile states, nothing to zero). The block arrives at a second cluster barrier once it has read them and waits
+/// on it at the end, so that no block leaves while another may still read its total.
+template <class Policy, bool Exclusive, bool HasInit, int V, bool Cluster = false, class Out, class Acc, class Op>
 __device__ __forceinline__ void scan_tile(Acc (&x)[Policy::vectors][V], std::uint64_t tile, std::uint64_t n, Out* out,
                                           Op op, const Acc& init, const tile_state<Acc>& state,
                                           std::uint64_t num_tiles, bool vector_out, lookback_waits waits) {
@@ -557,8 +587,35 @@ __device__ __forceinline__ void scan_tile(Acc (&x)[Policy::vectors][V], std::uin
   if (lane == 0) warp_totals[w].get() = warp_total;
   __syncthreads();
 
-  // Warp 0: scan the warp totals, look back for the tile's prefix, publish, hand each warp its prefix.
-  if (w == 0) {
+  if constexpr (Cluster) {
+    // Warp 0: scan the warp totals and offer the block's total to the cluster; then fold the earlier blocks'.
+    __shared__ uninitialized<Acc> cluster_total;
+    if (w == 0) {
+      Acc t = warp_totals[lane < WARPS ? lane : 0].get();
+      Acc block_total;
+      Acc incl = warp::inclusive_scan(t, op, WARPS, block_total);
+      Acc excl = warp::shfl_up(incl, 1);
+      if (lane == 0) cluster_total.get() = block_total;
+      if (lane < WARPS) warp_prefix[lane].get() = excl;  // the warp's prefix within the tile, for the moment
+    }
+    cluster_barrier_arrive();
+    cluster_barrier_wait();
+    if (w == 0) {
+      // Lane j < tile reads block j's total (the others their own, unused); the fold runs strictly left to right,
+      // so floating-point results do not depend on timing.
+      const unsigned rank = unsigned(tile);
+      const Acc a = *cluster_shared_at(&cluster_total.get(), lane < int(rank) ? unsigned(lane) : rank);
+      maybe<Acc> tile_prefix_v{init, HasInit};
+      for (unsigned j = 0; j < rank; ++j) tile_prefix_v = combine(tile_prefix_v, maybe<Acc>{warp::shfl(a, int(j)), true}, op);
+      if (lane < WARPS) {
+        maybe<Acc> p = combine(tile_prefix_v, maybe<Acc>{warp_prefix[lane].get(), lane > 0}, op);
+        warp_prefix[lane].get() = p.value;
+        warp_has_prefix[lane] = p.has;
+      }
+    }
+    cluster_barrier_arrive();  // done with the other blocks' shared memory (waited on at the end)
+  } else if (w == 0) {
+    // Warp 0: scan the warp totals, look back for the tile's prefix, publish, hand each warp its prefix.
     Acc t = warp_totals[lane < WARPS ? lane : 0].get();
     Acc block_total;
     Acc incl = warp::inclusive_scan(t, op, WARPS, block_total);
@@ -649,27 +706,17 @@ __device__ __forceinline__ void scan_tile(Acc (&x)[Policy::vectors][V], std::uin
     }
     carry = combine(carry, maybe<Acc>{chunk_total[k], true}, op);
   }
+  if constexpr (Cluster) cluster_barrier_wait();
 }
 
-/// One tile per block, loaded straight from global memory into registers (16-byte vectors when the input is
-/// aligned); a single-tile input takes one block and no look-back.
-template <class Policy, bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
-__global__ void __launch_bounds__(Policy::threads)
-scan_kernel(const In* in, Out* out, std::uint64_t n, Op op, Acc init, tile_state<Acc> state, unsigned* counter,
-            std::uint64_t num_tiles, bool vector_in, bool vector_out, lookback_waits waits) {
-  using vt = vector_traits<In, Policy::vector_bytes>;
-  constexpr int TH = Policy::threads, K = Policy::vectors, V = vt::elems, WARPS = TH / warp::size;
-  constexpr std::uint64_t warp_tile = std::uint64_t(warp::size) * K * V, tile_elems = warp_tile * WARPS;
-  const int tid = threadIdx.x, lane = tid % warp::size, w = tid / warp::size;
-  wait_for_prerequisite_grid();  // the zeroed counter and tile states (multi-tile launches are dependent launches)
-  const std::uint64_t tile = take_tile_id(counter, num_tiles);
-  const std::uint64_t tile_base = tile * tile_elems;
-  const std::uint64_t warp_base = tile_base + std::uint64_t(w) * warp_tile;
-  const bool full = tile_base + tile_elems <= n;
-  const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
-
-  // Chunk k of this warp is vectors [k*32, k*32+32) of the warp's range; lane l holds vector k*32+l.
-  Acc x[K][V];
+/// Loads a block's tile into registers: chunk k of warp w is vectors [k*32, k*32+32) of the warp's range, lane l
+/// holding vector k*32+l (16-byte loads when the input is aligned; elements past n are left as Acc{}).
+template <class Policy, int V, class In, class Acc>
+__device__ __forceinline__ void scan_load_tile(const In* in, const void* out, std::uint64_t n, std::uint64_t warp_base,
+                                               bool full, bool vector_in, Acc (&x)[Policy::vectors][V]) {
+  constexpr int K = Policy::vectors;
+  const int lane = threadIdx.x % warp::size;
+  const bool in_place = static_cast<const void*>(in) == out;
   if (full && vector_in) {
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -689,7 +736,46 @@ scan_kernel(const In* in, Out* out, std::uint64_t n, Op op, Acc init, tile_state
       for (int e = 0; e < V; ++e) x[k][e] = (full || i0 + e < n) ? convert<Acc>(in[i0 + e]) : Acc{};
     }
   }
+}
+
+/// One tile per block, loaded straight from global memory into registers (16-byte vectors when the input is
+/// aligned); a single-tile input takes one block and no look-back.
+template <class Policy, bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
+__global__ void __launch_bounds__(Policy::threads)
+scan_kernel(const In* in, Out* out, std::uint64_t n, Op op, Acc init, tile_state<Acc> state, unsigned* counter,
+            std::uint64_t num_tiles, bool vector_in, bool vector_out, lookback_waits waits) {
+  using vt = vector_traits<In, Policy::vector_bytes>;
+  constexpr int TH = Policy::threads, K = Policy::vectors, V = vt::elems, WARPS = TH / warp::size;
+  constexpr std::uint64_t warp_tile = std::uint64_t(warp::size) * K * V, tile_elems = warp_tile * WARPS;
+  const int w = threadIdx.x / warp::size;
+  wait_for_prerequisite_grid();  // the zeroed counter and tile states (multi-tile launches are dependent launches)
+  const std::uint64_t tile = take_tile_id(counter, num_tiles);
+  const std::uint64_t tile_base = tile * tile_elems;
+  const std::uint64_t warp_base = tile_base + std::uint64_t(w) * warp_tile;
+  const bool full = tile_base + tile_elems <= n;
+  Acc x[K][V];
+  scan_load_tile<Policy, V>(in, out, n, warp_base, full, vector_in, x);
   scan_tile<Policy, Exclusive, HasInit, V>(x, tile, n, out, op, init, state, num_tiles, vector_out, waits);
+}
+
+/// The scan of a small input in one launch: the grid is one thread-block cluster, block b scans tile b and takes
+/// its prefix from the earlier blocks' totals through distributed shared memory (scan_tile with Cluster). No
+/// workspace, no zeroing launch before it.
+template <class Policy, bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
+__global__ void __launch_bounds__(Policy::threads)
+scan_cluster_kernel(const In* in, Out* out, std::uint64_t n, Op op, Acc init, bool vector_in, bool vector_out) {
+  using vt = vector_traits<In, Policy::vector_bytes>;
+  constexpr int TH = Policy::threads, K = Policy::vectors, V = vt::elems, WARPS = TH / warp::size;
+  constexpr std::uint64_t warp_tile = std::uint64_t(warp::size) * K * V, tile_elems = warp_tile * WARPS;
+  const int w = threadIdx.x / warp::size;
+  const std::uint64_t tile = blockIdx.x;  // the block's rank in the cluster (the grid is one cluster)
+  const std::uint64_t tile_base = tile * tile_elems;
+  const std::uint64_t warp_base = tile_base + std::uint64_t(w) * warp_tile;
+  const bool full = tile_base + tile_elems <= n;
+  Acc x[K][V];
+  scan_load_tile<Policy, V>(in, out, n, warp_base, full, vector_in, x);
+  scan_tile<Policy, Exclusive, HasInit, V, true>(x, tile, n, out, op, init, tile_state<Acc>{}, gridDim.x,
+                                                 vector_out, lookback_waits{});
 }
 
 }  // namespace cuprim::detail
