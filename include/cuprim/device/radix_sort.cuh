@@ -106,7 +106,8 @@ template <class V>
 constexpr bool radix_direct_v = !radix_has_values_v<V> || sizeof(V) == 1 || sizeof(V) == 2 || sizeof(V) == 4 ||
                                 sizeof(V) == 8;
 
-/// The sorting core's workspace: histograms, digit bases, look-back state (0 for one-block inputs).
+/// The sorting core's workspace: histograms, digit bases, two look-back state arrays (the passes alternate between
+/// them, each zeroing the other for the next); 0 for inputs sorted on chip.
 template <class P, class K>
 struct radix_layout {
   std::uint64_t n, portion, portions, tiles_max;
@@ -123,7 +124,7 @@ struct radix_layout {
     }
     hist_bytes = align_up((portions * sizeof(K) * radix_digits + 1) * sizeof(unsigned));  // + the NaN flag
     bases_bytes = align_up(portions * sizeof(K) * radix_digits * sizeof(std::uint64_t));
-    state_bytes = align_up((radix_state_head + tiles_max * radix_digits) * sizeof(unsigned));
+    state_bytes = 2 * align_up((radix_state_head + tiles_max * radix_digits) * sizeof(unsigned));  // two arrays
   }
   std::size_t bytes() const { return hist_bytes + bases_bytes + state_bytes; }
 };
@@ -313,11 +314,19 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
   char* base = static_cast<char*>(ws);
   auto* hist = reinterpret_cast<unsigned*>(base);
   auto* bases = reinterpret_cast<std::uint64_t*>(base + L.hist_bytes);
-  auto* state = reinterpret_cast<unsigned*>(base + L.hist_bytes + L.bases_bytes);
+  // Two look-back state arrays: launch i (pass-major over the portions) uses state[i & 1] and zeroes the other
+  // for launch i + 1 (the launch before it, which used that array, has finished), so the passes follow one
+  // another as programmatic dependent launches with no memset between them.
+  unsigned* const state[2] = {reinterpret_cast<unsigned*>(base + L.hist_bytes + L.bases_bytes),
+                              reinterpret_cast<unsigned*>(base + L.hist_bytes + L.bases_bytes + L.state_bytes / 2)};
   const std::uint64_t per_portion = std::uint64_t(passes) * radix_digits;
   unsigned* const nan_flag = hist + L.portions * sizeof(K) * radix_digits;
+  auto tiles_of = [&](std::uint64_t q) { return (std::min(L.portion, n - q * L.portion) + P::tile - 1) / P::tile; };
 
-  CUPRIM_CUDA_CHECK(cudaMemsetAsync(hist, 0, L.hist_bytes, stream));
+  // The histograms, the bases and the first launch's state, zeroed by a kernel that lets the histogram pass start
+  // at once (it reads the keys while the zeroing runs).
+  const std::size_t first_state = (radix_state_head + tiles_of(0) * radix_digits) * sizeof(unsigned);
+  zero_async("radix_sort", hist, L.hist_bytes + L.bases_bytes + first_state, stream);
   const int sms = get_device_info().sm_count;
   CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(radix_histogram_kernel<P::hist_threads, P::hist_items, K>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -329,12 +338,11 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
     const std::uint64_t grid = std::min<std::uint64_t>((count + chunk - 1) / chunk, std::uint64_t(sms));
     radix_histogram_params<K> hp{k_first + first, count, hist + q * per_portion, begin_bit, end_bit, passes,
                                  descending, nan_flag};
-    radix_histogram_kernel<P::hist_threads, P::hist_items, K>
-        <<<unsigned(grid), P::hist_threads, radix_histogram_smem_bytes<K>, stream>>>(hp);
-    check_launch("radix_histogram_kernel");
+    launch_dependent_smem("radix_histogram_kernel", radix_histogram_kernel<P::hist_threads, P::hist_items, K>,
+                          unsigned(grid), P::hist_threads, radix_histogram_smem_bytes<K>, stream, hp);
   }
-  radix_bases_kernel<<<passes, radix_digits, 0, stream>>>(hist, bases, passes, L.portions);
-  check_launch("radix_bases_kernel");
+  launch_dependent("radix_bases_kernel", radix_bases_kernel, unsigned(passes), radix_digits, stream, hist, bases,
+                   passes, L.portions);
 
   using smem_t = radix_onesweep_smem<P::threads, P::items, K, V, P::joint_exchange>;
   constexpr std::size_t smem = sizeof(smem_t);
@@ -342,30 +350,31 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
                                         P::exchange_first, P::joint_exchange, P::prefetch_tiles>;
   if (smem > 48 * 1024)
     CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(onesweep, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  std::uint64_t launch = 0;
   for (int pass = 0; pass < passes; ++pass) {
     const K* ksrc = pass == 0 ? k_first : k_dst[(pass - 1) & 1];
     const V* vsrc = pass == 0 ? v_first : v_dst[(pass - 1) & 1];
-    for (std::uint64_t q = 0; q < L.portions; ++q) {
+    for (std::uint64_t q = 0; q < L.portions; ++q, ++launch) {
       const std::uint64_t first = q * L.portion;
       const std::uint64_t count = std::min(L.portion, n - first);
-      const std::uint64_t tiles = (count + P::tile - 1) / P::tile;
-      CUPRIM_CUDA_CHECK(
-          cudaMemsetAsync(state, 0, (radix_state_head + tiles * radix_digits) * sizeof(unsigned), stream));
+      const std::uint64_t tiles = tiles_of(q);
+      const bool last_launch = pass == passes - 1 && q == L.portions - 1;
       radix_onesweep_params<K, V> op{ksrc + first,
                                      k_dst[pass & 1],
                                      vsrc ? vsrc + first : nullptr,
                                      v_dst[pass & 1],
                                      count,
                                      first,
-                                     state,
+                                     state[launch & 1],
+                                     state[(launch + 1) & 1],
+                                     last_launch ? 0 : tiles_of(q + 1 == L.portions ? 0 : q + 1),
                                      bases + (q * passes + pass) * radix_digits,
                                      radix_pass_of(begin_bit, end_bit, pass),
                                      descending,
                                      nan_flag,
                                      pass == 0,
                                      pass == passes - 1};
-      onesweep<<<unsigned(tiles), P::threads, smem, stream>>>(op);
-      check_launch("radix_onesweep_kernel");
+      launch_dependent_smem("radix_onesweep_kernel", onesweep, unsigned(tiles), P::threads, smem, stream, op);
     }
   }
 }

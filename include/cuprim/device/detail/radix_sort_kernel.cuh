@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cuprim/core/memory.hpp>
+#include <cuprim/device/detail/launch.cuh>
 #include <cuprim/device/detail/radix_sort_traits.cuh>
 #include <cuprim/device/detail/radix_sort_tuning.cuh>
 #include <cuprim/warp/scan.cuh>
@@ -201,6 +202,7 @@ __global__ void __launch_bounds__(Threads, 1) radix_histogram_kernel(radix_histo
   constexpr int vecs = Items / per_vec > 0 ? Items / per_vec : 1;         // vectors per thread and step
   constexpr int words = max_passes * radix_digits * C;
   extern __shared__ __align__(16) unsigned radix_hist_smem[];
+  allow_dependent_launch();
   for (int i = threadIdx.x; i < words / 4; i += Threads) reinterpret_cast<uint4*>(radix_hist_smem)[i] = uint4{};
   __syncthreads();
   const unsigned lane_addr = unsigned(__cvta_generic_to_shared(radix_hist_smem + threadIdx.x % C));
@@ -238,6 +240,9 @@ __global__ void __launch_bounds__(Threads, 1) radix_histogram_kernel(radix_histo
     if (full) nan |= radix_histogram_count<max_passes, C, false>(p, lane_addr, k, valid);
     else nan |= radix_histogram_count<max_passes, C, true>(p, lane_addr, k, valid);
   }
+  // The histograms and the NaN flag were zeroed by the grid before this one (a programmatic dependent launch:
+  // the keys' reads above overlapped it).
+  wait_for_prerequisite_grid();
   if (__syncthreads_or(nan) && threadIdx.x == 0) *p.nan_flag = 1u;
   // Counter i = 256 q + d: the sum of its C copies, read from bank (c + lane) % 32 at step c (no two lanes of a
   // warp in one bank for C = 32; with 16 copies lanes l and l + 16 share one, a two-way conflict in a loop run once).
@@ -257,6 +262,8 @@ __global__ void __launch_bounds__(Threads, 1) radix_histogram_kernel(radix_histo
 __global__ void __launch_bounds__(radix_digits) radix_bases_kernel(const unsigned* hist, std::uint64_t* bases,
                                                                     int passes, std::uint64_t portions) {
   __shared__ std::uint64_t warp_totals[radix_digits / 32];
+  allow_dependent_launch();
+  wait_for_prerequisite_grid();  // the histograms
   const int p = blockIdx.x, d = threadIdx.x, lane = d % 32, w = d / 32;
   std::uint64_t total = 0;
   for (std::uint64_t q = 0; q < portions; ++q) total += hist[(q * passes + p) * radix_digits + d];
@@ -289,6 +296,10 @@ struct radix_onesweep_params {
   std::uint64_t count;        // keys in this portion
   std::uint64_t first_index;  // index of the portion's first key (for the iota values)
   unsigned* state;            // [radix_state_head + tiles * 256], zeroed
+  // The state of the launch after this one (the other of two arrays, which the launch before this one used), and
+  // that launch's tiles (0: none): this launch zeroes it, so that no memset runs between passes.
+  unsigned* zero_next;
+  std::uint64_t zero_next_tiles;
   const std::uint64_t* bases; // [256]: where each digit of this portion starts
   radix_pass pass;
   bool descending;
@@ -582,10 +593,17 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
 
   if (tid == 0) s.tile_id = atomicAdd(p.state, 1u);
   for (int i = tid; i < W * (radix_digits + 1); i += Threads) (&s.hist[0][0])[i] = 0;
+
   if constexpr (Early)
     for (int i = tid; i < radix_digits; i += Threads) s.tile_start[i] = 0;
   __syncthreads();
   const std::uint64_t tile_id = s.tile_id;
+  // The next launch's state: this tile's digit slots there (and those of its later tiles when it has more), and
+  // the tile counter; one store per digit thread, before anything of the tile is live.
+  if (tid < radix_digits)
+    for (std::uint64_t t = tile_id; t < p.zero_next_tiles; t += gridDim.x)
+      p.zero_next[radix_state_head + t * radix_digits + tid] = 0;
+  if (tile_id == 0 && tid < int(radix_state_head) && p.zero_next_tiles) p.zero_next[tid] = 0;
   const std::uint64_t base = tile_id * tile;
   const int valid = (p.count - base) < std::uint64_t(tile) ? int(p.count - base) : tile;
   if constexpr (Prefetch > 0) {
@@ -729,6 +747,10 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
 template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst,
           bool Joint = false, int Prefetch = 0>
 __global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
+  // A programmatic dependent launch: the blocks may be resident before the grid ahead (the previous pass, or the
+  // digit bases) has finished, and wait here for its keys, values, bases and zeroed state.
+  allow_dependent_launch();
+  wait_for_prerequisite_grid();
   if constexpr (radix_key<K>::kind == radix_kind::floating) {
     if (*p.nan_flag == 0) {  // no NaN: the keys travel as their ordered bits
       radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, Joint, Prefetch,
