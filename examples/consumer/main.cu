@@ -5,7 +5,10 @@
 #include <numeric>
 #include <vector>
 
+bool consumer_second_unit_sees_device();  // second.cu
+
 int main() {
+  if (consumer_second_unit_sees_device() != cuprim::has_device()) return 1;
   if (!cuprim::has_device()) {
     std::puts("consumer: built against the installed cuprim; no CUDA device, nothing to run");
     return 0;

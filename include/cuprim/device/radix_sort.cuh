@@ -341,7 +341,7 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
     launch_dependent_smem("radix_histogram_kernel", radix_histogram_kernel<P::hist_threads, P::hist_items, K>,
                           unsigned(grid), P::hist_threads, radix_histogram_smem_bytes<K>, stream, hp);
   }
-  launch_dependent("radix_bases_kernel", radix_bases_kernel, unsigned(passes), radix_digits, stream, hist, bases,
+  launch_dependent("radix_bases_kernel", radix_bases_kernel<>, unsigned(passes), radix_digits, stream, hist, bases,
                    passes, L.portions);
 
   using smem_t = radix_onesweep_smem<P::threads, P::items, K, V, P::joint_exchange>;

@@ -258,9 +258,12 @@ __global__ void __launch_bounds__(Threads, 1) radix_histogram_kernel(radix_histo
 // 2. Where each digit of each portion starts
 
 /// Block p (256 threads, thread d): bases[q][p][d] = (keys of all portions with a smaller digit in pass p) +
-/// (keys of digit d in portions before q).
-__global__ void __launch_bounds__(radix_digits) radix_bases_kernel(const unsigned* hist, std::uint64_t* bases,
-                                                                    int passes, std::uint64_t portions) {
+/// (keys of digit d in portions before q). A template only so that every translation unit that includes this
+/// header may define it (a plain __global__ function here is an external definition in each, and the link fails).
+template <int Digits = radix_digits>
+__global__ void __launch_bounds__(Digits) radix_bases_kernel(const unsigned* hist, std::uint64_t* bases, int passes,
+                                                             std::uint64_t portions) {
+  static_assert(Digits == radix_digits, "one thread per digit");
   __shared__ std::uint64_t warp_totals[radix_digits / 32];
   allow_dependent_launch();
   wait_for_prerequisite_grid();  // the histograms
