@@ -22,7 +22,7 @@
 
 /// p[i] = a hash of i and seed; mode 1: one random bit per byte (x & 0x01010101), mode 2: the bits of a float in
 /// [0, 1) (24 random bits).
-__global__ void fill_u(std::uint32_t* p, std::uint64_t n, std::uint32_t seed, int mode = 0) {
+static __global__ void fill_u(std::uint32_t* p, std::uint64_t n, std::uint32_t seed, int mode = 0) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x) {
     std::uint32_t x = std::uint32_t(i) * 2654435761u ^ seed; x ^= x >> 15; x *= 2246822519u; x ^= x >> 13; x *= 3266489917u; x ^= x >> 16;
     if (mode == 1) x &= 0x01010101u;
@@ -32,7 +32,7 @@ __global__ void fill_u(std::uint32_t* p, std::uint64_t n, std::uint32_t seed, in
 }
 
 /// f[i] = (a[i] << 32) | a[7919 i mod n]: 64-bit keys from 32-bit ones.
-__global__ void to_u64(const std::uint32_t* a, std::uint64_t* f, std::uint64_t n) {
+static __global__ void to_u64(const std::uint32_t* a, std::uint64_t* f, std::uint64_t n) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x)
     f[i] = (std::uint64_t(a[i]) << 32) | a[(i * 7919) % n];
 }
