@@ -58,6 +58,7 @@
 #include <cuprim/core/device.hpp>
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/memory.hpp>
+#include <cuprim/device/detail/launch.cuh>
 #include <cuprim/device/detail/radix_sort_kernel.cuh>
 #include <cuprim/device/detail/radix_sort_traits.cuh>
 #include <cuprim/device/detail/radix_sort_tuning.cuh>
@@ -201,23 +202,6 @@ void radix_validate_selector(const char* fn, const double_buffer<T>& b, const ch
 /// default). A hook for tests: set to 8 it runs the portable shape on devices that take 16.
 inline std::atomic<int> radix_cluster_blocks_cap{16};
 
-/// A launch configuration of one cluster of `blocks` blocks (the whole grid); `attr` must outlive it.
-inline cudaLaunchConfig_t radix_cluster_config(unsigned blocks, int threads, std::size_t smem, cudaStream_t stream,
-                                              cudaLaunchAttribute (&attr)[1]) {
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = blocks;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(blocks);
-  cfg.blockDim = dim3(unsigned(threads));
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  return cfg;
-}
-
 /// Per device ordinal, the most blocks a cluster of the kernel Tag names may have: 0 until asked, then 16 or 8.
 template <class Tag>
 std::atomic<int>* radix_cluster_slot(int dev) {
@@ -237,7 +221,7 @@ int radix_cluster_blocks_max(Kernel kernel, int threads, std::size_t smem) {
   int result = 8;
   if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess) {
     cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t cfg = radix_cluster_config(16, threads, smem, nullptr, attr);
+    const cudaLaunchConfig_t cfg = cluster_launch_config(16, threads, smem, nullptr, attr);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0) result = 16;
   }
@@ -270,7 +254,7 @@ void radix_cluster_sort(const K* k_in, K* k_out, const V* v_in, V* v_out, std::u
     while ((std::uint64_t(blocks) * T << log_items) < n) ++log_items;
     if (blocks > 8) CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t cfg = radix_cluster_config(blocks, int(T), sizeof(smem_t), stream, attr);
+    const cudaLaunchConfig_t cfg = cluster_launch_config(blocks, int(T), sizeof(smem_t), stream, attr);
     return std::pair{blocks, cudaLaunchKernelEx(&cfg, kernel, sp, log_items)};
   };
   auto [blocks, e] = launch(most);

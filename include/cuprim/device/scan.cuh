@@ -177,16 +177,7 @@ bool scan_cluster_launch(const char* fn, const In* in, Out* out, std::uint64_t n
   const bool vector_out = reinterpret_cast<std::uintptr_t>(out) % (vout <= 16 ? vout : 16) == 0;
   const unsigned blocks = unsigned((n + tile - 1) / tile);
   cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = blocks;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(blocks);
-  cfg.blockDim = dim3(unsigned(C::threads));
-  cfg.stream = stream;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  const cudaLaunchConfig_t cfg = cluster_launch_config(blocks, C::threads, 0, stream, attr);
   CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, in, out, n, op, init, vector_in, vector_out));
   check_launch(fn);
   return true;

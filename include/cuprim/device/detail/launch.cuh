@@ -55,6 +55,23 @@ inline void zero_async(const char* fn, void* p, std::size_t bytes, cudaStream_t 
   check_launch(fn);
 }
 
+/// A launch configuration of one thread-block cluster of `blocks` blocks (the whole grid); `attr` must outlive it.
+inline cudaLaunchConfig_t cluster_launch_config(unsigned blocks, int threads, std::size_t smem, cudaStream_t stream,
+                                               cudaLaunchAttribute (&attr)[1]) {
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = blocks;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(unsigned(threads));
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 /// kernel<<<grid, block, smem, stream>>>(args...) as a programmatic dependent launch, returning the launch's error
 /// (the caller decides what to do with it): its blocks may be scheduled while the previous grid on the stream is
 /// still running, and wait in wait_for_prerequisite_grid() until it has finished.
