@@ -468,6 +468,19 @@ void register_select() {
   add_pipeline<8, 7, 2, 1200, 650>(pow2(28));
   add_pipeline<4, 7, 3, 1200, 650>(pow2(28));
   add_pipeline<4, 5, 3, 1200, 650>(pow2(28));
+  // Shapes around the H200's best (4 x 7, 3 stages) and the H100's (6 x 7, 4 stages, the production row): stages,
+  // vectors per lane, segment warps and back-off one step either side (docs/tuning.md, "Stream compaction").
+  add_pipeline<4, 7, 2, 1200, 650>(pow2(28));
+  add_pipeline<4, 7, 4, 1200, 650>(pow2(28));
+  add_pipeline<4, 9, 3, 1200, 650>(pow2(28));
+  add_pipeline<6, 7, 3, 1200, 650>(pow2(28));
+  add_pipeline<5, 7, 3, 1200, 650>(pow2(28));
+  add_pipeline<7, 7, 3, 1200, 650>(pow2(28));
+  add_pipeline<6, 5, 3, 1200, 650>(pow2(28));
+  add_pipeline<6, 7, 4, 1200, 650>(pow2(28));
+  add_pipeline<6, 7, 3, 1600, 900>(pow2(28));
+  add_pipeline<4, 7, 3, 800, 400>(pow2(28));
+  add_pipeline<4, 7, 3, 1600, 900>(pow2(28));
   add_production<sop::select_if>(pow2(22), 50, false);
 
   add_host(pow2(24));

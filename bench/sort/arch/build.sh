@@ -4,7 +4,7 @@ set -euo pipefail
 o=${1:-build-sweep}
 mkdir -p "$o"
 f="-std=c++20 --extended-lambda --expt-relaxed-constexpr -O3 -arch=sm_90 -I include"
-for s in main rows_a rows_b rows_c rows_d; do nvcc $f -c bench/sort/arch/$s.cu -o "$o/$s.o" & done
+for s in main rows_a rows_b rows_c rows_d rows_e rows_f rows_g rows_h; do nvcc $f -c bench/sort/arch/$s.cu -o "$o/$s.o" & done
 for s in device error memory; do nvcc -std=c++20 -O2 -I include -c src/$s.cpp -o "$o/$s.o" & done
 wait
 nvcc -arch=sm_90 "$o"/*.o -o "$o/sweep"

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   for (int round = 0; round < rounds; ++round) {
     d.cub_pairs = med(cp, 21); d.cub_u64 = med(ck, 21);
     printf("round %d: cub pairs %.4f ms, cub u64 keys %.4f ms\n", round, d.cub_pairs, d.cub_u64);
-    rows_a(d); rows_b(d); rows_c(d); rows_d(d);
+    rows_a(d); rows_b(d); rows_c(d); rows_d(d); rows_e(d); rows_f(d); rows_g(d); rows_h(d);
   }
   return 0;
 }

@@ -1,2 +1,4 @@
 #include "sweep_common.cuh"
-void rows_c(sweep_data& d) { u64_row<384, 24, true, 32>(d); u64_row<384, 28, true, 32>(d); }
+void rows_c(sweep_data& d) {
+  pairs_row<512, 20, true, true, 0>(d); pairs_row<256, 30, true, true, 0, 3>(d);
+}

@@ -1,7 +1,9 @@
 // bench/sort/arch/: a policy sweep for the machine at hand (the defaults were tuned on an H200; this asks whether
 // another card wants other tiles). Each row: cuprim under policy P against CUB in the same process, outputs
-// compared with CUB's. Not part of the CMake build: bench/sort/arch/build.sh builds the rows in parallel; run
-// sweep [rounds]. The rows in rows_*.cu are the second H100 sweep of docs/tuning.md, "Radix sort", run 8.
+// compared with CUB's, and the one-sweep kernel's registers, spill stores and resident blocks per SM. Not part of
+// the CMake build: bench/sort/arch/build.sh builds the rows in parallel; run sweep [rounds]. The rows in rows_*.cu
+// are the thread-count and blocks-per-SM sweep of docs/tuning.md, "Radix sort", run 9 (run 8's rows, tiles of 384
+// threads, are in its text and in bench/sort/h100-sort-sweep.txt).
 #pragma once
 #include <cuprim/device/radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -16,12 +18,29 @@ struct sweep_data {
 };
 constexpr std::uint64_t sweep_n = 1ull << 27;
 
-template <int T, int I, bool EF, bool JX, int PF>
-using sweep_policy = cuprim::radix_sort_policy<T, I, 512, 8, 16, 2, 1, false, true, 1024, 8, EF, JX, PF>;
+template <int T, int I, bool EF, bool JX, int PF, int MB>
+using sweep_policy = cuprim::radix_sort_policy<T, I, 512, 8, 16, 2, 1, false, true, 1024, 8, EF, JX, PF, MB>;
 
-template <int T, int I, bool EF, bool JX, int PF>
+/// "regs R spill S B/SM": the one-sweep kernel of policy P for keys K and values V.
+template <class P, class K, class V>
+const char* kernel_info() {
+  static char text[96];
+  auto k = cuprim::detail::radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back, P::rank, P::early_counts,
+                                         P::exchange_first, P::joint_exchange, P::prefetch_tiles, P::min_blocks>;
+  const int smem = int(sizeof(cuprim::detail::radix_onesweep_smem<P::threads, P::items, K, V, P::joint_exchange>));
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  cudaFuncAttributes a{};
+  CK(cudaFuncGetAttributes(&a, k));
+  int blocks = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, P::threads, smem));
+  std::snprintf(text, sizeof text, "regs %d spill %zu B smem %d B %d blocks/SM", a.numRegs, a.localSizeBytes, smem,
+                blocks);
+  return text;
+}
+
+template <int T, int I, bool EF, bool JX, int PF, int MB = 2>
 void pairs_row(sweep_data& d) {
-  using P = sweep_policy<T, I, EF, JX, PF>;
+  using P = sweep_policy<T, I, EF, JX, PF, MB>;
   const std::uint64_t m = sweep_n;
   std::size_t wsb = cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t, P>(std::int64_t(m));
   void* ws; CK(cudaMalloc(&ws, wsb));
@@ -30,14 +49,15 @@ void pairs_row(sweep_data& d) {
   a(); CK(cudaDeviceSynchronize());
   const bool ok = same(d.o, d.r, m) && same(d.vo, d.vr, m);
   const float ms = med(a, 21);
-  printf("pairs u32+u32 %dx%d%s%s pf%d: cuprim %.4f ms cub %.4f ms = %.3fx %s\n", T, I, EF ? " first" : "",
-         JX ? " joint" : "", PF, ms, d.cub_pairs, d.cub_pairs / ms, ok ? "ok" : "MISMATCH");
+  printf("pairs u32+u32 %dx%d%s%s pf%d mb%d: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s)\n", T, I,
+         EF ? " first" : "", JX ? " joint" : "", PF, MB, ms, d.cub_pairs, d.cub_pairs / ms, ok ? "ok" : "MISMATCH",
+         kernel_info<P, std::uint32_t, std::uint32_t>());
   CK(cudaFree(ws));
 }
 
-template <int T, int I, bool EF, int PF>
+template <int T, int I, bool EF, int PF, int MB = 2>
 void u64_row(sweep_data& d) {
-  using P = sweep_policy<T, I, EF, false, PF>;
+  using P = sweep_policy<T, I, EF, false, PF, MB>;
   const std::uint64_t m = sweep_n;
   std::size_t wsb = cuprim::radix_sort_keys_workspace_bytes<std::uint64_t, P>(std::int64_t(m));
   void* ws; CK(cudaMalloc(&ws, wsb));
@@ -46,11 +66,15 @@ void u64_row(sweep_data& d) {
   a(); CK(cudaDeviceSynchronize());
   const bool ok = same(d.o64, d.r64, m);
   const float ms = med(a, 21);
-  printf("keys u64 %dx%d%s pf%d: cuprim %.4f ms cub %.4f ms = %.3fx %s\n", T, I, EF ? " first" : "", PF, ms,
-         d.cub_u64, d.cub_u64 / ms, ok ? "ok" : "MISMATCH");
+  printf("keys u64 %dx%d%s pf%d mb%d: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s)\n", T, I, EF ? " first" : "", PF,
+         MB, ms, d.cub_u64, d.cub_u64 / ms, ok ? "ok" : "MISMATCH", kernel_info<P, std::uint64_t, cuprim::detail::radix_no_value>());
   CK(cudaFree(ws));
 }
 void rows_a(sweep_data& d);
 void rows_b(sweep_data& d);
 void rows_c(sweep_data& d);
 void rows_d(sweep_data& d);
+void rows_e(sweep_data& d);
+void rows_f(sweep_data& d);
+void rows_g(sweep_data& d);
+void rows_h(sweep_data& d);

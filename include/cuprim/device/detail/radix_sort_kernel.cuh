@@ -748,8 +748,8 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
 }
 
 template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst,
-          bool Joint = false, int Prefetch = 0>
-__global__ void __launch_bounds__(Threads, 2) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
+          bool Joint = false, int Prefetch = 0, int MinBlocks = 2>
+__global__ void __launch_bounds__(Threads, MinBlocks) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
   // A programmatic dependent launch: the blocks may be resident before the grid ahead (the previous pass, or the
   // digit bases) has finished, and wait here for its keys, values, bases and zeroed state.
   allow_dependent_launch();

@@ -30,12 +30,17 @@ namespace cuprim {
 ///   PrefetchTiles          a one-sweep block that takes tile t asks L2 for the keys of tile t + PrefetchTiles (one
 ///                          bulk prefetch), so that the block taking that tile a little later loads them from L2
 ///                          rather than from memory (0: no prefetch)
+///   MinBlocks              one-sweep blocks per SM that the kernel's registers are bounded for (its launch
+///                          bounds: at most 65536 / (MinBlocks × Threads) registers a thread); whether that many
+///                          fit also depends on the tile's shared memory
 template <int Threads, int Items, int SmallThreads, int SmallItems, int HistItems = 16, int LookBack = 16,
           int Rank = 0, bool EarlyCounts = false, bool Cluster = true, int ClusterThreads = 1024,
-          int ClusterItems = 8, bool ExchangeFirst = false, bool JointExchange = false, int PrefetchTiles = 0>
+          int ClusterItems = 8, bool ExchangeFirst = false, bool JointExchange = false, int PrefetchTiles = 0,
+          int MinBlocks = 2>
 struct radix_sort_policy {
   static_assert(Threads % 32 == 0 && Threads >= 256, "one-sweep blocks need at least one thread per digit");
   static_assert(PrefetchTiles >= 0, "PrefetchTiles: how many tiles ahead, or 0");
+  static_assert(MinBlocks >= 1 && MinBlocks * Threads <= 2048, "MinBlocks: 1 to 2048 / Threads blocks per SM");
   static_assert(HistItems >= 1, "the histogram pass takes at least one key per thread and step");
   static_assert(SmallThreads % 32 == 0 && SmallThreads >= 256, "the one-block sort needs one thread per digit");
   static_assert(ClusterThreads % 32 == 0 && ClusterThreads >= 256 && ClusterThreads <= 1024 &&
@@ -63,6 +68,7 @@ struct radix_sort_policy {
   static constexpr bool exchange_first = ExchangeFirst;
   static constexpr bool joint_exchange = JointExchange;
   static constexpr int prefetch_tiles = PrefetchTiles;
+  static constexpr int min_blocks = MinBlocks;
   /// The most keys the cluster sort takes (0 when off): 8 blocks (the portable cluster size) of a full tile.
   static constexpr int cluster_tile = Cluster ? 8 * ClusterThreads * ClusterItems : 0;
   /// Inputs up to this many keys are sorted on chip in one launch (one block or one cluster), with no workspace.

@@ -54,10 +54,12 @@ constexpr int struct_vectors() {
 /// run_length_encode takes the same rows; it keeps a 4-byte run start per element beside the items in shared
 /// memory (at most 4096 × 5 bytes for 1-byte types, 3072 × 8 for 4-byte ones).
 /// select_if of 2^22 or more 4- and 8-byte arithmetic items (16-byte aligned input, sm_90) takes the look-back
-/// pipeline (device/detail/select_pipeline_kernel.cuh): 4 segment warps × 7 vectors per lane (14 KiB tiles),
-/// 3 stages (several blocks per SM), 1200/650 ns back-off: 1.24x CUB at 2^28 keeping 50% (H200), against 1.20x
-/// for 8 warps × 7 and 0.87x for one block per SM with 5 stages; the other operations and calls take the row
-/// above (scan_pipeline_policy's fallback). Measurements: docs/tuning.md "Stream compaction".
+/// pipeline (device/detail/select_pipeline_kernel.cuh): 6 segment warps × 7 vectors per lane (21 KiB tiles),
+/// 4 stages (two blocks per SM), 1200/650 ns back-off. On an H100 (2^28 keeping 50%, CUB in the same run, two
+/// runs): 1.221-1.223x CUB at 92.4-92.7% of the copy, against 1.209-1.211x for 3 stages and 1.187-1.195x for the
+/// earlier row, 4 warps × 7 vectors × 3 stages (1.24x on an H200, where 8 warps × 7 took 1.20x and one block per SM
+/// with 5 stages 0.87x; 6 × 7 × 4 is not measured there). The other operations and calls take the row above
+/// (scan_pipeline_policy's fallback). Measurements: docs/tuning.md "Stream compaction".
 template <class T>
 struct select_default_policy {
   static constexpr bool vectorized = detail::vector_traits<T, 16>::vectorized;
@@ -68,7 +70,7 @@ struct select_default_policy {
       std::conditional_t<(sizeof(T) <= 96), select_policy<128, 16, detail::struct_vectors<T>()>,
                          select_policy<32, 16, 1>>>;
   using type = std::conditional_t<vectorized && (sizeof(T) == 4 || sizeof(T) == 8),
-                                  scan_pipeline_policy<4, 7, 3, classic, (1ll << 22), 1200, 650>, classic>;
+                                  scan_pipeline_policy<6, 7, 4, classic, (1ll << 22), 1200, 650>, classic>;
 };
 
 }  // namespace cuprim
