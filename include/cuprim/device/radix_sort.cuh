@@ -219,14 +219,18 @@ int radix_cluster_blocks_max(Kernel kernel, int threads, std::size_t smem) {
   if (slot)
     if (const int v = slot->load(std::memory_order_acquire)) return v;
   int result = 8;
+  bool answered = true;  // a refused attribute is the device's answer; a failed occupancy query is not
   if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess) {
     cudaLaunchAttribute attr[1];
     const cudaLaunchConfig_t cfg = cluster_launch_config(16, threads, smem, nullptr, attr);
     int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0) result = 16;
+    answered = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess;
+    if (answered && clusters > 0) result = 16;
   }
   (void)cudaGetLastError();  // a refused query is an answer, not an error (none was pending: the caller checked)
-  if (slot) slot->store(result, std::memory_order_release);
+  // Only an answer is kept: a query that failed (a transient error) runs this call as 8 blocks and asks again on
+  // the next, rather than costing the 16-block shape until the process ends.
+  if (slot && answered) slot->store(result, std::memory_order_release);
   return result;
 }
 
