@@ -9,13 +9,17 @@ int main(int argc, char** argv) {
   std::size_t b1 = 0, b2 = 0;
   cub::DeviceRadixSort::SortPairs(nullptr, b1, d.u, d.r, d.v, d.vr, int(m));
   cub::DeviceRadixSort::SortKeys(nullptr, b2, d.k64, d.r64, int(m));
-  void *w1, *w2; CK(cudaMalloc(&w1, b1)); CK(cudaMalloc(&w2, b2));
+  std::size_t b3 = 0;
+  cub::DeviceRadixSort::SortKeys(nullptr, b3, d.u, d.o, int(m));
+  void *w1, *w2, *w3; CK(cudaMalloc(&w1, b1)); CK(cudaMalloc(&w2, b2)); CK(cudaMalloc(&w3, b3));
   auto cp = [&] { cub::DeviceRadixSort::SortPairs(w1, b1, d.u, d.r, d.v, d.vr, int(m)); };
   auto ck = [&] { cub::DeviceRadixSort::SortKeys(w2, b2, d.k64, d.r64, int(m)); };
+  auto cu = [&] { cub::DeviceRadixSort::SortKeys(w3, b3, d.u, d.o, int(m)); };
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 2;
   for (int round = 0; round < rounds; ++round) {
-    d.cub_pairs = med(cp, 21); d.cub_u64 = med(ck, 21);
-    printf("round %d: cub pairs %.4f ms, cub u64 keys %.4f ms\n", round, d.cub_pairs, d.cub_u64);
+    d.cub_pairs = med(cp, 21); d.cub_u64 = med(ck, 21); d.cub_u32 = med(cu, 21);
+    printf("round %d: cub pairs %.4f ms, cub u64 keys %.4f ms, cub u32 keys %.4f ms\n", round, d.cub_pairs, d.cub_u64,
+           d.cub_u32);
     rows_a(d); rows_b(d); rows_c(d); rows_d(d); rows_e(d); rows_f(d); rows_g(d); rows_h(d);
   }
   return 0;

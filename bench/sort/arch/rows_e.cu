@@ -1,4 +1,4 @@
 #include "sweep_common.cuh"
 void rows_e(sweep_data& d) {
-  pairs_row<384, 18, true, true, 0, 3>(d); pairs_row<384, 16, true, true, 0, 3>(d);
+  u64_row<384, 28, true, 32, 2, 1, 1, true>(d); u64_row<384, 20, true, 32, 2, 1, 1, true>(d);
 }

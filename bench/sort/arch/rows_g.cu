@@ -1,4 +1,4 @@
 #include "sweep_common.cuh"
 void rows_g(sweep_data& d) {
-  u64_row<256, 32, true, 32>(d); u64_row<448, 20, true, 32>(d);
+  u32_row<384, 40, 32, 2, 1, 1, true>(d); u64_row<384, 24, true, 32>(d);
 }

@@ -2,24 +2,26 @@
 // another card wants other tiles). Each row: cuprim under policy P against CUB in the same process, outputs
 // compared with CUB's, and the one-sweep kernel's registers, spill stores and resident blocks per SM. Not part of
 // the CMake build: bench/sort/arch/build.sh builds the rows in parallel; run sweep [rounds]. The rows in rows_*.cu
-// are the thread-count and blocks-per-SM sweep of docs/tuning.md, "Radix sort", run 9 (run 8's rows, tiles of 384
-// threads, are in its text and in bench/sort/h100-sort-sweep.txt).
+// are the look-back window rows of docs/tuning.md, "Radix sort", run 11 (the rows of runs 8-10, tiles, thread
+// counts, look-back, ranking and early counts, are in its text and in bench/sort/h100-sort-sweep.txt).
 #pragma once
 #include <cuprim/device/radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include "../ab_common.cuh"
 
 /// The buffers every row uses: 2^27 uint32 keys and values (u, v), outputs (o, vo), CUB's (r, vr); 2^27 uint64 keys
-/// (k64, o64, r64).
+/// (k64, o64, r64). The uint32 keys-only rows sort u into o and compare with r (CUB's pairs sort of u), CUB's
+/// keys-only sort of u (timed into o) given as cub_u32.
 struct sweep_data {
   std::uint32_t *u, *o, *r, *v, *vo, *vr;
   std::uint64_t *k64, *o64, *r64;
-  float cub_pairs, cub_u64;
+  float cub_pairs, cub_u64, cub_u32;
 };
 constexpr std::uint64_t sweep_n = 1ull << 27;
 
-template <int T, int I, bool EF, bool JX, int PF, int MB>
-using sweep_policy = cuprim::radix_sort_policy<T, I, 512, 8, 16, 2, 1, false, true, 1024, 8, EF, JX, PF, MB>;
+/// LB: look-back window, RK: rank (0 sync, 1 atomic, 2 match), EA: early counts (radix_sort_policy).
+template <int T, int I, bool EF, bool JX, int PF, int MB, int LB = 2, int RK = 1, bool EA = false>
+using sweep_policy = cuprim::radix_sort_policy<T, I, 512, 8, 16, LB, RK, EA, true, 1024, 8, EF, JX, PF, MB>;
 
 /// "regs R spill S B/SM": the one-sweep kernel of policy P for keys K and values V.
 template <class P, class K, class V>
@@ -38,9 +40,9 @@ const char* kernel_info() {
   return text;
 }
 
-template <int T, int I, bool EF, bool JX, int PF, int MB = 2>
+template <int T, int I, bool EF, bool JX, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false>
 void pairs_row(sweep_data& d) {
-  using P = sweep_policy<T, I, EF, JX, PF, MB>;
+  using P = sweep_policy<T, I, EF, JX, PF, MB, LB, RK, EA>;
   const std::uint64_t m = sweep_n;
   std::size_t wsb = cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t, P>(std::int64_t(m));
   void* ws; CK(cudaMalloc(&ws, wsb));
@@ -49,15 +51,15 @@ void pairs_row(sweep_data& d) {
   a(); CK(cudaDeviceSynchronize());
   const bool ok = same(d.o, d.r, m) && same(d.vo, d.vr, m);
   const float ms = med(a, 21);
-  printf("pairs u32+u32 %dx%d%s%s pf%d mb%d: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s)\n", T, I,
-         EF ? " first" : "", JX ? " joint" : "", PF, MB, ms, d.cub_pairs, d.cub_pairs / ms, ok ? "ok" : "MISMATCH",
+  printf("pairs u32+u32 %dx%d%s%s pf%d mb%d lb%d rank%d%s: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s)\n", T, I,
+         EF ? " first" : "", JX ? " joint" : "", PF, MB, LB, RK, EA ? " early" : "", ms, d.cub_pairs, d.cub_pairs / ms, ok ? "ok" : "MISMATCH",
          kernel_info<P, std::uint32_t, std::uint32_t>());
   CK(cudaFree(ws));
 }
 
-template <int T, int I, bool EF, int PF, int MB = 2>
+template <int T, int I, bool EF, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false>
 void u64_row(sweep_data& d) {
-  using P = sweep_policy<T, I, EF, false, PF, MB>;
+  using P = sweep_policy<T, I, EF, false, PF, MB, LB, RK, EA>;
   const std::uint64_t m = sweep_n;
   std::size_t wsb = cuprim::radix_sort_keys_workspace_bytes<std::uint64_t, P>(std::int64_t(m));
   void* ws; CK(cudaMalloc(&ws, wsb));
@@ -66,10 +68,27 @@ void u64_row(sweep_data& d) {
   a(); CK(cudaDeviceSynchronize());
   const bool ok = same(d.o64, d.r64, m);
   const float ms = med(a, 21);
-  printf("keys u64 %dx%d%s pf%d mb%d: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s)\n", T, I, EF ? " first" : "", PF,
-         MB, ms, d.cub_u64, d.cub_u64 / ms, ok ? "ok" : "MISMATCH", kernel_info<P, std::uint64_t, cuprim::detail::radix_no_value>());
+  printf("keys u64 %dx%d%s pf%d mb%d lb%d rank%d%s: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s)\n", T, I,
+         EF ? " first" : "", PF, MB, LB, RK, EA ? " early" : "", ms, d.cub_u64, d.cub_u64 / ms, ok ? "ok" : "MISMATCH", kernel_info<P, std::uint64_t, cuprim::detail::radix_no_value>());
   CK(cudaFree(ws));
 }
+template <int T, int I, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false>
+void u32_row(sweep_data& d) {
+  using P = sweep_policy<T, I, false, false, PF, MB, LB, RK, EA>;
+  const std::uint64_t m = sweep_n;
+  std::size_t wsb = cuprim::radix_sort_keys_workspace_bytes<std::uint32_t, P>(std::int64_t(m));
+  void* ws; CK(cudaMalloc(&ws, wsb));
+  CK(cudaMemset(d.o, 0xab, m * 4));
+  auto a = [&] { cuprim::radix_sort_keys<P>(d.u, d.o, std::int64_t(m), cuprim::workspace{ws, wsb}); };
+  a(); CK(cudaDeviceSynchronize());
+  const bool ok = same(d.o, d.r, m);
+  const float ms = med(a, 21);
+  printf("keys u32 %dx%d pf%d mb%d lb%d rank%d%s: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s)\n", T, I, PF, MB, LB, RK,
+         EA ? " early" : "", ms, d.cub_u32, d.cub_u32 / ms, ok ? "ok" : "MISMATCH",
+         kernel_info<P, std::uint32_t, cuprim::detail::radix_no_value>());
+  CK(cudaFree(ws));
+}
+
 void rows_a(sweep_data& d);
 void rows_b(sweep_data& d);
 void rows_c(sweep_data& d);

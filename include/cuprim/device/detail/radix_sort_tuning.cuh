@@ -100,8 +100,14 @@ struct radix_sort_default_policy {
   // 16 to 132 tiles ahead alike); with values it cost 1-4% (also with the values prefetched), so pairs do not.
   static constexpr bool exchange_first = (KeyBytes >= 8 && ValueBytes == 0) || joint;
   static constexpr int prefetch = ValueBytes == 0 ? 32 : 0;
-  using type = radix_sort_policy<384, items, 512, 8, 16, 2, 1, false, true, wide ? 512 : 1024, wide ? 16 : 8,
-                                 exchange_first, joint, prefetch>;
+  // Runs 10-11 (H100, bench/sort/arch, CUB in the same process, two machines): a look-back window of one tile (the
+  // classic walk, one dependent load per step) beat two for 8-byte keys (2^27 uint64 1.048-1.056x -> 1.096-1.105x
+  // CUB) and for pairs (2^27 uint32 + uint32 0.964-0.989x -> 0.982-0.998x), and tied for 4-byte keys (1.221-1.230x
+  // either way); windows of 4 and 8 lost. The H200's window of 2 came from 4-byte keys (run 4), which keep it; 8-byte
+  // keys and pairs were not measured with a window of 1 on the H200.
+  static constexpr int look_back = (wide || ValueBytes > 0) ? 1 : 2;
+  using type = radix_sort_policy<384, items, 512, 8, 16, look_back, 1, false, true, wide ? 512 : 1024,
+                                 wide ? 16 : 8, exchange_first, joint, prefetch>;
 };
 
 }  // namespace cuprim
