@@ -9,6 +9,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include "../ab_common.cuh"
 
+#include <string>
+
 /// The buffers every row uses: 2^27 uint32 keys and values (u, v), outputs (o, vo), CUB's (r, vr); 2^27 uint64 keys
 /// (k64, o64, r64). The uint32 keys-only rows sort u into o and compare with r (CUB's pairs sort of u), CUB's
 /// keys-only sort of u (timed into o) given as cub_u32.
@@ -27,8 +29,9 @@ using sweep_policy = cuprim::radix_sort_policy<T, I, 512, 8, 16, LB, RK, EA, tru
 template <class P, class K, class V>
 const char* kernel_info() {
   static char text[96];
-  auto k = cuprim::detail::radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back, P::rank, P::early_counts,
-                                         P::exchange_first, P::joint_exchange, P::prefetch_tiles, P::min_blocks>;
+  auto k = cuprim::detail::radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back, P::rank,
+                                                 P::early_counts, P::exchange_first, P::joint_exchange,
+                                                 P::prefetch_tiles, P::min_blocks>;
   const int smem = int(sizeof(cuprim::detail::radix_onesweep_smem<P::threads, P::items, K, V, P::joint_exchange>));
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   cudaFuncAttributes a{};
@@ -40,53 +43,61 @@ const char* kernel_info() {
   return text;
 }
 
+/// One row: sort(workspace) under a workspace of wsb bytes, once to check (ok(), outputs poisoned by the caller),
+/// then timed (median of 21); prints "<label>: cuprim .. ms cub .. ms = ..x ok (kernel info)".
+template <class Sort, class Ok>
+void timed_row(const std::string& label, std::size_t wsb, float cub_ms, const char* info, Sort&& sort, Ok&& ok) {
+  void* ws; CK(cudaMalloc(&ws, wsb));
+  auto a = [&] { sort(cuprim::workspace{ws, wsb}); };
+  a(); CK(cudaDeviceSynchronize());
+  const bool good = ok();
+  const float ms = med(a, 21);
+  printf("%s: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s)\n", label.c_str(), ms, cub_ms, cub_ms / ms,
+         good ? "ok" : "MISMATCH", info);
+  CK(cudaFree(ws));
+}
+
+/// " mbM lbL rankR[ early]": the options every row names.
+inline std::string options(int mb, int lb, int rk, bool ea) {
+  return " mb" + std::to_string(mb) + " lb" + std::to_string(lb) + " rank" + std::to_string(rk) + (ea ? " early" : "");
+}
+inline std::string shape(int t, int i) { return std::to_string(t) + "x" + std::to_string(i); }
+
 template <int T, int I, bool EF, bool JX, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false>
 void pairs_row(sweep_data& d) {
   using P = sweep_policy<T, I, EF, JX, PF, MB, LB, RK, EA>;
   const std::uint64_t m = sweep_n;
-  std::size_t wsb = cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t, P>(std::int64_t(m));
-  void* ws; CK(cudaMalloc(&ws, wsb));
   CK(cudaMemset(d.o, 0xab, m * 4)); CK(cudaMemset(d.vo, 0xab, m * 4));
-  auto a = [&] { cuprim::radix_sort_pairs<P>(d.u, d.o, d.v, d.vo, std::int64_t(m), cuprim::workspace{ws, wsb}); };
-  a(); CK(cudaDeviceSynchronize());
-  const bool ok = same(d.o, d.r, m) && same(d.vo, d.vr, m);
-  const float ms = med(a, 21);
-  printf("pairs u32+u32 %dx%d%s%s pf%d mb%d lb%d rank%d%s: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s)\n", T, I,
-         EF ? " first" : "", JX ? " joint" : "", PF, MB, LB, RK, EA ? " early" : "", ms, d.cub_pairs, d.cub_pairs / ms, ok ? "ok" : "MISMATCH",
-         kernel_info<P, std::uint32_t, std::uint32_t>());
-  CK(cudaFree(ws));
+  timed_row("pairs u32+u32 " + shape(T, I) + (EF ? " first" : "") + (JX ? " joint" : "") + " pf" +
+                std::to_string(PF) + options(MB, LB, RK, EA),
+            cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t, P>(std::int64_t(m)), d.cub_pairs,
+            kernel_info<P, std::uint32_t, std::uint32_t>(),
+            [&](cuprim::workspace w) { cuprim::radix_sort_pairs<P>(d.u, d.o, d.v, d.vo, std::int64_t(m), w); },
+            [&] { return same(d.o, d.r, m) && same(d.vo, d.vr, m); });
 }
 
 template <int T, int I, bool EF, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false>
 void u64_row(sweep_data& d) {
   using P = sweep_policy<T, I, EF, false, PF, MB, LB, RK, EA>;
   const std::uint64_t m = sweep_n;
-  std::size_t wsb = cuprim::radix_sort_keys_workspace_bytes<std::uint64_t, P>(std::int64_t(m));
-  void* ws; CK(cudaMalloc(&ws, wsb));
   CK(cudaMemset(d.o64, 0xab, m * 8));
-  auto a = [&] { cuprim::radix_sort_keys<P>(d.k64, d.o64, std::int64_t(m), cuprim::workspace{ws, wsb}); };
-  a(); CK(cudaDeviceSynchronize());
-  const bool ok = same(d.o64, d.r64, m);
-  const float ms = med(a, 21);
-  printf("keys u64 %dx%d%s pf%d mb%d lb%d rank%d%s: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s)\n", T, I,
-         EF ? " first" : "", PF, MB, LB, RK, EA ? " early" : "", ms, d.cub_u64, d.cub_u64 / ms, ok ? "ok" : "MISMATCH", kernel_info<P, std::uint64_t, cuprim::detail::radix_no_value>());
-  CK(cudaFree(ws));
+  timed_row("keys u64 " + shape(T, I) + (EF ? " first" : "") + " pf" + std::to_string(PF) + options(MB, LB, RK, EA),
+            cuprim::radix_sort_keys_workspace_bytes<std::uint64_t, P>(std::int64_t(m)), d.cub_u64,
+            kernel_info<P, std::uint64_t, cuprim::detail::radix_no_value>(),
+            [&](cuprim::workspace w) { cuprim::radix_sort_keys<P>(d.k64, d.o64, std::int64_t(m), w); },
+            [&] { return same(d.o64, d.r64, m); });
 }
+
 template <int T, int I, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false>
 void u32_row(sweep_data& d) {
   using P = sweep_policy<T, I, false, false, PF, MB, LB, RK, EA>;
   const std::uint64_t m = sweep_n;
-  std::size_t wsb = cuprim::radix_sort_keys_workspace_bytes<std::uint32_t, P>(std::int64_t(m));
-  void* ws; CK(cudaMalloc(&ws, wsb));
   CK(cudaMemset(d.o, 0xab, m * 4));
-  auto a = [&] { cuprim::radix_sort_keys<P>(d.u, d.o, std::int64_t(m), cuprim::workspace{ws, wsb}); };
-  a(); CK(cudaDeviceSynchronize());
-  const bool ok = same(d.o, d.r, m);
-  const float ms = med(a, 21);
-  printf("keys u32 %dx%d pf%d mb%d lb%d rank%d%s: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s)\n", T, I, PF, MB, LB, RK,
-         EA ? " early" : "", ms, d.cub_u32, d.cub_u32 / ms, ok ? "ok" : "MISMATCH",
-         kernel_info<P, std::uint32_t, cuprim::detail::radix_no_value>());
-  CK(cudaFree(ws));
+  timed_row("keys u32 " + shape(T, I) + " pf" + std::to_string(PF) + options(MB, LB, RK, EA),
+            cuprim::radix_sort_keys_workspace_bytes<std::uint32_t, P>(std::int64_t(m)), d.cub_u32,
+            kernel_info<P, std::uint32_t, cuprim::detail::radix_no_value>(),
+            [&](cuprim::workspace w) { cuprim::radix_sort_keys<P>(d.u, d.o, std::int64_t(m), w); },
+            [&] { return same(d.o, d.r, m); });
 }
 
 void rows_a(sweep_data& d);
