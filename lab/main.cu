@@ -214,6 +214,7 @@ int finish(const options& o, const lab::environment& env, const std::vector<cons
   bool ok = !aborted;
   for (const auto& r : results) ok = ok && r.correct && r.baseline_correct;
   if (!o.json.empty()) {
+    std::fflush(stdout);  // the table first: with both streams sent to one file, the note must not split a row
     if (lab::write_json(o.json, env, results)) std::fprintf(stderr, "cuprim-lab: wrote %s\n", o.json.c_str());
     else ok = false;
   }
