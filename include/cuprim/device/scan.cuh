@@ -115,16 +115,25 @@ void validate_scan(const char* fn, const In* in, Out* out, std::int64_t n) {
     throw_invalid(fn, "out", "must either equal in (in place) or not overlap [in, in + n)");
 }
 
+/// Whether a one-tile-per-block scan under P may load `in` and store `out` as vectors (their alignment).
+struct scan_vector_io {
+  bool in, out;
+};
+template <class P, class In, class Out>
+scan_vector_io scan_vector_io_of(const In* in, const Out* out) {
+  using vt = vector_traits<In, P::vector_bytes>;
+  constexpr unsigned vout = sizeof(Out) * vt::elems;
+  return {reinterpret_cast<std::uintptr_t>(in) % vt::bytes == 0,
+          reinterpret_cast<std::uintptr_t>(out) % (vout <= 16 ? vout : 16) == 0};
+}
+
 /// The one-tile-per-block launch (arguments validated, workspace large enough).
 template <class P, bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op>
 void scan_launch_classic(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, workspace ws,
                          cudaStream_t stream, const lookback_waits* waits) {
-  using vt = vector_traits<In, P::vector_bytes>;
   constexpr std::uint64_t tile = scan_tile_elems<P, In>();
   const std::uint64_t tiles = (n + tile - 1) / tile;
-  constexpr unsigned vout = sizeof(Out) * vt::elems;
-  const bool vector_in = reinterpret_cast<std::uintptr_t>(in) % vt::bytes == 0;
-  const bool vector_out = reinterpret_cast<std::uintptr_t>(out) % (vout <= 16 ? vout : 16) == 0;
+  const auto [vector_in, vector_out] = scan_vector_io_of<P>(in, out);
   if (tiles == 1) {  // one block, no look-back, nothing to zero
     scan_kernel<P, Exclusive, HasInit><<<1, P::threads, 0, stream>>>(
         in, out, n, op, init, tile_state<Acc>{}, nullptr, 1, vector_in, vector_out, lookback_waits{});
@@ -167,14 +176,11 @@ template <bool Exclusive, bool HasInit, class In, class Out, class Acc, class Op
 bool scan_cluster_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init,
                          cudaStream_t stream) {
   using C = scan_cluster_shape;
-  using vt = vector_traits<In, C::vector_bytes>;
   constexpr std::uint64_t tile = scan_tile_elems<C, In>();
   auto kernel = scan_cluster_kernel<C, Exclusive, HasInit, In, Out, Acc, Op>;
   static bulk_kernel_cache cache;  // whether this kernel's code is sm_90 on the device (clusters)
   if (bulk_kernel_blocks_per_sm(reinterpret_cast<const void*>(kernel), C::threads, 0, cache) == 0) return false;
-  constexpr unsigned vout = sizeof(Out) * vt::elems;
-  const bool vector_in = reinterpret_cast<std::uintptr_t>(in) % vt::bytes == 0;
-  const bool vector_out = reinterpret_cast<std::uintptr_t>(out) % (vout <= 16 ? vout : 16) == 0;
+  const auto [vector_in, vector_out] = scan_vector_io_of<C>(in, out);
   const unsigned blocks = unsigned((n + tile - 1) / tile);
   cudaLaunchAttribute attr[1];
   const cudaLaunchConfig_t cfg = cluster_launch_config(blocks, C::threads, 0, stream, attr);

@@ -106,14 +106,11 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
 void segmented_scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, Heads heads,
                            workspace ws, cudaStream_t stream) {
   if (n == 0) return;
-  using vt = vector_traits<In, Policy::vector_bytes>;
   using layout = segmented_scan_workspace<Policy, In, Acc>;
   using pair = seg_pair<Acc>;
   const std::uint64_t tiles = layout::tiles(static_cast<std::int64_t>(n));
   if (tiles > 0x7fffffffu) throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
-  constexpr unsigned vout = sizeof(Out) * vt::elems;
-  const bool vector_in = reinterpret_cast<std::uintptr_t>(in) % vt::bytes == 0;
-  const bool vector_out = reinterpret_cast<std::uintptr_t>(out) % (vout <= 16 ? vout : 16) == 0;
+  const auto [vector_in, vector_out] = scan_vector_io_of<Policy>(in, out);
   const seg_pair_op<Op> pop{op};
   const pair pinit{init, true};
   if (tiles == 1) {
