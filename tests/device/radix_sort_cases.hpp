@@ -138,8 +138,8 @@ void check_sort(std::int64_t n, shape s, bool descending, rng& r) {
 
 /// Sizes around the one-block limit, the cluster sort's limits (ct: the largest input the one-block sort takes
 /// below it; ct + 1: the smallest it takes, one key per thread; two blocks and a partial one with an empty fourth;
-/// several keys per thread; its largest input) and the one-sweep tile past that (a partial last tile), for K's
-/// policies.
+/// several keys per thread; its largest input) and the one-sweep tiles past that (a partial last tile), for K's
+/// policies (keys alone and pairs, whose tiles differ).
 template <class K>
 std::vector<std::int64_t> sizes() {
   using P = typename cuprim::radix_sort_default_policy<sizeof(K), 4>::type;
@@ -149,7 +149,7 @@ std::vector<std::int64_t> sizes() {
   constexpr std::int64_t ct = P::cluster_threads, on = P::onchip_tile;
   return {0,      1,      2,          31,     33,      P::small_tile - 1, P::small_tile, P::small_tile + 1,
           ct,     ct + 1, 2 * ct + 5, 8 * ct + 1, 24 * ct + 7, on - 1, on, on + 1, on + PK::tile - 1,
-          on + 3 * PK::tile + 5, (1 << 20) + 7};
+          on + 3 * PK::tile + 5, on + P::tile - 1, on + 3 * P::tile + 5, (1 << 20) + 7};
 }
 
 template <class K>

@@ -1,4 +1,5 @@
 #include "sweep_common.cuh"
 void rows_d(sweep_data& d) {
-  u64_row<384, 24, true, 32, 2, 1>(d); u64_row<384, 24, true, 32, 2, 1, 1, true>(d);
+  pairs_row<256, 42, true, true, 0, 2, 1>(d);
+  pairs_row<256, 46, true, true, 0, 2, 1>(d);
 }

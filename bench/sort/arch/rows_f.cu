@@ -1,4 +1,5 @@
 #include "sweep_common.cuh"
 void rows_f(sweep_data& d) {
-  u32_row<384, 40, 32>(d); u32_row<384, 40, 32, 2, 1>(d);
+  pairs_row<320, 32, true, true, 0, 2, 1>(d);
+  pairs_row<256, 40, true, true, 0, 2, 1>(d);
 }

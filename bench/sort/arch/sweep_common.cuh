@@ -2,8 +2,9 @@
 // another card wants other tiles). Each row: cuprim under policy P against CUB in the same process, outputs
 // compared with CUB's, and the one-sweep kernel's registers, spill stores and resident blocks per SM. Not part of
 // the CMake build: bench/sort/arch/build.sh builds the rows in parallel; run sweep [rounds]. The rows in rows_*.cu
-// are the look-back window rows of docs/tuning.md, "Radix sort", run 11 (the rows of runs 8-10, tiles, thread
-// counts, look-back, ranking and early counts, are in its text and in bench/sort/h100-sort-sweep.txt).
+// are the 256-thread shapes of docs/tuning.md, "Radix sort", run 13, beside the 384-thread defaults they replaced
+// (the rows of runs 8-12, tiles, thread counts, look-back, ranking and early counts, are in its text and in
+// bench/sort/h100-sort-sweep.txt).
 #pragma once
 #include <cuprim/device/radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>

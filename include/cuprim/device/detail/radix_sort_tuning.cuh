@@ -94,7 +94,7 @@ struct radix_sort_default_policy {
   // x 28 1.02x: spills, and two blocks' shared memory leave 28 KiB of L1).
   static constexpr bool wide = KeyBytes >= 8 || ValueBytes >= 8;
   static constexpr bool joint = !wide && ValueBytes > 0;
-  static constexpr int items = !wide ? (ValueBytes == 0 ? 40 : 26) : (ValueBytes == 0 ? 24 : 16);
+  static constexpr int items = !wide ? (ValueBytes == 0 ? 40 : 26) : (ValueBytes == 0 ? 24 : 16);  // at 384 threads
   // Keys alone: a block prefetches into L2 the keys of the tile 32 ahead of its own (one process, 2^28 keys, CUB
   // in the same run: uint32 1.345x -> 1.38-1.39x, float 1.15x -> 1.19-1.20x, uint64 (2^27) 1.186x -> 1.245x, with
   // 16 to 132 tiles ahead alike); with values it cost 1-4% (also with the values prefetched), so pairs do not.
@@ -106,7 +106,22 @@ struct radix_sort_default_policy {
   // either way); windows of 4 and 8 lost. The H200's window of 2 came from 4-byte keys (run 4), which keep it; 8-byte
   // keys and pairs were not measured with a window of 1 on the H200.
   static constexpr int look_back = (wide || ValueBytes > 0) ? 1 : 2;
-  using type = radix_sort_policy<384, items, 512, 8, 16, look_back, 1, false, true, wide ? 512 : 1024,
+  // Run 13 (H100, bench/sort/arch, CUB in the same process, four machines): pairs of 4-byte keys and values take
+  // 256 threads of 44 items rather than 384 of 26 (2^27 uint32 + uint32 0.988-0.999x -> 1.047-1.056x CUB): two
+  // blocks per SM of 256 threads may hold 128 registers a thread, and the longer runs of independent items per
+  // warp hide the ranking's latency that two blocks of 384 threads at 80 registers did not. 256 x 40 1.015-1.021x,
+  // x 48 spills; 288 and 320 threads lost. Copying the values from global memory straight to their exchange slots
+  // (cp.async, no registers through the look-back) gained 1% at 384 x 26 and 256 x 40 but lost 1% at 256 x 44
+  // (1.038-1.042x), so it is not kept.
+  // 8-byte keys alone take 256 x 40 (2^27 uint64, same-run: 1.096x -> 1.098-1.102x CUB on one machine, 1.096-1.101x
+  // -> 1.108-1.109x on another; x 42 1.111-1.113x, but x 44 falls to 1.048-1.053x, so 40 keeps a margin from that
+  // edge; x 38 1.105-1.107x; ballots with a warp-synchronous update or early counts no gain; 16 or 64 tiles of
+  // prefetch 0-1% less). 4-byte keys alone lost at 256 x 56-60 (1.16-1.17x against 1.17-1.18x) and keep 384 x 40.
+  // 8-byte pairs (384 x 16) were not swept. None of run 13 was measured on an H200.
+  static constexpr bool wide_keys = wide && ValueBytes == 0;
+  static constexpr int threads = (joint || wide_keys) ? 256 : 384;
+  static constexpr int tile_items = joint ? 44 : (wide_keys ? 40 : items);
+  using type = radix_sort_policy<threads, tile_items, 512, 8, 16, look_back, 1, false, true, wide ? 512 : 1024,
                                  wide ? 16 : 8, exchange_first, joint, prefetch>;
 };
 

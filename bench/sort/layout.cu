@@ -1,0 +1,101 @@
+// bench/sort/layout.cu: does where the buffers lie move the sort's time? 2^27 uint32 keys with uint32 values
+// (cuprim's default policy and CUB SortPairs) and 2^27 uint64 keys, with the input, output and value buffers
+// carved from one allocation at chosen offsets, each layout timed for both libraries (median of 15, the same
+// buffers for both). Not part of the CMake build:
+//   nvcc -std=c++20 --extended-lambda --expt-relaxed-constexpr -O3 -arch=sm_90 -I include \
+//        bench/sort/layout.cu src/device.cpp src/error.cpp src/memory.cpp -o layout && ./layout
+#include <cuprim/device/radix_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include "ab_common.cuh"
+
+namespace {
+constexpr std::uint64_t n = 1ull << 27;
+constexpr std::size_t MiB = std::size_t(1) << 20, KiB = 1024;
+
+struct layout {
+  const char* name;
+  std::size_t u, v, o, vo;  // byte offsets of the keys, values, output keys and output values
+};
+
+void pairs(unsigned char* pool, const layout& L, void* cub_temp, std::size_t cub_bytes, void* ws, std::size_t wsb) {
+  auto* u = reinterpret_cast<std::uint32_t*>(pool + L.u);
+  auto* v = reinterpret_cast<std::uint32_t*>(pool + L.v);
+  auto* o = reinterpret_cast<std::uint32_t*>(pool + L.o);
+  auto* vo = reinterpret_cast<std::uint32_t*>(pool + L.vo);
+  fill_u<<<1024, 256>>>(u, n, 777u);
+  fill_u<<<1024, 256>>>(v, n, 999u);
+  CK(cudaDeviceSynchronize());
+  auto cub_sort = [&] {
+    std::size_t b = cub_bytes;
+    CK(cub::DeviceRadixSort::SortPairs(cub_temp, b, u, o, v, vo, int(n)));
+  };
+  auto our_sort = [&] { cuprim::radix_sort_pairs(u, o, v, vo, std::int64_t(n), cuprim::workspace{ws, wsb}); };
+  std::vector<std::uint32_t> ko(n), vv(n);
+  CK(cudaMemset(o, 0xab, n * 4)); CK(cudaMemset(vo, 0xab, n * 4));
+  cub_sort(); CK(cudaDeviceSynchronize());
+  CK(cudaMemcpy(ko.data(), o, n * 4, cudaMemcpyDeviceToHost)); CK(cudaMemcpy(vv.data(), vo, n * 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemset(o, 0xab, n * 4)); CK(cudaMemset(vo, 0xab, n * 4));
+  our_sort(); CK(cudaDeviceSynchronize());
+  const bool ok = [&] {
+    std::vector<std::uint32_t> k2(n), v2(n);
+    CK(cudaMemcpy(k2.data(), o, n * 4, cudaMemcpyDeviceToHost)); CK(cudaMemcpy(v2.data(), vo, n * 4, cudaMemcpyDeviceToHost));
+    return k2 == ko && v2 == vv;
+  }();
+  float c[2], m[2];
+  for (int r = 0; r < 2; ++r) { c[r] = med(cub_sort, 15); m[r] = med(our_sort, 15); }
+  printf("pairs %-28s cub %.4f %.4f ms  cuprim %.4f %.4f ms  = %.3fx %.3fx %s\n", L.name, c[0], c[1], m[0], m[1],
+         c[0] / m[0], c[1] / m[1], ok ? "ok" : "MISMATCH");
+}
+
+void keys64(unsigned char* pool, const layout& L, void* cub_temp, std::size_t cub_bytes, void* ws, std::size_t wsb) {
+  auto* k = reinterpret_cast<std::uint64_t*>(pool + L.u);
+  auto* o = reinterpret_cast<std::uint64_t*>(pool + L.o);
+  fill_u<<<1024, 256>>>(reinterpret_cast<std::uint32_t*>(k), 2 * n, 555u);
+  CK(cudaDeviceSynchronize());
+  auto cub_sort = [&] {
+    std::size_t b = cub_bytes;
+    CK(cub::DeviceRadixSort::SortKeys(cub_temp, b, k, o, int(n)));
+  };
+  auto our_sort = [&] { cuprim::radix_sort_keys(k, o, std::int64_t(n), cuprim::workspace{ws, wsb}); };
+  float c[2], m[2];
+  for (int r = 0; r < 2; ++r) { c[r] = med(cub_sort, 15); m[r] = med(our_sort, 15); }
+  printf("u64   %-28s cub %.4f %.4f ms  cuprim %.4f %.4f ms  = %.3fx %.3fx\n", L.name, c[0], c[1], m[0], m[1],
+         c[0] / m[0], c[1] / m[1]);
+}
+}  // namespace
+
+int main() {
+  const std::size_t S = n * 4;  // 512 MiB
+  const std::size_t pool_bytes = 5 * S + 64 * MiB;
+  unsigned char* pool;
+  CK(cudaMalloc(&pool, pool_bytes));
+  std::size_t cub_bytes = 0, b2 = 0;
+  CK(cub::DeviceRadixSort::SortPairs(nullptr, cub_bytes, (std::uint32_t*)nullptr, (std::uint32_t*)nullptr,
+                                     (std::uint32_t*)nullptr, (std::uint32_t*)nullptr, int(n)));
+  CK(cub::DeviceRadixSort::SortKeys(nullptr, b2, (std::uint64_t*)nullptr, (std::uint64_t*)nullptr, int(n)));
+  cub_bytes = std::max(cub_bytes, b2);
+  const std::size_t wsb = std::max(cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t>(std::int64_t(n)),
+                                   cuprim::radix_sort_keys_workspace_bytes<std::uint64_t>(std::int64_t(n)));
+  void *cub_temp, *ws;
+  CK(cudaMalloc(&cub_temp, cub_bytes));
+  CK(cudaMalloc(&ws, wsb));
+  printf("pool %p, cub temp %zu B, cuprim workspace %zu B\n", (void*)pool, cub_bytes, wsb);
+  const layout pl[] = {
+      {"u v o vo, 512 MiB apart", 0, S, 2 * S, 3 * S},
+      {"u o v vo, 512 MiB apart", 0, 2 * S, S, 3 * S},
+      {"+64 KiB steps", 0, S + 64 * KiB, 2 * S + 128 * KiB, 3 * S + 192 * KiB},
+      {"+2 MiB steps", 0, S + 2 * MiB, 2 * S + 4 * MiB, 3 * S + 6 * MiB},
+      {"+7 MiB steps", 0, S + 7 * MiB, 2 * S + 14 * MiB, 3 * S + 21 * MiB},
+      {"+4352 B steps", 0, S + 4352, 2 * S + 8704, 3 * S + 13056},
+      {"u v o vo, 512 MiB apart", 0, S, 2 * S, 3 * S},
+  };
+  for (const auto& L : pl) pairs(pool, L, cub_temp, cub_bytes, ws, wsb);
+  const layout kl[] = {
+      {"k o, 1 GiB apart", 0, 0, 2 * S, 0},
+      {"k o, 1 GiB + 64 KiB", 0, 0, 2 * S + 64 * KiB, 0},
+      {"k o, 1 GiB + 7 MiB", 0, 0, 2 * S + 7 * MiB, 0},
+      {"k o, 1.5 GiB + 2 MiB", 0, 0, 3 * S + 2 * MiB, 0},
+  };
+  for (const auto& L : kl) keys64(pool, L, cub_temp, cub_bytes, ws, wsb);
+  return 0;
+}
