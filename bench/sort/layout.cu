@@ -1,9 +1,11 @@
 // bench/sort/layout.cu: does where the buffers lie move the sort's time? 2^27 uint32 keys with uint32 values
 // (cuprim's default policy and CUB SortPairs) and 2^27 uint64 keys, with the input, output and value buffers
 // carved from one allocation at chosen offsets, each layout timed for both libraries (median of 15, the same
-// buffers for both). Not part of the CMake build:
+// buffers for both); or (`layout HOLD FREED`) the pairs row with the lab's separate allocations, made after HOLD
+// MiB are allocated and kept and FREED MiB allocated and released, which moves where the buffers lie in physical
+// memory (docs/tuning.md, "Radix sort", run 13). Not part of the CMake build:
 //   nvcc -std=c++20 --extended-lambda --expt-relaxed-constexpr -O3 -arch=sm_90 -I include \
-//        bench/sort/layout.cu src/device.cpp src/error.cpp src/memory.cpp -o layout && ./layout
+//        bench/sort/layout.cu src/device.cpp src/error.cpp src/memory.cpp -o layout && ./layout; ./layout 0 3072
 #include <cuprim/device/radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include "ab_common.cuh"
@@ -62,9 +64,45 @@ void keys64(unsigned char* pool, const layout& L, void* cub_temp, std::size_t cu
   printf("u64   %-28s cub %.4f %.4f ms  cuprim %.4f %.4f ms  = %.3fx %.3fx\n", L.name, c[0], c[1], m[0], m[1],
          c[0] / m[0], c[1] / m[1]);
 }
+/// The lab's order of allocations for its pairs row (input, output, values, output values, workspace, then CUB's
+/// output, output values and temporary storage), each its own cudaMalloc, after `hold` MiB are allocated and kept
+/// and `freed` MiB allocated and released: CUB writes its own outputs, as in the lab.
+void separate(std::size_t hold, std::size_t freed) {
+  void *h = nullptr, *f = nullptr;
+  if (hold) { CK(cudaMalloc(&h, hold * MiB)); CK(cudaMemset(h, 1, hold * MiB)); }
+  if (freed) { CK(cudaMalloc(&f, freed * MiB)); CK(cudaMemset(f, 1, freed * MiB)); }
+  if (freed) CK(cudaFree(f));
+  std::uint32_t *u, *o, *v, *vo, *r, *vr;
+  void *ws, *temp;
+  const std::size_t wsb = cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t>(std::int64_t(n));
+  std::size_t tb = 0;
+  CK(cub::DeviceRadixSort::SortPairs(nullptr, tb, (std::uint32_t*)nullptr, (std::uint32_t*)nullptr,
+                                     (std::uint32_t*)nullptr, (std::uint32_t*)nullptr, int(n)));
+  CK(cudaMalloc(&u, n * 4)); CK(cudaMalloc(&o, n * 4)); CK(cudaMalloc(&v, n * 4)); CK(cudaMalloc(&vo, n * 4));
+  CK(cudaMalloc(&ws, wsb)); CK(cudaMalloc(&r, n * 4)); CK(cudaMalloc(&vr, n * 4)); CK(cudaMalloc(&temp, tb));
+  fill_u<<<1024, 256>>>(u, n, 777u);
+  fill_u<<<1024, 256>>>(v, n, 999u);
+  CK(cudaDeviceSynchronize());
+  auto cub_sort = [&] { std::size_t b = tb; CK(cub::DeviceRadixSort::SortPairs(temp, b, u, r, v, vr, int(n))); };
+  auto our_sort = [&] { cuprim::radix_sort_pairs(u, o, v, vo, std::int64_t(n), cuprim::workspace{ws, wsb}); };
+  CK(cudaMemset(o, 0xab, n * 4)); CK(cudaMemset(vo, 0xab, n * 4));
+  cub_sort(); our_sort(); CK(cudaDeviceSynchronize());
+  const bool ok = same(o, r, n) && same(vo, vr, n);
+  float c[3], m[3];
+  for (int i = 0; i < 3; ++i) { c[i] = med(cub_sort, 15); m[i] = med(our_sort, 15); }
+  printf("pairs, separate buffers, %5zu MiB held, %5zu MiB freed before: cub %.4f %.4f %.4f ms  cuprim %.4f %.4f "
+         "%.4f ms  = %.3fx %.3fx %.3fx %s (u %p o %p r %p)\n", hold, freed, c[0], c[1], c[2], m[0], m[1], m[2],
+         c[0] / m[0], c[1] / m[1], c[2] / m[2], ok ? "ok" : "MISMATCH", (void*)u, (void*)o, (void*)r);
+}
 }  // namespace
 
-int main() {
+/// layout: the pool's layouts; layout HOLD FREED: the lab's separate allocations after HOLD MiB held and FREED MiB
+/// allocated and released.
+int main(int argc, char** argv) {
+  if (argc > 2) {
+    separate(std::size_t(std::atoll(argv[1])), std::size_t(std::atoll(argv[2])));
+    return 0;
+  }
   const std::size_t S = n * 4;  // 512 MiB
   const std::size_t pool_bytes = 5 * S + 64 * MiB;
   unsigned char* pool;
