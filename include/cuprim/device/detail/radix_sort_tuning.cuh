@@ -106,7 +106,7 @@ struct radix_sort_default_policy {
   // either way); windows of 4 and 8 lost. The H200's window of 2 came from 4-byte keys (run 4), which keep it; 8-byte
   // keys and pairs were not measured with a window of 1 on the H200.
   static constexpr int look_back = (wide || ValueBytes > 0) ? 1 : 2;
-  // Run 13 (H100, bench/sort/arch, CUB in the same process, four machines): pairs of 4-byte keys and values take
+  // Run 13 (H100, bench/sort/arch, CUB in the same process, two machines each): pairs of 4-byte keys and values take
   // 256 threads of 44 items rather than 384 of 26 (2^27 uint32 + uint32 0.988-0.999x -> 1.047-1.056x CUB): two
   // blocks per SM of 256 threads may hold 128 registers a thread, and the longer runs of independent items per
   // warp hide the ranking's latency that two blocks of 384 threads at 80 registers did not. 256 x 40 1.015-1.021x,
