@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/expect_invalid.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -18,19 +20,10 @@ namespace {
 
 constexpr const char* fn = "cuprim::gemm_ooc_sync";
 
+/// cuprim_test::expect_invalid, from gemm_ooc_sync unless said.
 template <class F>
 void expect_invalid(F&& call, const std::string& argument, const std::string& function = fn) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception; expected cuprim::invalid_argument for '" << argument << "'";
-  } catch (const cuprim::invalid_argument& e) {
-    EXPECT_EQ(e.argument(), argument) << e.what();
-    EXPECT_EQ(e.function(), function) << e.what();
-    EXPECT_FALSE(e.rule().empty());
-    EXPECT_NE(std::string(e.what()).find(argument), std::string::npos) << e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception for '" << argument << "': " << e.what();
-  }
+  cuprim_test::expect_invalid(static_cast<F&&>(call), argument, function);
 }
 
 struct mats {

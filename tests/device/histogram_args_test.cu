@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/expect_invalid.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,24 +17,8 @@
 
 namespace {
 
-template <class F>
-void expect_invalid(F&& call, const std::string& argument, const std::string& function) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception; expected cuprim::invalid_argument for '" << argument << "' from " << function;
-  } catch (const cuprim::invalid_argument& e) {
-    EXPECT_EQ(e.argument(), argument) << e.what();
-    EXPECT_EQ(e.function(), function) << e.what();
-    EXPECT_NE(std::string(e.what()).find(argument), std::string::npos);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception for '" << argument << "': " << e.what();
-  }
-}
-
-template <class T>
-T* fake(std::uintptr_t gib) {
-  return reinterpret_cast<T*>(gib << 30);
-}
+using cuprim_test::expect_invalid;
+using cuprim_test::fake;
 
 const std::uint8_t* in8 = fake<const std::uint8_t>(1);
 const float* inf32 = fake<const float>(1);

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/expect_invalid.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <set>
@@ -16,26 +18,7 @@
 
 namespace {
 
-/// Runs `call`, which must throw cuprim::invalid_argument naming `argument`; checks the message carries the
-/// function, the argument and the rule.
-template <class F>
-void expect_invalid(F&& call, const std::string& argument, const std::string& function_prefix = "cuprim::") {
-  try {
-    call();
-    ADD_FAILURE() << "no exception; expected cuprim::invalid_argument for '" << argument << "'";
-  } catch (const cuprim::invalid_argument& e) {
-    EXPECT_EQ(e.argument(), argument) << e.what();
-    EXPECT_EQ(e.function().rfind(function_prefix, 0), 0u) << "function '" << e.function() << "', expected "
-                                                            << function_prefix;
-    EXPECT_FALSE(e.rule().empty());
-    const std::string what = e.what();
-    EXPECT_NE(what.find(e.function()), std::string::npos) << what;
-    EXPECT_NE(what.find(argument), std::string::npos) << what;
-    EXPECT_NE(what.find(e.rule()), std::string::npos) << what;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception for '" << argument << "': " << e.what();
-  }
-}
+using cuprim_test::expect_invalid_from;
 
 // Host arrays standing in for device pointers: validation compares addresses only.
 struct arrays {
@@ -48,16 +31,18 @@ struct arrays {
 TEST(ReduceArgs, NullInputWithElements) {
   arrays a;
   const int* null_in = nullptr;
-  expect_invalid([&] { cuprim::reduce(null_in, a.out, 5, cuprim::plus{}, 0); }, "in");
-  expect_invalid([&] { cuprim::reduce(null_in, a.out, 5, cuprim::plus{}, 0, cuprim::workspace{a.out, 16}); }, "in");
-  expect_invalid([&] { cuprim::transform_reduce(null_in, a.out, 1, cuprim::identity{}, cuprim::plus{}, 0); }, "in");
-  expect_invalid([&] { cuprim::sum(null_in, a.out, 3); }, "in");
-  expect_invalid([&] { cuprim::min(null_in, a.out, 3); }, "in");
-  expect_invalid([&] { cuprim::max(null_in, a.out, 3); }, "in");
+  expect_invalid_from([&] { cuprim::reduce(null_in, a.out, 5, cuprim::plus{}, 0); }, "in");
+  expect_invalid_from([&] { cuprim::reduce(null_in, a.out, 5, cuprim::plus{}, 0, cuprim::workspace{a.out, 16}); },
+                      "in");
+  expect_invalid_from([&] { cuprim::transform_reduce(null_in, a.out, 1, cuprim::identity{}, cuprim::plus{}, 0); },
+                      "in");
+  expect_invalid_from([&] { cuprim::sum(null_in, a.out, 3); }, "in");
+  expect_invalid_from([&] { cuprim::min(null_in, a.out, 3); }, "in");
+  expect_invalid_from([&] { cuprim::max(null_in, a.out, 3); }, "in");
   const float* null_f = nullptr;
-  expect_invalid([&] { cuprim::argmin(null_f, a.arg_out, 3); }, "in", "cuprim::argmin");
-  expect_invalid([&] { cuprim::argmax(null_f, a.arg_out, 3); }, "in", "cuprim::argmax");
-  expect_invalid(
+  expect_invalid_from([&] { cuprim::argmin(null_f, a.arg_out, 3); }, "in", "cuprim::argmin");
+  expect_invalid_from([&] { cuprim::argmax(null_f, a.arg_out, 3); }, "in", "cuprim::argmax");
+  expect_invalid_from(
       [&] { cuprim::reduce_ladder(cuprim::reduce_variant::warp_shuffle, null_in, a.out, 7, cuprim::plus{}, 0); },
       "in", "cuprim::reduce_ladder");
 }
@@ -65,34 +50,36 @@ TEST(ReduceArgs, NullInputWithElements) {
 TEST(ReduceArgs, NullOutput) {
   arrays a;
   int* null_out = nullptr;
-  expect_invalid([&] { cuprim::reduce(a.in, null_out, 5, cuprim::plus{}, 0); }, "out");
+  expect_invalid_from([&] { cuprim::reduce(a.in, null_out, 5, cuprim::plus{}, 0); }, "out");
   // n = 0 still writes init to *out, so out must be valid then too (and in may be null).
-  expect_invalid([&] { cuprim::reduce(static_cast<const int*>(nullptr), null_out, 0, cuprim::plus{}, 0); }, "out");
-  expect_invalid([&] { cuprim::reduce(a.in, null_out, 5, cuprim::plus{}, 0, cuprim::workspace{a.out, 16}); }, "out");
-  expect_invalid([&] { cuprim::transform_reduce(a.in, null_out, 5, cuprim::identity{}, cuprim::maximum{}, 0); },
-                 "out");
-  expect_invalid([&] { cuprim::sum(a.in, null_out, 5); }, "out");
-  expect_invalid([&] { cuprim::min(a.in, null_out, 5); }, "out");
-  expect_invalid([&] { cuprim::max(a.in, null_out, 5); }, "out");
+  expect_invalid_from([&] { cuprim::reduce(static_cast<const int*>(nullptr), null_out, 0, cuprim::plus{}, 0); }, "out");
+  expect_invalid_from([&] { cuprim::reduce(a.in, null_out, 5, cuprim::plus{}, 0, cuprim::workspace{a.out, 16}); },
+                      "out");
+  expect_invalid_from([&] { cuprim::transform_reduce(a.in, null_out, 5, cuprim::identity{}, cuprim::maximum{}, 0); },
+                      "out");
+  expect_invalid_from([&] { cuprim::sum(a.in, null_out, 5); }, "out");
+  expect_invalid_from([&] { cuprim::min(a.in, null_out, 5); }, "out");
+  expect_invalid_from([&] { cuprim::max(a.in, null_out, 5); }, "out");
   cuprim::arg_result<float>* null_arg = nullptr;
-  expect_invalid([&] { cuprim::argmin(a.fin, null_arg, 5); }, "out", "cuprim::argmin");
-  expect_invalid([&] { cuprim::argmax(a.fin, null_arg, 5); }, "out", "cuprim::argmax");
+  expect_invalid_from([&] { cuprim::argmin(a.fin, null_arg, 5); }, "out", "cuprim::argmin");
+  expect_invalid_from([&] { cuprim::argmax(a.fin, null_arg, 5); }, "out", "cuprim::argmax");
   for (auto v : cuprim::reduce_variants)
-    expect_invalid([&] { cuprim::reduce_ladder(v, a.in, null_out, 5, cuprim::plus{}, 0); }, "out",
-                   "cuprim::reduce_ladder");
+    expect_invalid_from([&] { cuprim::reduce_ladder(v, a.in, null_out, 5, cuprim::plus{}, 0); }, "out",
+                        "cuprim::reduce_ladder");
 }
 
 TEST(ReduceArgs, NegativeCount) {
   arrays a;
   for (std::int64_t n : {std::int64_t(-1), std::int64_t(-1000), INT64_MIN}) {
-    expect_invalid([&] { cuprim::reduce(a.in, a.out, n, cuprim::plus{}, 0); }, "n");
-    expect_invalid([&] { cuprim::reduce(a.in, a.out, n, cuprim::plus{}, 0, cuprim::workspace{a.out, 16}); }, "n");
-    expect_invalid([&] { cuprim::transform_reduce(a.in, a.out, n, cuprim::identity{}, cuprim::plus{}, 0); }, "n");
-    expect_invalid([&] { cuprim::sum(a.in, a.out, n); }, "n");
-    expect_invalid([&] { cuprim::argmin(a.fin, a.arg_out, n); }, "n", "cuprim::argmin");
-    expect_invalid([&] { cuprim::argmax(a.fin, a.arg_out, n); }, "n", "cuprim::argmax");
-    expect_invalid([&] { cuprim::reduce_ladder(cuprim::reduce_variant::single_pass, a.in, a.out, n, cuprim::plus{}, 0); },
-                   "n", "cuprim::reduce_ladder");
+    expect_invalid_from([&] { cuprim::reduce(a.in, a.out, n, cuprim::plus{}, 0); }, "n");
+    expect_invalid_from([&] { cuprim::reduce(a.in, a.out, n, cuprim::plus{}, 0, cuprim::workspace{a.out, 16}); }, "n");
+    expect_invalid_from([&] { cuprim::transform_reduce(a.in, a.out, n, cuprim::identity{}, cuprim::plus{}, 0); }, "n");
+    expect_invalid_from([&] { cuprim::sum(a.in, a.out, n); }, "n");
+    expect_invalid_from([&] { cuprim::argmin(a.fin, a.arg_out, n); }, "n", "cuprim::argmin");
+    expect_invalid_from([&] { cuprim::argmax(a.fin, a.arg_out, n); }, "n", "cuprim::argmax");
+    expect_invalid_from(
+        [&] { cuprim::reduce_ladder(cuprim::reduce_variant::single_pass, a.in, a.out, n, cuprim::plus{}, 0); }, "n",
+        "cuprim::reduce_ladder");
   }
 }
 
@@ -100,29 +87,29 @@ TEST(ReduceArgs, OutputOverlappingInput) {
   arrays a;
   // out inside [in, in + n): first element, middle, last element.
   for (int k : {0, 31, 63}) {
-    expect_invalid([&] { cuprim::reduce(a.in, a.in + k, 64, cuprim::plus{}, 0); }, "out");
-    expect_invalid([&] { cuprim::reduce(a.in, a.in + k, 64, cuprim::plus{}, 0, cuprim::workspace{a.out, 16}); },
-                   "out");
-    expect_invalid([&] { cuprim::sum(a.in, a.in + k, 64); }, "out");
-    expect_invalid([&] { cuprim::reduce_ladder(cuprim::reduce_variant::interleaved_divergent, a.in, a.in + k, 64,
-                                               cuprim::plus{}, 0); },
-                   "out", "cuprim::reduce_ladder");
+    expect_invalid_from([&] { cuprim::reduce(a.in, a.in + k, 64, cuprim::plus{}, 0); }, "out");
+    expect_invalid_from([&] { cuprim::reduce(a.in, a.in + k, 64, cuprim::plus{}, 0, cuprim::workspace{a.out, 16}); },
+                        "out");
+    expect_invalid_from([&] { cuprim::sum(a.in, a.in + k, 64); }, "out");
+    expect_invalid_from([&] { cuprim::reduce_ladder(cuprim::reduce_variant::interleaved_divergent, a.in, a.in + k, 64,
+                                                    cuprim::plus{}, 0); },
+                        "out", "cuprim::reduce_ladder");
   }
   // A wider output that straddles the end of the input overlaps its last bytes.
   auto* straddle = reinterpret_cast<double*>(reinterpret_cast<char*>(a.in + 63));
-  expect_invalid([&] { cuprim::reduce(a.in, straddle, 64, cuprim::plus{}, 0.0); }, "out");
+  expect_invalid_from([&] { cuprim::reduce(a.in, straddle, 64, cuprim::plus{}, 0.0); }, "out");
   // An output starting before the input and reaching into it.
   int padded[72] = {};
   const int* in = padded + 8;
   auto* before = reinterpret_cast<double*>(reinterpret_cast<char*>(padded + 8) - 4);
-  expect_invalid([&] { cuprim::reduce(in, before, 64, cuprim::plus{}, 0.0); }, "out");
+  expect_invalid_from([&] { cuprim::reduce(in, before, 64, cuprim::plus{}, 0.0); }, "out");
   // An output that reaches a single byte into the input overlaps it.
   auto* one_byte_in = reinterpret_cast<std::int64_t*>(reinterpret_cast<char*>(padded + 6) + 1);
-  expect_invalid([&] { cuprim::reduce(in, one_byte_in, 64, cuprim::plus{}, std::int64_t{0}); }, "out");
+  expect_invalid_from([&] { cuprim::reduce(in, one_byte_in, 64, cuprim::plus{}, std::int64_t{0}); }, "out");
   // argmin's 16-byte result overlapping the tail of the input.
   auto* arg_overlap = reinterpret_cast<cuprim::arg_result<float>*>(a.fin + 60);
-  expect_invalid([&] { cuprim::argmin(a.fin, arg_overlap, 64); }, "out", "cuprim::argmin");
-  expect_invalid([&] { cuprim::argmax(a.fin, arg_overlap, 64); }, "out", "cuprim::argmax");
+  expect_invalid_from([&] { cuprim::argmin(a.fin, arg_overlap, 64); }, "out", "cuprim::argmin");
+  expect_invalid_from([&] { cuprim::argmax(a.fin, arg_overlap, 64); }, "out", "cuprim::argmax");
 }
 
 TEST(ReduceArgs, InvalidLadderVariant) {
@@ -130,19 +117,19 @@ TEST(ReduceArgs, InvalidLadderVariant) {
   const int count = static_cast<int>(cuprim::reduce_variants.size());
   for (int bad : {count, count + 1, 1000, -1}) {
     const auto v = static_cast<cuprim::reduce_variant>(bad);
-    expect_invalid([&] { cuprim::reduce_ladder(v, a.in, a.out, 64, cuprim::plus{}, 0); }, "variant",
-                   "cuprim::reduce_ladder");
+    expect_invalid_from([&] { cuprim::reduce_ladder(v, a.in, a.out, 64, cuprim::plus{}, 0); }, "variant",
+                        "cuprim::reduce_ladder");
   }
 }
 
 // Rules are checked in a fixed order: a call that breaks several names the first of n, in, out.
 TEST(ReduceArgs, FirstBrokenRuleIsReported) {
-  expect_invalid([] { cuprim::reduce(static_cast<const int*>(nullptr), static_cast<int*>(nullptr), -1,
+  expect_invalid_from([] { cuprim::reduce(static_cast<const int*>(nullptr), static_cast<int*>(nullptr), -1,
                                      cuprim::plus{}, 0); },
-                 "n");
-  expect_invalid([] { cuprim::reduce(static_cast<const int*>(nullptr), static_cast<int*>(nullptr), 4,
+                      "n");
+  expect_invalid_from([] { cuprim::reduce(static_cast<const int*>(nullptr), static_cast<int*>(nullptr), 4,
                                      cuprim::plus{}, 0); },
-                 "in");
+                      "in");
 }
 
 TEST(ReduceLadder, VariantsAreOrderedAndNamedDistinctly) {

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/expect_invalid.hpp"
+
 #include <cstdint>
 #include <set>
 #include <string>
@@ -17,29 +19,10 @@
 
 namespace {
 
+using cuprim_test::expect_invalid_from;
+
 using cuprim_test::affine_map;
 using cuprim_test::compose;
-
-/// Runs `call`, which must throw cuprim::invalid_argument naming `argument`; checks the message carries the
-/// function, the argument and the rule.
-template <class F>
-void expect_invalid(F&& call, const std::string& argument, const std::string& function_prefix = "cuprim::") {
-  try {
-    call();
-    ADD_FAILURE() << "no exception; expected cuprim::invalid_argument for '" << argument << "'";
-  } catch (const cuprim::invalid_argument& e) {
-    EXPECT_EQ(e.argument(), argument) << e.what();
-    EXPECT_EQ(e.function().rfind(function_prefix, 0), 0u) << "function '" << e.function() << "', expected "
-                                                            << function_prefix;
-    EXPECT_FALSE(e.rule().empty());
-    const std::string what = e.what();
-    EXPECT_NE(what.find(e.function()), std::string::npos) << what;
-    EXPECT_NE(what.find(argument), std::string::npos) << what;
-    EXPECT_NE(what.find(e.rule()), std::string::npos) << what;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception for '" << argument << "': " << e.what();
-  }
-}
 
 // Host arrays standing in for device pointers: validation compares addresses only.
 struct arrays {
@@ -75,22 +58,23 @@ TEST(ScanArgs, NullInputWithElements) {
   arrays a;
   for_each_entry_point([&](const char* fn, auto call) {
     SCOPED_TRACE(fn);
-    expect_invalid([&] { call(nullptr, a.out, 5); }, "in", std::string("cuprim::") + fn);
-    expect_invalid([&] { call(nullptr, a.out, 1); }, "in", std::string("cuprim::") + fn);
+    expect_invalid_from([&] { call(nullptr, a.out, 5); }, "in", std::string("cuprim::") + fn);
+    expect_invalid_from([&] { call(nullptr, a.out, 1); }, "in", std::string("cuprim::") + fn);
   });
   const affine_map* null_f = nullptr;
-  expect_invalid([&] { cuprim::inclusive_scan(null_f, a.fout, 5, compose{}); }, "in");
-  expect_invalid([&] { cuprim::exclusive_scan(null_f, a.fout, 5, compose{}, cuprim_test::affine_identity); }, "in");
+  expect_invalid_from([&] { cuprim::inclusive_scan(null_f, a.fout, 5, compose{}); }, "in");
+  expect_invalid_from([&] { cuprim::exclusive_scan(null_f, a.fout, 5, compose{}, cuprim_test::affine_identity); },
+                      "in");
 }
 
 TEST(ScanArgs, NullOutputWithElements) {
   arrays a;
   for_each_entry_point([&](const char* fn, auto call) {
     SCOPED_TRACE(fn);
-    expect_invalid([&] { call(a.in, nullptr, 5); }, "out", std::string("cuprim::") + fn);
+    expect_invalid_from([&] { call(a.in, nullptr, 5); }, "out", std::string("cuprim::") + fn);
   });
-  expect_invalid([&] { cuprim::inclusive_scan(a.fin, static_cast<affine_map*>(nullptr), 1, compose{}); }, "out");
-  expect_invalid([&] { cuprim::inclusive_sum(a.in, static_cast<std::int64_t*>(nullptr), 3); }, "out");
+  expect_invalid_from([&] { cuprim::inclusive_scan(a.fin, static_cast<affine_map*>(nullptr), 1, compose{}); }, "out");
+  expect_invalid_from([&] { cuprim::inclusive_sum(a.in, static_cast<std::int64_t*>(nullptr), 3); }, "out");
 }
 
 TEST(ScanArgs, NegativeCount) {
@@ -98,7 +82,7 @@ TEST(ScanArgs, NegativeCount) {
   for (std::int64_t n : {std::int64_t(-1), std::int64_t(-1000), INT64_MIN}) {
     for_each_entry_point([&](const char* fn, auto call) {
       SCOPED_TRACE(fn);
-      expect_invalid([&] { call(a.in, a.out, n); }, "n", std::string("cuprim::") + fn);
+      expect_invalid_from([&] { call(a.in, a.out, n); }, "n", std::string("cuprim::") + fn);
     });
   }
 }
@@ -110,25 +94,26 @@ TEST(ScanArgs, PartialOverlapOfOutputAndInput) {
   for (int k : {1, 2, 31, 63, -1, -31, -63}) {
     for_each_entry_point([&](const char* fn, auto call) {
       SCOPED_TRACE(::testing::Message() << fn << ", out = in + " << k);
-      expect_invalid([&] { call(in, buf + 32 + k, 64); }, "out", std::string("cuprim::") + fn);
+      expect_invalid_from([&] { call(in, buf + 32 + k, 64); }, "out", std::string("cuprim::") + fn);
     });
   }
   // A wider output at the input's own address is not in place (it reaches past the input's first half).
-  expect_invalid([&] { cuprim::inclusive_sum(in, reinterpret_cast<std::int64_t*>(buf + 32), 64); }, "out");
+  expect_invalid_from([&] { cuprim::inclusive_sum(in, reinterpret_cast<std::int64_t*>(buf + 32), 64); }, "out");
   // A narrower one neither.
-  expect_invalid([&] { cuprim::inclusive_sum(reinterpret_cast<const std::int64_t*>(buf + 32), buf + 32, 32); }, "out");
+  expect_invalid_from([&] { cuprim::inclusive_sum(reinterpret_cast<const std::int64_t*>(buf + 32), buf + 32, 32); },
+                      "out");
   // A wider output just before the input whose last bytes reach into it.
-  expect_invalid([&] { cuprim::inclusive_sum(in, reinterpret_cast<std::int64_t*>(buf), 64); }, "out");
+  expect_invalid_from([&] { cuprim::inclusive_sum(in, reinterpret_cast<std::int64_t*>(buf), 64); }, "out");
   // An output reaching a single byte into the input (64 int64 ending one byte past the input's start).
   alignas(8) static char storage[2048];
   const auto* in2 = reinterpret_cast<const int*>(storage + 1024);
   auto* one_byte = reinterpret_cast<std::int64_t*>(storage + 1024 - 8 * 64 + 1);
-  expect_invalid([&] { cuprim::exclusive_scan(in2, one_byte, 64, cuprim::plus{}, std::int64_t{0}); }, "out");
+  expect_invalid_from([&] { cuprim::exclusive_scan(in2, one_byte, 64, cuprim::plus{}, std::int64_t{0}); }, "out");
   // ... and one ending exactly at the input's start is fine.
   EXPECT_NO_THROW(cuprim::detail::validate_scan("f", in2, reinterpret_cast<std::int64_t*>(storage + 1024 - 8 * 64), 64));
   // User structs: out = in + 1.
   arrays a;
-  expect_invalid([&] { cuprim::inclusive_scan(a.fin, a.fin + 1, 64, compose{}); }, "out");
+  expect_invalid_from([&] { cuprim::inclusive_scan(a.fin, a.fin + 1, 64, compose{}); }, "out");
 }
 
 TEST(ScanArgs, ExactInPlaceAndAdjacentRangesPassValidation) {
@@ -149,8 +134,8 @@ TEST(ScanArgs, InvalidLadderVariant) {
   const int count = static_cast<int>(cuprim::scan_variants.size());
   for (int bad : {count, count + 1, 1000, -1}) {
     const auto v = static_cast<cuprim::scan_variant>(bad);
-    expect_invalid([&] { cuprim::inclusive_scan_ladder(v, a.in, a.out, 64, cuprim::plus{}, 0); }, "variant",
-                   "cuprim::inclusive_scan_ladder");
+    expect_invalid_from([&] { cuprim::inclusive_scan_ladder(v, a.in, a.out, 64, cuprim::plus{}, 0); }, "variant",
+                        "cuprim::inclusive_scan_ladder");
   }
 }
 
@@ -160,10 +145,10 @@ TEST(ScanArgs, FirstBrokenRuleIsReported) {
   int buf[8] = {};
   const int* null_in = nullptr;
   int* null_out = nullptr;
-  expect_invalid([&] { cuprim::inclusive_sum(null_in, null_out, -1); }, "n");
-  expect_invalid([&] { cuprim::inclusive_sum(null_in, null_out, 4); }, "in");
-  expect_invalid([&] { cuprim::exclusive_scan(buf, buf + 1, 4, cuprim::plus{}, 0, cuprim::workspace{}); }, "out");
-  expect_invalid([&] {
+  expect_invalid_from([&] { cuprim::inclusive_sum(null_in, null_out, -1); }, "n");
+  expect_invalid_from([&] { cuprim::inclusive_sum(null_in, null_out, 4); }, "in");
+  expect_invalid_from([&] { cuprim::exclusive_scan(buf, buf + 1, 4, cuprim::plus{}, 0, cuprim::workspace{}); }, "out");
+  expect_invalid_from([&] {
     cuprim::inclusive_scan_ladder(static_cast<cuprim::scan_variant>(99), buf, buf + 1, 4, cuprim::plus{}, 0);
   }, "out", "cuprim::inclusive_scan_ladder");
 }
@@ -181,8 +166,8 @@ TEST(ScanWorkspace, TooSmallOrNullIsRefused) {
     ASSERT_GT(need, 0u);
     for (const cuprim::workspace w : {cuprim::workspace{ws, need - 1}, cuprim::workspace{ws, 0},
                                       cuprim::workspace{nullptr, need}, cuprim::workspace{}}) {
-      expect_invalid([&] { cuprim::inclusive_scan(fin, fout, n, cuprim::plus{}, w); }, "workspace");
-      expect_invalid([&] { cuprim::exclusive_scan(fin, fout, n, cuprim::plus{}, 0u, w); }, "workspace");
+      expect_invalid_from([&] { cuprim::inclusive_scan(fin, fout, n, cuprim::plus{}, w); }, "workspace");
+      expect_invalid_from([&] { cuprim::exclusive_scan(fin, fout, n, cuprim::plus{}, 0u, w); }, "workspace");
     }
   }
   // A tile's published state holds its value: an 8-byte struct's (a 16-byte word each) needs more than a 4-byte
@@ -194,7 +179,7 @@ TEST(ScanWorkspace, TooSmallOrNullIsRefused) {
   EXPECT_GT((cuprim::scan_workspace_bytes<affine_map, affine_map>(nf)), cuprim::scan_workspace_bytes<std::uint32_t>(n32));
   const auto* fa = reinterpret_cast<const affine_map*>(std::uintptr_t(1) << 40);
   auto* fb = reinterpret_cast<affine_map*>(std::uintptr_t(1) << 44);
-  expect_invalid([&] {
+  expect_invalid_from([&] {
     cuprim::inclusive_scan(fa, fb, nf, compose{},
                            cuprim::workspace{ws, cuprim::scan_workspace_bytes<affine_map, affine_map>(nf) - 1});
   }, "workspace");

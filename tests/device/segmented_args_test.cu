@@ -8,27 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include "common/expect_invalid.hpp"
+
 #include <cstdint>
 #include <string>
 
 namespace {
 
-/// Runs `call`, which must throw cuprim::invalid_argument naming `argument` in `function`.
-template <class F>
-void expect_invalid(F&& call, const std::string& argument, const std::string& function) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception; expected cuprim::invalid_argument for '" << argument << "'";
-  } catch (const cuprim::invalid_argument& e) {
-    EXPECT_EQ(e.argument(), argument) << e.what();
-    EXPECT_EQ(e.function(), function) << e.what();
-    EXPECT_FALSE(e.rule().empty());
-    const std::string what = e.what();
-    EXPECT_NE(what.find(argument), std::string::npos) << what;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception for '" << argument << "': " << e.what();
-  }
-}
+using cuprim_test::expect_invalid;
 
 struct arrays {
   float in[64] = {};

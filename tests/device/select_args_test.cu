@@ -6,33 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include "common/expect_invalid.hpp"
+
 #include <cstdint>
 #include <string>
 
 namespace {
 
-template <class F>
-void expect_invalid(F&& call, const std::string& argument, const std::string& function) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception; expected cuprim::invalid_argument for '" << argument << "' from " << function;
-  } catch (const cuprim::invalid_argument& e) {
-    EXPECT_EQ(e.argument(), argument) << e.what();
-    EXPECT_EQ(e.function(), function) << e.what();
-    EXPECT_FALSE(e.rule().empty());
-    const std::string what = e.what();
-    EXPECT_NE(what.find(function), std::string::npos) << what;
-    EXPECT_NE(what.find(argument), std::string::npos) << what;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception for '" << argument << "': " << e.what();
-  }
-}
-
-/// Made-up device addresses far apart (never dereferenced): n up to 2^24 ints fits between them.
-template <class T>
-T* fake(std::uintptr_t gib) {
-  return reinterpret_cast<T*>(gib << 30);
-}
+using cuprim_test::expect_invalid;
+using cuprim_test::fake;
 
 struct keep_positive {
   CUPRIM_HD bool operator()(int x) const { return x > 0; }
