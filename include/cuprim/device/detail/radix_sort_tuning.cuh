@@ -94,7 +94,6 @@ struct radix_sort_default_policy {
   // x 28 1.02x: spills, and two blocks' shared memory leave 28 KiB of L1).
   static constexpr bool wide = KeyBytes >= 8 || ValueBytes >= 8;
   static constexpr bool joint = !wide && ValueBytes > 0;
-  static constexpr int items = !wide ? (ValueBytes == 0 ? 40 : 26) : (ValueBytes == 0 ? 24 : 16);  // at 384 threads
   // Keys alone: a block prefetches into L2 the keys of the tile 32 ahead of its own (one process, 2^28 keys, CUB
   // in the same run: uint32 1.345x -> 1.38-1.39x, float 1.15x -> 1.19-1.20x, uint64 (2^27) 1.186x -> 1.245x, with
   // 16 to 132 tiles ahead alike); with values it cost 1-4% (also with the values prefetched), so pairs do not.
@@ -118,10 +117,10 @@ struct radix_sort_default_policy {
   // edge; x 38 1.105-1.107x; ballots with a warp-synchronous update or early counts no gain; 16 or 64 tiles of
   // prefetch 0-1% less). 4-byte keys alone lost at 256 x 56-60 (1.16-1.17x against 1.17-1.18x) and keep 384 x 40.
   // 8-byte pairs (384 x 16) were not swept. None of run 13 was measured on an H200.
-  static constexpr bool wide_keys = wide && ValueBytes == 0;
-  static constexpr int threads = (joint || wide_keys) ? 256 : 384;
-  static constexpr int tile_items = joint ? 44 : (wide_keys ? 40 : items);
-  using type = radix_sort_policy<threads, tile_items, 512, 8, 16, look_back, 1, false, true, wide ? 512 : 1024,
+  // The one-sweep tile: 4-byte pairs 256 x 44, 8-byte keys 256 x 40, 4-byte keys 384 x 40, 8-byte pairs 384 x 16.
+  static constexpr int threads = (joint || (wide && ValueBytes == 0)) ? 256 : 384;
+  static constexpr int items = joint ? 44 : (ValueBytes == 0 ? 40 : 16);
+  using type = radix_sort_policy<threads, items, 512, 8, 16, look_back, 1, false, true, wide ? 512 : 1024,
                                  wide ? 16 : 8, exchange_first, joint, prefetch>;
 };
 
