@@ -177,7 +177,7 @@ void device_memory::poison(unsigned char byte) const {
 
 namespace {
 struct input_cache {
-  std::list<std::shared_ptr<const input_set>> entries;  // most recently used first
+  std::list<std::shared_ptr<input_set>> entries;  // most recently used first (handed out as const)
 };
 input_cache& inputs() {
   static input_cache c;
@@ -233,6 +233,26 @@ std::shared_ptr<const input_set> random_input(dtype t, std::int64_t n, std::uint
 }
 
 void release_inputs() { inputs().entries.clear(); }
+
+void relocate_inputs() {
+  for (auto& e : inputs().entries) {
+    if (e->device.bytes() == 0) continue;
+    device_memory moved(e->device.bytes());
+    check(cudaMemcpy(moved.get(), e->device.get(), e->device.bytes(), cudaMemcpyDeviceToDevice),
+          "cudaMemcpy (relocating an input)");
+    e->device = std::move(moved);  // frees the old copy
+  }
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (relocated inputs)");
+}
+
+device_memory placement_spacer(int k) {
+  if (k <= 0) return {};
+  constexpr std::size_t step = std::size_t(736) << 20, page = std::size_t(2) << 20;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  const std::size_t bytes = std::min(std::size_t(k) * step, free_bytes / 2 / page * page);
+  return bytes ? device_memory(bytes) : device_memory();
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Registry
@@ -525,6 +545,44 @@ pair_timing time_device(const bench& b, int reps, int warmup, cudaStream_t strea
   return out;
 }
 
+pair_timing combine_placements(const std::vector<pair_timing>& per, result& r) {
+  if (per.size() <= 1) return per.empty() ? pair_timing{} : per.front();
+  // The mean over placements of each placement's median: the placements' times cluster in two or three groups
+  // (docs/tuning.md, "Radix sort", run 14), where a median of a few jumps from one group to another between
+  // processes and a mean moves by the share of each.
+  auto over = [](const std::vector<double>& ms) {
+    timing t;
+    for (double m : ms) t.median_ms += m / double(ms.size());
+    t.min_ms = *std::min_element(ms.begin(), ms.end());
+    t.max_ms = *std::max_element(ms.begin(), ms.end());
+    return t;
+  };
+  pair_timing out;
+  std::vector<double> main_ms, base_ms;
+  bool all_base = true;
+  int main_reps = 0, base_reps = 0;
+  r.placement_ms.clear();
+  for (const auto& t : per) {
+    main_ms.push_back(t.main.median_ms);
+    main_reps += t.main.reps;
+    if (t.base) {
+      base_ms.push_back(t.base->median_ms);
+      base_reps += t.base->reps;
+    } else {
+      all_base = false;
+    }
+    out.hold_timed_out = out.hold_timed_out || t.hold_timed_out;
+    r.placement_ms.emplace_back(t.main.median_ms, t.base ? std::optional<double>(t.base->median_ms) : std::nullopt);
+  }
+  out.main = over(main_ms);
+  out.main.reps = main_reps;
+  if (all_base) {
+    out.base = over(base_ms);
+    out.base->reps = base_reps;
+  }
+  return out;
+}
+
 timing time_host(const bench& b, int reps) {
   b.host_run();  // warm-up: page faults, caches
   std::vector<double> ms;
@@ -593,6 +651,33 @@ void print_header(std::FILE* f, const environment& env, const std::vector<std::s
   for (const auto& n : notes) std::fprintf(f, "%s\n", n.c_str());
 }
 
+std::string placement_line(const result& r) {
+  if (r.placement_ms.size() < 2) return "";
+  std::string main_s, base_s, ratio_s;
+  double lo = 0, hi = 0;
+  bool ratios = true;
+  for (std::size_t k = 0; k < r.placement_ms.size(); ++k) {
+    const auto& [m, b] = r.placement_ms[k];
+    main_s += (k ? " " : "") + fmt_ms(m);
+    if (b && m > 0) {
+      base_s += (k ? " " : "") + fmt_ms(*b);
+      const double q = *b / m;
+      ratio_s += (k ? " " : "") + fmt("%.3f", q);
+      lo = k ? std::min(lo, q) : q;
+      hi = k ? std::max(hi, q) : q;
+    } else {
+      ratios = false;
+    }
+  }
+  std::string line = "placements: " + r.c->name + ": " + std::to_string(r.placement_ms.size()) + " placements, cuprim " +
+                     main_s + " ms";
+  if (ratios) {
+    line += "; baseline " + base_s + " ms; ratio " + ratio_s + " (" + fmt("%.3f", lo) + "-" + fmt("%.3f", hi) +
+            "x; the table gives the means over the placements)";
+  }
+  return line;
+}
+
 void print_table(std::FILE* f, const environment& env, const std::vector<result>& results) {
   const std::vector<std::string> head = {"op", "variant", "dtype", "n", "median_ms", "GB/s", "%copy",
                                          "baseline", "base_ms", "speedup", "correct"};
@@ -636,6 +721,8 @@ void print_table(std::FILE* f, const environment& env, const std::vector<result>
   for (const auto& row : rows) line(row);
   for (const auto& r : results)
     if (!r.error.empty()) std::fprintf(f, "note: %s: %s\n", r.c->name.c_str(), r.error.c_str());
+  for (const auto& r : results)
+    if (std::string p = placement_line(r); !p.empty()) std::fprintf(f, "%s\n", p.c_str());
 }
 
 namespace {
@@ -712,7 +799,15 @@ bool write_json(const std::string& path, const environment& env, const std::vect
     o << ", \"baseline_ms\": " << json_opt(base);
     o << ", \"speedup_vs_baseline\": " << json_opt(speedup);
     o << ", \"correct\": " << ((r.correct && r.baseline_correct) ? "true" : "false");
-    o << ", \"reps\": " << r.reps << "}";
+    o << ", \"reps\": " << r.reps;
+    if (!r.placement_ms.empty()) {
+      o << ", \"placements\": [";
+      for (std::size_t k = 0; k < r.placement_ms.size(); ++k)
+        o << (k ? ", " : "") << "{\"median_ms\": " << json_number(r.placement_ms[k].first)
+          << ", \"baseline_ms\": " << json_opt(r.placement_ms[k].second) << "}";
+      o << "]";
+    }
+    o << "}";
   }
   o << (results.empty() ? "]\n}\n" : "\n  ]\n}\n");
   std::ofstream file(path, std::ios::binary | std::ios::trunc);

@@ -27,6 +27,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lab {
@@ -140,6 +141,13 @@ private:
 std::shared_ptr<const input_set> random_input(dtype t, std::int64_t n, std::uint64_t seed = 1);
 /// Empties the cache (the driver calls it before exit).
 void release_inputs();
+/// Moves every cached input's device copy to a new allocation (a device-to-device copy; the host copy and the
+/// memoized references stay): used between placements (case_def::placements), when no case holds an input.
+void relocate_inputs();
+/// The memory held while placement k (0, 1, ...) of a case allocates its buffers: k × 736 MiB (capped at half the
+/// free memory), none for k = 0. Holding it makes the driver place the case's buffers, and the relocated inputs, on
+/// other physical pages (docs/lab.md, "Placements").
+device_memory placement_spacer(int k);
 
 // ---------------------------------------------------------------------------------------------------------
 // Cases
@@ -173,6 +181,11 @@ struct case_def {
   bool quick = false;    ///< part of the default (--quick) suite
   bool host = false;     ///< a host reference case (the no-GPU path)
   std::string baseline;  ///< the reference library's call, e.g. "cub::DeviceReduce::Sum"; empty when none
+  /// Placements timed (`run --placements N` overrides): the case is set up and timed this many times, placement
+  /// k with its buffers and inputs made while placement_spacer(k) is held, and the report takes the mean over
+  /// the placements of each library's median. For cases whose time depends on where their buffers lie in
+  /// physical memory (the large sorts, docs/tuning.md, "Radix sort", runs 13-14); 1 for the others.
+  int placements = 1;
   std::function<bench()> setup;
 };
 
@@ -275,7 +288,18 @@ struct result {
   bool baseline_correct = true;
   bool timed = false;
   std::string error;  ///< an exception or a failed check, for the report
+  /// With several placements: each placement's medians (cuprim, baseline); median_ms and baseline_ms are the
+  /// means of these.
+  std::vector<std::pair<double, std::optional<double>>> placement_ms;
 };
+
+/// The mean over placements of the per-placement medians (cuprim's, and the baseline's when every placement has
+/// one; min and max are the extreme placements), reps summed, a hold timeout anywhere reported; fills
+/// r.placement_ms when there is more than one placement.
+pair_timing combine_placements(const std::vector<pair_timing>& per, result& r);
+/// The line printed after the table for a result measured in several placements (empty for one placement):
+/// each placement's times and ratio, and the range of the ratios.
+std::string placement_line(const result& r);
 
 /// The aligned text table (op, variant, dtype, n, median_ms, GB/s, %copy, baseline, base_ms, speedup, correct).
 void print_table(std::FILE* f, const environment& env, const std::vector<result>& results);

@@ -21,7 +21,7 @@ constexpr const char* usage_text =
     "\n"
     "commands:\n"
     "  list   [pattern...]                                list the registered cases\n"
-    "  run    [pattern...] [--quick|--full] [--json FILE] [--reps N]\n"
+    "  run    [pattern...] [--quick|--full] [--json FILE] [--reps N] [--placements P]\n"
     "                                                     verify, then time the cases; table on stdout\n"
     "  verify [pattern...] [--quick|--full]               verify only: PASS/FAIL per case\n"
     "  transfer [--json FILE] [--min-bytes N] [--max-bytes N]\n"
@@ -35,10 +35,12 @@ constexpr const char* usage_text =
     "  (with --quick, only those in the quick suite).\n"
     "\n"
     "options:\n"
-    "  --quick      the headline cases (default; well under a minute on an H100)\n"
-    "  --full       every case: all types, the ladder at 2^28, the policy sweep\n"
-    "  --json FILE  also write the results as JSON\n"
-    "  --reps N     timed repetitions per case (default: 200 up to 2^20 elements, 50 up to 2^24, 20 above)\n"
+    "  --quick          the headline cases (default; about a minute on an H100)\n"
+    "  --full           every case: all types, the ladder at 2^28, the policy sweep\n"
+    "  --json FILE      also write the results as JSON\n"
+    "  --reps N         timed repetitions per case (default: 200 up to 2^20 elements, 50 up to 2^24, 20 above)\n"
+    "  --placements P   time each case in P placements of its buffers in physical memory and report the\n"
+    "                   means (default: 9 for the sorts from 2^26 keys, 1 for the rest; docs/lab.md)\n"
     "\n"
     "Each case is verified against the cuprim::host references on its random input before it is timed; a\n"
     "failure marks the row FAIL and makes the exit status 1. Without a CUDA device, run and verify use the\n"
@@ -55,6 +57,7 @@ struct options {
   suite which = suite::unspecified;
   std::string json;
   int reps = 0;
+  int placements = 0;  // 0: each case's own
 };
 
 [[noreturn]] void usage_error(const std::string& message) {
@@ -95,6 +98,13 @@ options parse(int argc, char** argv) {
       long n = std::strtol(v.c_str(), &end, 10);
       if (end == v.c_str() || *end || n < 1 || n > 100000) usage_error("--reps needs a number in [1, 100000]");
       o.reps = static_cast<int>(n);
+    } else if (a == "--placements" || a.rfind("--placements=", 0) == 0) {
+      if (o.command != "run") usage_error("--placements applies to run");
+      std::string v = value("--placements");
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (end == v.c_str() || *end || n < 1 || n > 16) usage_error("--placements needs a number in [1, 16]");
+      o.placements = static_cast<int>(n);
     } else if (!a.empty() && a[0] == '-') {
       usage_error("unknown option '" + a + "'");
     } else {
@@ -326,12 +336,29 @@ int run_device(const options& o, bool verify_only) {
     lab::result r;
     r.c = c;
     try {
-      lab::bench b = setup_and_verify(*c, r);
       const int reps = o.reps > 0 ? o.reps : lab::default_reps(c->n);
       const int warmup = std::max(3, reps / 10);
+      const int placements = o.placements > 0 ? o.placements : c->placements;
       lab::pair_timing t;
-      if (b.host_run) t.main = lab::time_host(b, reps);  // a call that blocks the host: wall clock
-      else t = lab::time_device(b, reps, warmup, stream);
+      bool host_timed = false;
+      {
+        lab::bench b = setup_and_verify(*c, r);
+        host_timed = bool(b.host_run);
+        if (host_timed) t.main = lab::time_host(b, reps);  // a call that blocks the host: wall clock
+        else t = lab::time_device(b, reps, warmup, stream);
+      }
+      if (placements > 1 && !host_timed && r.correct && r.baseline_correct) {
+        // Placements 1..P-1: the case's buffers (and its inputs, moved) made while more memory is held, so that
+        // they lie on other physical pages; verified once (placement 0), the same code on the same values.
+        std::vector<lab::pair_timing> per{t};
+        for (int k = 1; k < placements; ++k) {
+          const lab::device_memory spacer = lab::placement_spacer(k);
+          lab::relocate_inputs();
+          const lab::bench b = c->setup();
+          per.push_back(lab::time_device(b, reps, warmup, stream));
+        }
+        t = lab::combine_placements(per, r);
+      }
       r.median_ms = t.main.median_ms;
       if (t.base) r.baseline_ms = t.base->median_ms;
       r.reps = t.main.reps;

@@ -251,8 +251,12 @@ void add_production(std::int64_t n, keyset ks, bool quick) {
   std::string dt = name_of<K>();
   if constexpr (!std::is_void_v<V>) dt += std::string("+") + name_of<V>();
   const std::string op = pairs ? "pairs" : "keys";
-  add_case(make_case<K, V, policy_default>("sort/" + op + "/" + keyset_key(ks) + "/" + dt + "/" + size_label(n), op,
-                                           std::string("production ") + keyset_name(ks), n, ks, quick, true));
+  case_def c = make_case<K, V, policy_default>("sort/" + op + "/" + keyset_key(ks) + "/" + dt + "/" + size_label(n), op,
+                                              std::string("production ") + keyset_name(ks), n, ks, quick, true);
+  // From 2^26 keys both libraries' times move by up to 12% with where the buffers lie in physical memory, each in
+  // its own direction (docs/tuning.md, "Radix sort", runs 13-14): the figure is the mean over nine placements.
+  if (n >= (std::int64_t(1) << 26)) c.placements = 9;
+  add_case(std::move(c));
 }
 
 template <int Threads, int Items, int LookBack, int Rank = 0, bool Early = false>
@@ -291,7 +295,9 @@ std::string policy_text() {
          (P::exchange_first ? ", keys exchanged before the look-back" : "") +
          (P::joint_exchange ? ", pairs exchanged jointly" : "") +
          (P::prefetch_tiles > 0 ? ", keys of the tile " + std::to_string(P::prefetch_tiles) + " ahead prefetched to L2"
-                                : std::string());
+                                : std::string()) +
+         (P::store_hint == 1 ? ", stores under L2 evict_first"
+          : P::store_hint == 2 ? ", stores under L2 evict_last but in the last pass" : "");
 }
 
 
@@ -601,9 +607,14 @@ void register_sort() {
   add_note("sort/", "sort policy (uint32 keys): " +
                         policy_text<cuprim::radix_sort_default_policy<4, 0>::type>() +
                         "; pairs (uint32 + uint32): " + policy_text<cuprim::radix_sort_default_policy<4, 4>::type>() +
+                        "; uint64 keys: " + policy_text<cuprim::radix_sort_default_policy<8, 0>::type>() +
                         "; workspaces allocated once before timing; CUB gets int num_items and the full bit range");
   add_note("sort/", "sort: GB/s counts keys (and values) read once and written once; outputs checked sorted, a "
                     "permutation, stable (pairs carry their input positions) and bitwise equal to CUB's");
+  add_note("sort/", "sort: production rows from 2^26 keys are timed in 9 placements of their buffers in physical "
+                    "memory (the first as the run left memory, then each made while 736 MiB more is held, inputs "
+                    "moved too; verified in the first); median_ms and base_ms are the means over the placements of "
+                    "each placement's median (--placements P overrides)");
 }
 
 }  // namespace lab

@@ -37,8 +37,11 @@ def table():
         lines.append("| --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: |")
         for r in data.get("results", []):
             s = r.get("speedup_vs_baseline")
+            variant = r.get('variant')
+            if len(r.get("placements") or []) > 1:  # times are means over placements of the buffers (docs/lab.md)
+                variant = f"{variant} (mean of {len(r['placements'])} placements)"
             lines.append(
-                f"| {r.get('op')} | {r.get('variant')} | {r.get('dtype')} | {fmt_n(r.get('n', 0))} | "
+                f"| {r.get('op')} | {variant} | {r.get('dtype')} | {fmt_n(r.get('n', 0))} | "
                 f"{(r.get('median_ms') or 0):.4f} | {(r.get('gbps') or 0):.0f} | {(r.get('pct_copy') or 0):.0f}% | "
                 f"{r.get('baseline') or '-'} | {f'{s:.2f}x' if s else '-'} |"
                 + ("" if r.get("correct", True) else " **incorrect** |"))

@@ -3,12 +3,15 @@
 // carved from one allocation at chosen offsets, each layout timed for both libraries (median of 15, the same
 // buffers for both); or (`layout HOLD FREED`) the pairs row with the lab's separate allocations, made after HOLD
 // MiB are allocated and kept and FREED MiB allocated and released, which moves where the buffers lie in physical
-// memory (docs/tuning.md, "Radix sort", run 13). Not part of the CMake build:
+// memory (docs/tuning.md, "Radix sort", run 13); or (`layout move`) cuprim's sorts with one buffer at a time moved
+// to other physical pages (run 14). Not part of the CMake build:
 //   nvcc -std=c++20 --extended-lambda --expt-relaxed-constexpr -O3 -arch=sm_90 -I include \
 //        bench/sort/layout.cu src/device.cpp src/error.cpp src/memory.cpp -o layout && ./layout; ./layout 0 3072
 #include <cuprim/device/radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include "ab_common.cuh"
+
+#include <string>
 
 namespace {
 constexpr std::uint64_t n = 1ull << 27;
@@ -94,11 +97,61 @@ void separate(std::size_t hold, std::size_t freed) {
          "%.4f ms  = %.3fx %.3fx %.3fx %s (u %p o %p r %p)\n", hold, freed, c[0], c[1], c[2], m[0], m[1], m[2],
          c[0] / m[0], c[1] / m[1], c[2] / m[2], ok ? "ok" : "MISMATCH", (void*)u, (void*)o, (void*)r);
 }
+/// One buffer at a time in other physical places: cuprim's 2^27 uint64 keys sort and 4-byte pairs sort with every
+/// buffer fixed but one (the input keys, the output keys or the workspace), that one allocated anew while k x 736
+/// MiB are held (k = 0..7), as the lab's placements do for all buffers at once; which buffer carries the
+/// placement's effect?
+void move_one() {
+  const std::size_t step = std::size_t(736) * MiB;
+  for (int pairs_sort = 0; pairs_sort < 2; ++pairs_sort) {
+    const std::size_t kb = pairs_sort ? 4 : 8;
+    const std::size_t wsb = pairs_sort ? cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t>(std::int64_t(n))
+                                       : cuprim::radix_sort_keys_workspace_bytes<std::uint64_t>(std::int64_t(n));
+    void *k, *o, *v = nullptr, *vo = nullptr, *ws;
+    CK(cudaMalloc(&k, n * kb)); CK(cudaMalloc(&o, n * kb)); CK(cudaMalloc(&ws, wsb));
+    if (pairs_sort) { CK(cudaMalloc(&v, n * 4)); CK(cudaMalloc(&vo, n * 4)); fill_u<<<1024, 256>>>((std::uint32_t*)v, n, 999u); }
+    fill_u<<<1024, 256>>>((std::uint32_t*)k, n * kb / 4, 555u);
+    CK(cudaDeviceSynchronize());
+    const char* names[] = {"input keys", "output keys", "workspace"};
+    for (int which = 0; which < 3; ++which) {
+      printf("%s, %s moved:", pairs_sort ? "pairs u32+u32" : "keys u64", names[which]);
+      for (int h = 0; h < 8; ++h) {
+        void* spacer = nullptr;
+        if (h) CK(cudaMalloc(&spacer, h * step));
+        void** slot = which == 0 ? &k : which == 1 ? &o : &ws;
+        const std::size_t bytes = which == 2 ? wsb : n * kb;
+        void* moved;
+        CK(cudaMalloc(&moved, bytes));
+        CK(cudaMemcpy(moved, *slot, bytes, cudaMemcpyDeviceToDevice));
+        void* old = *slot;
+        *slot = moved;
+        auto sort = [&] {
+          if (pairs_sort)
+            cuprim::radix_sort_pairs((const std::uint32_t*)k, (std::uint32_t*)o, (const std::uint32_t*)v,
+                                     (std::uint32_t*)vo, std::int64_t(n), cuprim::workspace{ws, wsb});
+          else cuprim::radix_sort_keys((const std::uint64_t*)k, (std::uint64_t*)o, std::int64_t(n), cuprim::workspace{ws, wsb});
+        };
+        printf(" %.3f", med(sort, 11));
+        fflush(stdout);
+        *slot = old;
+        CK(cudaFree(moved));
+        if (spacer) CK(cudaFree(spacer));
+      }
+      printf(" ms\n");
+    }
+    CK(cudaFree(k)); CK(cudaFree(o)); CK(cudaFree(ws));
+    if (v) { CK(cudaFree(v)); CK(cudaFree(vo)); }
+  }
+}
 }  // namespace
 
 /// layout: the pool's layouts; layout HOLD FREED: the lab's separate allocations after HOLD MiB held and FREED MiB
-/// allocated and released.
+/// allocated and released; layout move: one buffer at a time moved (move_one).
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "move") {
+    move_one();
+    return 0;
+  }
   if (argc > 2) {
     separate(std::size_t(std::atoll(argv[1])), std::size_t(std::atoll(argv[2])));
     return 0;

@@ -254,6 +254,27 @@ TEST_F(RadixSortApi, JointExchangePolicy) {
   }
 }
 
+/// StoreHint (the L2 eviction priority of the one-sweep stores) outside the default that uses it (evict_last for
+/// 8-byte keys alone): evict_first with the separate exchanges, evict_last with the joint one, on float keys with and
+/// without NaN (the last pass stores converted keys, under evict_normal), doubles, and 2-byte keys (stored plainly,
+/// their values with the hint); keys alone and pairs, both orders.
+TEST_F(RadixSortApi, StoreHintPolicy) {
+  CUPRIM_TEST_RNG(r);
+  using PF = cuprim::radix_sort_policy<384, 24, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false, 0, 2, 1>;
+  using PL = cuprim::radix_sort_policy<256, 16, 512, 8, 16, 1, 1, false, true, 1024, 8, true, true, 0, 2, 2>;
+  static_assert(PF::store_hint == 1 && PL::store_hint == 2 &&
+                cuprim::radix_sort_default_policy<8, 0>::type::store_hint == 2 &&
+                cuprim::radix_sort_default_policy<4, 4>::type::store_hint == 0);
+  for (bool desc : {false, true}) {
+    for (shape s : {shape::random, shape::no_nan}) {
+      radix_test::check_sort<float, PF>(300007, s, desc, r);
+      radix_test::check_sort<float, PL>(300007, s, desc, r);
+    }
+    radix_test::check_sort<double, PL>(200003, shape::random, desc, r);
+    radix_test::check_sort<std::int16_t, PL>(100003, shape::random, desc, r);
+  }
+}
+
 /// Small shapes for the sanitizers: the one-block path and a few one-sweep tiles, keys and pairs.
 TEST_F(RadixSortApi, SanitizerSizes) {
   CUPRIM_TEST_RNG(r);

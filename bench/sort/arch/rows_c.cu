@@ -1,5 +1,5 @@
 #include "sweep_common.cuh"
 void rows_c(sweep_data& d) {
-  u32_row<384, 40, 32>(d);
-  u32_row<256, 60, 32>(d);
+  u64_row<256, 40, true, 32, 2, 1, 1, false, 2>(d);
+  u64_row<256, 40, true, 32, 2, 1, 1, false, 1>(d);
 }

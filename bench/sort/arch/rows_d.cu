@@ -1,5 +1,5 @@
 #include "sweep_common.cuh"
 void rows_d(sweep_data& d) {
-  pairs_row<256, 42, true, true, 0, 2, 1>(d);
-  pairs_row<256, 46, true, true, 0, 2, 1>(d);
+  u32_row<384, 40, 32, 2, 2, 1, false, 0>(d);
+  u32_row<384, 40, 32, 2, 2, 1, false, 1>(d);
 }

@@ -1,9 +1,11 @@
 // bench/sort/arch/: a policy sweep for the machine at hand (the defaults were tuned on an H200; this asks whether
 // another card wants other tiles). Each row: cuprim under policy P against CUB in the same process, outputs
-// compared with CUB's, and the one-sweep kernel's registers, spill stores and resident blocks per SM. Not part of
-// the CMake build: bench/sort/arch/build.sh builds the rows in parallel; run sweep [rounds]. The rows in rows_*.cu
-// are the 256-thread shapes of docs/tuning.md, "Radix sort", run 13, beside the 384-thread defaults they replaced
-// (the rows of runs 8-12, tiles, thread counts, look-back, ranking and early counts, are in its text and in
+// compared with CUB's, the one-sweep kernel's registers, spill stores and resident blocks per SM, and how long a
+// kernel reading 16 MiB eight times takes right after the sort (whether the sort's lines crowd the caller's data out
+// of L2). Not part of the CMake build: bench/sort/arch/build.sh builds the rows in parallel; run sweep [rounds [held
+// MiB]] (held: memory kept allocated before the buffers, for another placement). The rows in rows_*.cu are the store
+// hints of docs/tuning.md, "Radix sort", run 14, with and without, on each size class's default shape (the rows of
+// runs 8-13, tiles, thread counts, look-back, ranking and early counts, are in its text and in
 // bench/sort/h100-sort-sweep.txt).
 #pragma once
 #include <cuprim/device/radix_sort.cuh>
@@ -23,8 +25,45 @@ struct sweep_data {
 constexpr std::uint64_t sweep_n = 1ull << 27;
 
 /// LB: look-back window, RK: rank (0 sync, 1 atomic, 2 match), EA: early counts (radix_sort_policy).
-template <int T, int I, bool EF, bool JX, int PF, int MB, int LB = 2, int RK = 1, bool EA = false>
-using sweep_policy = cuprim::radix_sort_policy<T, I, 512, 8, 16, LB, RK, EA, true, 1024, 8, EF, JX, PF, MB>;
+template <int T, int I, bool EF, bool JX, int PF, int MB, int LB = 2, int RK = 1, bool EA = false, int SH = 0>
+using sweep_policy = cuprim::radix_sort_policy<T, I, 512, 8, 16, LB, RK, EA, true, 1024, 8, EF, JX, PF, MB, SH>;
+
+/// Reads p (n4 16-byte words, bypassing L1) `rounds` times: after a sort, how much of L2 is left to data
+/// stored with no hint (the store hints' side effect on the caller's next kernel).
+static __global__ void l2_probe_kernel(const float4* p, std::size_t n4, int rounds, float* sink) {
+  float acc = 0;
+  for (int r = 0; r < rounds; ++r)
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += std::size_t(gridDim.x) * blockDim.x) {
+      const float4 v = __ldcg(p + i);
+      acc += v.x + v.y + v.z + v.w;
+    }
+  if (acc == 12345.f) *sink = acc;
+}
+struct l2_probe {
+  float4* buf = nullptr;
+  float* sink = nullptr;
+  std::size_t n4 = (std::size_t(16) << 20) / 16;  // 16 MiB
+  void init() {
+    CK(cudaMalloc(&buf, n4 * 16)); CK(cudaMalloc(&sink, 4)); CK(cudaMemset(buf, 0, n4 * 16));
+  }
+  /// Median over 7 of: f(), then the probe (8 reads of 16 MiB) timed alone: microseconds.
+  template <class F>
+  float after(F&& f) {
+    cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+    std::vector<float> t;
+    for (int r = 0; r < 7; ++r) {
+      f();
+      CK(cudaEventRecord(a));
+      l2_probe_kernel<<<132 * 4, 256>>>(buf, n4, 8, sink);
+      CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
+      float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms * 1000.f);
+    }
+    CK(cudaEventDestroy(a)); CK(cudaEventDestroy(b));
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+};
+inline l2_probe& probe() { static l2_probe p; return p; }
 
 /// "regs R spill S B/SM": the one-sweep kernel of policy P for keys K and values V.
 template <class P, class K, class V>
@@ -32,7 +71,7 @@ const char* kernel_info() {
   static char text[96];
   auto k = cuprim::detail::radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back, P::rank,
                                                  P::early_counts, P::exchange_first, P::joint_exchange,
-                                                 P::prefetch_tiles, P::min_blocks>;
+                                                 P::prefetch_tiles, P::min_blocks, P::store_hint>;
   const int smem = int(sizeof(cuprim::detail::radix_onesweep_smem<P::threads, P::items, K, V, P::joint_exchange>));
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   cudaFuncAttributes a{};
@@ -53,48 +92,51 @@ void timed_row(const std::string& label, std::size_t wsb, float cub_ms, const ch
   a(); CK(cudaDeviceSynchronize());
   const bool good = ok();
   const float ms = med(a, 21);
-  printf("%s: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s)\n", label.c_str(), ms, cub_ms, cub_ms / ms,
-         good ? "ok" : "MISMATCH", info);
+  const float probe_us = probe().buf ? probe().after(a) : 0.f;
+  printf("%s: cuprim %.4f ms cub %.4f ms = %.3fx %s (%s; L2 probe after it %.1f us)\n", label.c_str(), ms, cub_ms,
+         cub_ms / ms, good ? "ok" : "MISMATCH", info, probe_us);
   CK(cudaFree(ws));
 }
 
 /// " mbM lbL rankR[ early]": the options every row names.
-inline std::string options(int mb, int lb, int rk, bool ea) {
-  return " mb" + std::to_string(mb) + " lb" + std::to_string(lb) + " rank" + std::to_string(rk) + (ea ? " early" : "");
+inline std::string options(int mb, int lb, int rk, bool ea, int sh = 0) {
+  static const char* const hint[] = {"", " evict_first", " evict_last"};
+  return " mb" + std::to_string(mb) + " lb" + std::to_string(lb) + " rank" + std::to_string(rk) + (ea ? " early" : "") +
+         hint[sh];
 }
 inline std::string shape(int t, int i) { return std::to_string(t) + "x" + std::to_string(i); }
 
-template <int T, int I, bool EF, bool JX, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false>
+template <int T, int I, bool EF, bool JX, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false, int SH = 0>
 void pairs_row(sweep_data& d) {
-  using P = sweep_policy<T, I, EF, JX, PF, MB, LB, RK, EA>;
+  using P = sweep_policy<T, I, EF, JX, PF, MB, LB, RK, EA, SH>;
   const std::uint64_t m = sweep_n;
   CK(cudaMemset(d.o, 0xab, m * 4)); CK(cudaMemset(d.vo, 0xab, m * 4));
   timed_row("pairs u32+u32 " + shape(T, I) + (EF ? " first" : "") + (JX ? " joint" : "") + " pf" +
-                std::to_string(PF) + options(MB, LB, RK, EA),
+                std::to_string(PF) + options(MB, LB, RK, EA, SH),
             cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t, P>(std::int64_t(m)), d.cub_pairs,
             kernel_info<P, std::uint32_t, std::uint32_t>(),
             [&](cuprim::workspace w) { cuprim::radix_sort_pairs<P>(d.u, d.o, d.v, d.vo, std::int64_t(m), w); },
             [&] { return same(d.o, d.r, m) && same(d.vo, d.vr, m); });
 }
 
-template <int T, int I, bool EF, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false>
+template <int T, int I, bool EF, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false, int SH = 0>
 void u64_row(sweep_data& d) {
-  using P = sweep_policy<T, I, EF, false, PF, MB, LB, RK, EA>;
+  using P = sweep_policy<T, I, EF, false, PF, MB, LB, RK, EA, SH>;
   const std::uint64_t m = sweep_n;
   CK(cudaMemset(d.o64, 0xab, m * 8));
-  timed_row("keys u64 " + shape(T, I) + (EF ? " first" : "") + " pf" + std::to_string(PF) + options(MB, LB, RK, EA),
+  timed_row("keys u64 " + shape(T, I) + (EF ? " first" : "") + " pf" + std::to_string(PF) + options(MB, LB, RK, EA, SH),
             cuprim::radix_sort_keys_workspace_bytes<std::uint64_t, P>(std::int64_t(m)), d.cub_u64,
             kernel_info<P, std::uint64_t, cuprim::detail::radix_no_value>(),
             [&](cuprim::workspace w) { cuprim::radix_sort_keys<P>(d.k64, d.o64, std::int64_t(m), w); },
             [&] { return same(d.o64, d.r64, m); });
 }
 
-template <int T, int I, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false>
+template <int T, int I, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false, int SH = 0>
 void u32_row(sweep_data& d) {
-  using P = sweep_policy<T, I, false, false, PF, MB, LB, RK, EA>;
+  using P = sweep_policy<T, I, false, false, PF, MB, LB, RK, EA, SH>;
   const std::uint64_t m = sweep_n;
   CK(cudaMemset(d.o, 0xab, m * 4));
-  timed_row("keys u32 " + shape(T, I) + " pf" + std::to_string(PF) + options(MB, LB, RK, EA),
+  timed_row("keys u32 " + shape(T, I) + " pf" + std::to_string(PF) + options(MB, LB, RK, EA, SH),
             cuprim::radix_sort_keys_workspace_bytes<std::uint32_t, P>(std::int64_t(m)), d.cub_u32,
             kernel_info<P, std::uint32_t, cuprim::detail::radix_no_value>(),
             [&](cuprim::workspace w) { cuprim::radix_sort_keys<P>(d.u, d.o, std::int64_t(m), w); },

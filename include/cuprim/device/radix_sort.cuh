@@ -335,7 +335,8 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
   using smem_t = radix_onesweep_smem<P::threads, P::items, K, V, P::joint_exchange>;
   constexpr std::size_t smem = sizeof(smem_t);
   auto onesweep = radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back, P::rank, P::early_counts,
-                                        P::exchange_first, P::joint_exchange, P::prefetch_tiles, P::min_blocks>;
+                                        P::exchange_first, P::joint_exchange, P::prefetch_tiles, P::min_blocks,
+                                        P::store_hint>;
   if (smem > 48 * 1024)
     CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(onesweep, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   std::uint64_t launch = 0;

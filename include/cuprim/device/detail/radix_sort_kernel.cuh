@@ -486,11 +486,48 @@ __device__ __forceinline__ unsigned radix_look_back(const unsigned* look, std::u
   }
 }
 
+/// The L2 eviction priority of the one-sweep pass's scattered stores (radix_sort_policy's StoreHint):
+///   radix_store_plain       plain stores
+///   radix_store_evict_first stores under an L2::evict_first policy
+///   radix_store_evict_last  stores under an L2::evict_last policy in every pass but the last, whose output is the
+///                           caller's (an evict_normal policy there), so that the sort leaves no line of its own
+///                           output marked to outlive the caller's data in L2
+enum : int { radix_store_plain = 0, radix_store_evict_first = 1, radix_store_evict_last = 2 };
+
+/// The cache policy (createpolicy) a pass's stores carry under StoreHint; 0 for plain stores.
+template <int StoreHint>
+__device__ __forceinline__ std::uint64_t radix_store_policy(bool last_pass) {
+  std::uint64_t policy = 0;
+  if constexpr (StoreHint == radix_store_evict_first) {
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  } else if constexpr (StoreHint == radix_store_evict_last) {
+    if (last_pass) asm("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(policy));
+    else asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  }
+  return policy;
+}
+
+/// *p = v, under the cache policy when StoreHint is not plain and T is 4 or 8 bytes (other sizes store plainly).
+template <int StoreHint, class T>
+__device__ __forceinline__ void radix_store_global(T* p, const T& v, std::uint64_t policy) {
+  if constexpr (StoreHint != radix_store_plain && sizeof(T) == 4 && std::is_trivially_copyable_v<T>) {
+    unsigned u;
+    std::memcpy(&u, &v, 4);
+    asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p), "r"(u), "l"(policy) : "memory");
+  } else if constexpr (StoreHint != radix_store_plain && sizeof(T) == 8 && std::is_trivially_copyable_v<T>) {
+    unsigned long long u;
+    std::memcpy(&u, &v, 8);
+    asm volatile("st.global.L2::cache_hint.b64 [%0], %1, %2;" ::"l"(p), "l"(u), "l"(policy) : "memory");
+  } else {
+    *p = v;
+  }
+}
+
 /// The one-sweep tile's key stores, thread-striped from the exchange: position j of digit d goes to key_dst[d] + j.
 /// ToFloat: the keys are ordered bits, stored as the floating-point keys they stand for.
-template <int Threads, int Items, bool KeepDigit, bool ToFloat, class S, class Smem>
+template <int Threads, int Items, bool KeepDigit, bool ToFloat, int StoreHint, class S, class Smem>
 __device__ __forceinline__ void radix_store_keys(const S* ex_keys, const Smem& s, bool full, int valid, bool descending,
-                                                 radix_pass ps) {
+                                                 radix_pass ps, std::uint64_t policy) {
   const int tid = threadIdx.x;
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
@@ -502,8 +539,8 @@ __device__ __forceinline__ void radix_store_keys(const S* ex_keys, const Smem& s
       else d = radix_key<S>::digit(k, descending, ps.shift, ps.mask);
       S* const dst = reinterpret_cast<S*>(s.key_dst[d]);
       __builtin_assume(__isGlobal(dst));  // a global store, not a generic one
-      if constexpr (ToFloat) dst[j] = radix_float_bits(k);
-      else dst[j] = k;
+      if constexpr (ToFloat) radix_store_global<StoreHint>(dst + j, radix_float_bits(k), policy);
+      else radix_store_global<StoreHint>(dst + j, k, policy);
     }
   }
 }
@@ -554,9 +591,10 @@ __device__ __forceinline__ void radix_exchange_values(const V (&vals)[I], const 
 
 /// The joint exchange's stores (radix_sort_policy's JointExchange): tile position j's key and value, thread-striped,
 /// the digit recomputed from the key. ToFloat as in radix_store_keys.
-template <int Threads, int Items, bool ToFloat, class S, class K, class V, class Smem>
+template <int Threads, int Items, bool ToFloat, int StoreHint, class S, class K, class V, class Smem>
 __device__ __forceinline__ void radix_store_pairs(const S* ex_keys, const V* ex_vals, const Smem& s, bool full,
-                                                  int valid, const radix_onesweep_params<K, V>& p) {
+                                                  int valid, const radix_onesweep_params<K, V>& p,
+                                                  std::uint64_t policy) {
   const int tid = threadIdx.x;
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
@@ -566,9 +604,10 @@ __device__ __forceinline__ void radix_store_pairs(const S* ex_keys, const V* ex_
       const unsigned d = radix_key<S>::digit(k, p.descending, p.pass.shift, p.pass.mask);
       S* const kdst = reinterpret_cast<S*>(s.key_dst[d]) + j;
       __builtin_assume(__isGlobal(kdst));
-      if constexpr (ToFloat) *kdst = radix_float_bits(k);
-      else *kdst = k;
-      *radix_value_dst(s, d, j, kdst, p.vals_out, reinterpret_cast<S*>(p.keys_out)) = ex_vals[j];
+      if constexpr (ToFloat) radix_store_global<StoreHint>(kdst, radix_float_bits(k), policy);
+      else radix_store_global<StoreHint>(kdst, k, policy);
+      radix_store_global<StoreHint>(radix_value_dst(s, d, j, kdst, p.vals_out, reinterpret_cast<S*>(p.keys_out)),
+                                    ex_vals[j], policy);
     }
   }
 }
@@ -577,7 +616,7 @@ __device__ __forceinline__ void radix_store_pairs(const S* ex_keys, const V* ex_
 /// is NaN, their ordered bits (radix_ordered_bits; the first pass converts them as it loads them, the last converts
 /// them back as it stores them), whose digit costs 2 instructions instead of about 7.
 template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst, bool Joint,
-          int Prefetch, class S>
+          int Prefetch, int StoreHint, class S>
 __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<K, V>& p) {
   static_assert(sizeof(S) == sizeof(K));
   constexpr bool as_bits = !std::is_same_v<S, K>;
@@ -718,17 +757,21 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
   // overlap (the keys are in shared memory by then, so the values' registers are the keys' own).
   if constexpr (joint) radix_exchange_values(vals, rank, ex_vals, lane, full, warp_valid);
   __syncthreads();
+  const std::uint64_t policy = radix_store_policy<StoreHint>(p.last_pass);
   if constexpr (joint) {
     // Keys and values together; the last pass of keys carried as ordered bits converts them back.
-    if (as_bits && p.last_pass) radix_store_pairs<Threads, Items, as_bits>(ex_keys, ex_vals, s, full, valid, p);
-    else radix_store_pairs<Threads, Items, false>(ex_keys, ex_vals, s, full, valid, p);
+    if (as_bits && p.last_pass)
+      radix_store_pairs<Threads, Items, as_bits, StoreHint>(ex_keys, ex_vals, s, full, valid, p, policy);
+    else radix_store_pairs<Threads, Items, false, StoreHint>(ex_keys, ex_vals, s, full, valid, p, policy);
     return;
   }
   // The keys' stores; the last pass of keys carried as ordered bits converts them back (a uniform choice of loop).
   if (as_bits && p.last_pass)
-    radix_store_keys<Threads, Items, keep_digit, as_bits>(ex_keys, s, full, valid, p.descending, p.pass);
+    radix_store_keys<Threads, Items, keep_digit, as_bits, StoreHint>(ex_keys, s, full, valid, p.descending, p.pass,
+                                                                     policy);
   else
-    radix_store_keys<Threads, Items, keep_digit, false>(ex_keys, s, full, valid, p.descending, p.pass);
+    radix_store_keys<Threads, Items, keep_digit, false, StoreHint>(ex_keys, s, full, valid, p.descending, p.pass,
+                                                                   policy);
   if constexpr (has_values) {
     __syncthreads();
 #pragma unroll
@@ -741,14 +784,14 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
       if (full || j < valid) {
         V* const dst = s.val_dst[s.digit_at[j]];
         __builtin_assume(__isGlobal(dst));
-        dst[j] = ex_vals[j];
+        radix_store_global<StoreHint>(dst + j, ex_vals[j], policy);
       }
     }
   }
 }
 
 template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst,
-          bool Joint = false, int Prefetch = 0, int MinBlocks = 2>
+          bool Joint = false, int Prefetch = 0, int MinBlocks = 2, int StoreHint = radix_store_plain>
 __global__ void __launch_bounds__(Threads, MinBlocks) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
   // A programmatic dependent launch: the blocks may be resident before the grid ahead (the previous pass, or the
   // digit bases) has finished, and wait here for its keys, values, bases and zeroed state.
@@ -756,12 +799,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks) radix_onesweep_kernel(radi
   wait_for_prerequisite_grid();
   if constexpr (radix_key<K>::kind == radix_kind::floating) {
     if (*p.nan_flag == 0) {  // no NaN: the keys travel as their ordered bits
-      radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, Joint, Prefetch,
+      radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, Joint, Prefetch, StoreHint,
                           typename radix_key<K>::bits_t>(p);
       return;
     }
   }
-  radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, Joint, Prefetch, K>(p);
+  radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, Joint, Prefetch, StoreHint, K>(p);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -33,15 +33,19 @@ namespace cuprim {
 ///   MinBlocks              one-sweep blocks per SM that the kernel's registers are bounded for (its launch
 ///                          bounds: at most 65536 / (MinBlocks × Threads) registers a thread); whether that many
 ///                          fit also depends on the tile's shared memory
+///   StoreHint              the L2 eviction priority of a one-sweep pass's stores of 4- and 8-byte keys and values:
+///                          0 plain stores, 1 evict_first, 2 evict_last in every pass but the last (which stores
+///                          the caller's output under evict_normal) (detail/radix_sort_kernel.cuh)
 template <int Threads, int Items, int SmallThreads, int SmallItems, int HistItems = 16, int LookBack = 16,
           int Rank = 0, bool EarlyCounts = false, bool Cluster = true, int ClusterThreads = 1024,
           int ClusterItems = 8, bool ExchangeFirst = false, bool JointExchange = false, int PrefetchTiles = 0,
-          int MinBlocks = 2>
+          int MinBlocks = 2, int StoreHint = 0>
 struct radix_sort_policy {
   static_assert(Threads % 32 == 0 && Threads >= 256, "one-sweep blocks need at least one thread per digit");
   static_assert(PrefetchTiles >= 0, "PrefetchTiles: how many tiles ahead, or 0");
   static_assert(MinBlocks >= 1 && MinBlocks * Threads <= 2048, "MinBlocks: 1 to 2048 / Threads blocks per SM");
   static_assert(HistItems >= 1, "the histogram pass takes at least one key per thread and step");
+  static_assert(StoreHint >= 0 && StoreHint <= 2, "StoreHint: 0 plain, 1 evict_first, 2 evict_last");
   static_assert(SmallThreads % 32 == 0 && SmallThreads >= 256, "the one-block sort needs one thread per digit");
   static_assert(ClusterThreads % 32 == 0 && ClusterThreads >= 256 && ClusterThreads <= 1024 &&
                     (ClusterThreads & (ClusterThreads - 1)) == 0,
@@ -69,6 +73,7 @@ struct radix_sort_policy {
   static constexpr bool joint_exchange = JointExchange;
   static constexpr int prefetch_tiles = PrefetchTiles;
   static constexpr int min_blocks = MinBlocks;
+  static constexpr int store_hint = StoreHint;
   /// The most keys the cluster sort takes (0 when off): 8 blocks (the portable cluster size) of a full tile.
   static constexpr int cluster_tile = Cluster ? 8 * ClusterThreads * ClusterItems : 0;
   /// Inputs up to this many keys are sorted on chip in one launch (one block or one cluster), with no workspace.
@@ -117,11 +122,19 @@ struct radix_sort_default_policy {
   // edge; x 38 1.105-1.107x; ballots with a warp-synchronous update or early counts no gain; 16 or 64 tiles of
   // prefetch 0-1% less). 4-byte keys alone lost at 256 x 56-60 (1.16-1.17x against 1.17-1.18x) and keep 384 x 40.
   // 8-byte pairs (384 x 16) were not swept. None of run 13 was measured on an H200.
-  // The one-sweep tile: 4-byte pairs 256 x 44, 8-byte keys 256 x 40, 4-byte keys 384 x 40, 8-byte pairs 384 x 16.
+  // The one-sweep tile: 4-byte pairs 256 x 44, 8-byte keys 256 x 40, 4-byte keys 384 x 40, 8-byte pairs 384 x 16 (run 14
+  // measured 8-byte keys at 256 x 42 once more: 1.093-1.094x against 1.110x at 40).
   static constexpr int threads = (joint || (wide && ValueBytes == 0)) ? 256 : 384;
   static constexpr int items = joint ? 44 : (ValueBytes == 0 ? 40 : 16);
+  // Run 14 (H100, bench/sort/arch, CUB in the same process, three placements of the buffers on one machine): 8-byte
+  // keys alone store under an L2 evict_last policy in every pass but the last (2^27 uint64 1.109 / 1.117 / 1.134x ->
+  // 1.161 / 1.173 / 1.187x CUB; evict_first 1.133 / 1.143 / 1.156x); a kernel reading 16 MiB eight times right
+  // after the sort ran no slower than after the plain sort (27.1-27.7 us either way). 4-byte pairs under evict_last
+  // moved by -3.7% to +4.8% with the placement (+0.6% on average), evict_first lost 1-1.6%, and 4-byte keys lost 2-7%
+  // under evict_first (6% under evict_last in every pass, in one placement): those keep plain stores.
+  static constexpr int store_hint = (KeyBytes >= 8 && ValueBytes == 0) ? 2 : 0;
   using type = radix_sort_policy<threads, items, 512, 8, 16, look_back, 1, false, true, wide ? 512 : 1024,
-                                 wide ? 16 : 8, exchange_first, joint, prefetch>;
+                                 wide ? 16 : 8, exchange_first, joint, prefetch, 2, store_hint>;
 };
 
 }  // namespace cuprim
