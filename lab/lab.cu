@@ -250,8 +250,9 @@ device_memory placement_spacer(int k) {
   constexpr std::size_t step = std::size_t(736) << 20, page = std::size_t(2) << 20;
   std::size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-  const std::size_t bytes = std::min(std::size_t(k) * step, free_bytes / 2 / page * page);
-  return bytes ? device_memory(bytes) : device_memory();
+  const std::size_t bytes = std::size_t(k) * step;
+  if (bytes > free_bytes / 2 / page * page) return {};  // no room: the caller stops adding placements
+  return device_memory(bytes);
 }
 
 // ---------------------------------------------------------------------------------------------------------

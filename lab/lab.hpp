@@ -143,10 +143,13 @@ std::shared_ptr<const input_set> random_input(dtype t, std::int64_t n, std::uint
 void release_inputs();
 /// Moves every cached input's device copy to a new allocation (a device-to-device copy; the host copy and the
 /// memoized references stay): used between placements (case_def::placements), when no case holds an input.
+/// Device buffers a family keeps in an input's memo (derived inputs of the histogram and select families) are not
+/// moved.
 void relocate_inputs();
-/// The memory held while placement k (0, 1, ...) of a case allocates its buffers: k × 736 MiB (capped at half the
-/// free memory), none for k = 0. Holding it makes the driver place the case's buffers, and the relocated inputs, on
-/// other physical pages (docs/lab.md, "Placements").
+/// The memory held while placement k (0, 1, ...) of a case allocates its buffers: k × 736 MiB; none for k = 0, and
+/// none either when that is more than half the free memory (the caller then stops adding placements). Holding it
+/// makes the driver place the case's buffers, and the relocated inputs, on other physical pages (docs/lab.md,
+/// "Placements").
 device_memory placement_spacer(int k);
 
 // ---------------------------------------------------------------------------------------------------------

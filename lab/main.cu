@@ -350,14 +350,29 @@ int run_device(const options& o, bool verify_only) {
       if (placements > 1 && !host_timed && r.correct && r.baseline_correct) {
         // Placements 1..P-1: the case's buffers (and its inputs, moved) made while more memory is held, so that
         // they lie on other physical pages; verified once (placement 0), the same code on the same values.
+        // A placement that cannot be made (no room for its spacer) or fails ends the series: the placements
+        // measured so far are reported, with a note.
         std::vector<lab::pair_timing> per{t};
-        for (int k = 1; k < placements; ++k) {
-          const lab::device_memory spacer = lab::placement_spacer(k);
-          lab::relocate_inputs();
-          const lab::bench b = c->setup();
-          per.push_back(lab::time_device(b, reps, warmup, stream));
+        std::string stopped;
+        for (int k = 1; k < placements && stopped.empty(); ++k) {
+          try {
+            const lab::device_memory spacer = lab::placement_spacer(k);
+            if (!spacer.get()) {
+              stopped = "placement " + std::to_string(k) + " needs more free memory than half of what is left";
+              break;
+            }
+            lab::relocate_inputs();
+            const lab::bench b = c->setup();
+            per.push_back(lab::time_device(b, reps, warmup, stream));
+          } catch (const std::exception& e) {
+            stopped = "placement " + std::to_string(k) + " failed: " + one_line(e.what());
+            if (sticky_error() != cudaSuccess) throw;  // the context is gone: the row fails as a whole
+          }
         }
         t = lab::combine_placements(per, r);
+        if (!stopped.empty())
+          r.error += (r.error.empty() ? "" : "; ") + std::to_string(per.size()) + " of " + std::to_string(placements) +
+                     " placements timed (" + stopped + ")";
       }
       r.median_ms = t.main.median_ms;
       if (t.base) r.baseline_ms = t.base->median_ms;

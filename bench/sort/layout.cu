@@ -4,7 +4,8 @@
 // buffers for both); or (`layout HOLD FREED`) the pairs row with the lab's separate allocations, made after HOLD
 // MiB are allocated and kept and FREED MiB allocated and released, which moves where the buffers lie in physical
 // memory (docs/tuning.md, "Radix sort", run 13); or (`layout move`) cuprim's sorts with one buffer at a time moved
-// to other physical pages (run 14). Not part of the CMake build:
+// to other physical pages (run 14); or (`layout l2`) whether the 8-byte keys' L2 store hint leaves lines behind
+// that crowd a later kernel's working set out of L2 (run 14). Not part of the CMake build:
 //   nvcc -std=c++20 --extended-lambda --expt-relaxed-constexpr -O3 -arch=sm_90 -I include \
 //        bench/sort/layout.cu src/device.cpp src/error.cpp src/memory.cpp -o layout && ./layout; ./layout 0 3072
 #include <cuprim/device/radix_sort.cuh>
@@ -143,13 +144,83 @@ void move_one() {
     if (v) { CK(cudaFree(v)); CK(cudaFree(vo)); }
   }
 }
+/// Reads p (n4 16-byte words, bypassing L1) `rounds` times.
+__global__ void l2_read_kernel(const float4* p, std::size_t n4, int rounds, float* sink) {
+  float acc = 0;
+  for (int r = 0; r < rounds; ++r)
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += std::size_t(gridDim.x) * blockDim.x) {
+      const float4 v = __ldcg(p + i);
+      acc += v.x + v.y + v.z + v.w;
+    }
+  if (acc == 12345.f) *sink = acc;
+}
+
+/// The store hint's side effect: 8-byte keys sorted with the default policy (stores under evict_last but in the
+/// last pass, whose input lines it returns to the normal priority) and with the same policy under plain stores;
+/// each sort's time (median of 11) and, right after one sort, how long a kernel reading W MiB eight times takes
+/// (median of 7): if the sort left lines marked evict_last, a working set near L2's size would miss more.
+void l2_after() {
+  using D = cuprim::radix_sort_default_policy<8, 0>::type;
+  using Plain = cuprim::radix_sort_policy<D::threads, D::items, D::small_threads, D::small_items, D::hist_items,
+                                          D::look_back, D::rank, D::early_counts, D::cluster, D::cluster_threads,
+                                          D::cluster_items, D::exchange_first, D::joint_exchange, D::prefetch_tiles,
+                                          D::min_blocks, 0>;
+  static_assert(D::store_hint == 2);
+  float4* buf;
+  float* sink;
+  const std::size_t max_w = std::size_t(48) << 20;
+  CK(cudaMalloc(&buf, max_w)); CK(cudaMalloc(&sink, 4)); CK(cudaMemset(buf, 0, max_w));
+  auto probe_after = [&](auto&& f, std::size_t w) {
+    cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+    std::vector<float> t;
+    for (int r = 0; r < 7; ++r) {
+      f();
+      CK(cudaEventRecord(a));
+      l2_read_kernel<<<132 * 4, 256>>>(buf, w / 16, 8, sink);
+      CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
+      float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms * 1000.f);
+    }
+    CK(cudaEventDestroy(a)); CK(cudaEventDestroy(b));
+    std::sort(t.begin(), t.end());
+    return t[3];
+  };
+  const std::size_t ws_list[] = {std::size_t(24) << 20, std::size_t(36) << 20, std::size_t(48) << 20};
+  printf("probe after itself:");
+  for (std::size_t w : ws_list) printf(" %zu MiB %.1f us", w >> 20, probe_after([] {}, w));
+  printf("\n");
+  for (int lg : {20, 22, 24, 27}) {
+    const std::uint64_t m = std::uint64_t(1) << lg;
+    std::uint64_t *k, *o, *ref;
+    CK(cudaMalloc(&k, m * 8)); CK(cudaMalloc(&o, m * 8)); CK(cudaMalloc(&ref, m * 8));
+    fill_u<<<1024, 256>>>(reinterpret_cast<std::uint32_t*>(k), 2 * m, 4242u);
+    const std::size_t wsb = std::max(cuprim::radix_sort_keys_workspace_bytes<std::uint64_t, D>(std::int64_t(m)),
+                                     cuprim::radix_sort_keys_workspace_bytes<std::uint64_t, Plain>(std::int64_t(m)));
+    void* ws; CK(cudaMalloc(&ws, wsb));
+    auto hinted = [&] { cuprim::radix_sort_keys<D>(k, o, std::int64_t(m), cuprim::workspace{ws, wsb}); };
+    auto plain = [&] { cuprim::radix_sort_keys<Plain>(k, ref, std::int64_t(m), cuprim::workspace{ws, wsb}); };
+    hinted(); plain(); CK(cudaDeviceSynchronize());
+    const bool ok = same(o, ref, m);
+    printf("uint64 2^%d: plain %.4f ms, evict_last %.4f ms %s; probe after plain / evict_last:", lg, med(plain, 11),
+           med(hinted, 11), ok ? "ok" : "MISMATCH");
+    for (std::size_t w : ws_list) printf(" %zu MiB %.1f / %.1f us", w >> 20, probe_after(plain, w), probe_after(hinted, w));
+    printf("\n");
+    fflush(stdout);
+    CK(cudaFree(k)); CK(cudaFree(o)); CK(cudaFree(ref)); CK(cudaFree(ws));
+  }
+  CK(cudaFree(buf)); CK(cudaFree(sink));
+}
 }  // namespace
 
 /// layout: the pool's layouts; layout HOLD FREED: the lab's separate allocations after HOLD MiB held and FREED MiB
-/// allocated and released; layout move: one buffer at a time moved (move_one).
+/// allocated and released; layout move: one buffer at a time moved (move_one); layout l2: the store hint's side
+/// effect on L2 (l2_after).
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "move") {
     move_one();
+    return 0;
+  }
+  if (argc == 2 && std::string(argv[1]) == "l2") {
+    l2_after();
     return 0;
   }
   if (argc > 2) {

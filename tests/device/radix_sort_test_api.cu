@@ -256,8 +256,9 @@ TEST_F(RadixSortApi, JointExchangePolicy) {
 
 /// StoreHint (the L2 eviction priority of the one-sweep stores) outside the default that uses it (evict_last for
 /// 8-byte keys alone): evict_first with the separate exchanges, evict_last with the joint one, on float keys with and
-/// without NaN (the last pass stores converted keys, under evict_normal), doubles, and 2-byte keys (stored plainly,
-/// their values with the hint); keys alone and pairs, both orders.
+/// without NaN (the last pass stores converted keys, under evict_normal), doubles and 8-byte integers (the last
+/// pass returns its input's lines to the normal priority, values included), and 2-byte keys (stored plainly, their
+/// values with the hint); keys alone and pairs, both orders.
 TEST_F(RadixSortApi, StoreHintPolicy) {
   CUPRIM_TEST_RNG(r);
   using PF = cuprim::radix_sort_policy<384, 24, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false, 0, 2, 1>;
@@ -271,6 +272,7 @@ TEST_F(RadixSortApi, StoreHintPolicy) {
       radix_test::check_sort<float, PL>(300007, s, desc, r);
     }
     radix_test::check_sort<double, PL>(200003, shape::random, desc, r);
+    radix_test::check_sort<std::uint64_t, PF>(200003, shape::random, desc, r);
     radix_test::check_sort<std::int16_t, PL>(100003, shape::random, desc, r);
   }
 }

@@ -490,8 +490,9 @@ __device__ __forceinline__ unsigned radix_look_back(const unsigned* look, std::u
 ///   radix_store_plain       plain stores
 ///   radix_store_evict_first stores under an L2::evict_first policy
 ///   radix_store_evict_last  stores under an L2::evict_last policy in every pass but the last, whose output is the
-///                           caller's (an evict_normal policy there), so that the sort leaves no line of its own
-///                           output marked to outlive the caller's data in L2
+///                           caller's (an evict_normal policy there); the last pass also returns the lines it reads
+///                           (the previous pass's output) to the normal priority (radix_demote_l2), so that the
+///                           sort leaves no line marked evict_last behind to crowd the caller's data out of L2
 enum : int { radix_store_plain = 0, radix_store_evict_first = 1, radix_store_evict_last = 2 };
 
 /// The cache policy (createpolicy) a pass's stores carry under StoreHint; 0 for plain stores.
@@ -507,20 +508,40 @@ __device__ __forceinline__ std::uint64_t radix_store_policy(bool last_pass) {
   return policy;
 }
 
-/// *p = v, under the cache policy when StoreHint is not plain and T is 4 or 8 bytes (other sizes store plainly).
+/// Whether radix_store_global stores a T under the policy: 4- and 8-byte types aligned to their size (a 32- or
+/// 64-bit store needs that alignment; a struct of two floats, aligned to 4, stores plainly).
+template <class T>
+constexpr bool radix_hinted_store_v =
+    (sizeof(T) == 4 || sizeof(T) == 8) && alignof(T) >= sizeof(T) && std::is_trivially_copyable_v<T>;
+
+/// *p = v, under the cache policy when StoreHint is not plain and radix_hinted_store_v<T> (others store plainly).
 template <int StoreHint, class T>
 __device__ __forceinline__ void radix_store_global(T* p, const T& v, std::uint64_t policy) {
-  if constexpr (StoreHint != radix_store_plain && sizeof(T) == 4 && std::is_trivially_copyable_v<T>) {
+  if constexpr (StoreHint != radix_store_plain && sizeof(T) == 4 && radix_hinted_store_v<T>) {
     unsigned u;
     std::memcpy(&u, &v, 4);
     asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p), "r"(u), "l"(policy) : "memory");
-  } else if constexpr (StoreHint != radix_store_plain && sizeof(T) == 8 && std::is_trivially_copyable_v<T>) {
+  } else if constexpr (StoreHint != radix_store_plain && sizeof(T) == 8 && radix_hinted_store_v<T>) {
     unsigned long long u;
     std::memcpy(&u, &v, 8);
     asm volatile("st.global.L2::cache_hint.b64 [%0], %1, %2;" ::"l"(p), "l"(u), "l"(policy) : "memory");
   } else {
     *p = v;
   }
+}
+
+/// Returns the L2 lines holding elements [p, p + n) to the normal eviction priority (applypriority, which takes the
+/// 128-byte-aligned address of a line; the line's data stays), the block's threads taking one line each in turn:
+/// the last pass of a radix_store_evict_last sort calls it on its tile's input, which the pass before stored under
+/// evict_last. The first and last lines may hold bytes outside the range; a line never spans two pages, so their
+/// addresses are mapped.
+template <class T>
+__device__ __forceinline__ void radix_demote_l2(const T* p, std::uint64_t n) {
+  if (n == 0) return;
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t(127);
+  const std::uintptr_t last = (reinterpret_cast<std::uintptr_t>(p + n) - 1) & ~std::uintptr_t(127);
+  for (std::uintptr_t a = first + std::uintptr_t(threadIdx.x) * 128; a <= last; a += std::uintptr_t(blockDim.x) * 128)
+    asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(a) : "memory");
 }
 
 /// The one-sweep tile's key stores, thread-striped from the exchange: position j of digit d goes to key_dst[d] + j.
@@ -675,6 +696,15 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
     if (p.first_pass) {
 #pragma unroll
       for (int i = 0; i < Items; ++i) keys[i] = radix_ordered_bits(keys[i]);
+    }
+  }
+  if constexpr (StoreHint == radix_store_evict_last) {
+    // The last pass's input, stored by the pass before under evict_last, back to the normal priority: the sort
+    // leaves nothing in L2 marked to outlast the caller's data.
+    if (p.last_pass && !p.first_pass) {
+      radix_demote_l2(p.keys_in + base, std::uint64_t(valid));
+      if constexpr (has_values)
+        if (p.vals_in) radix_demote_l2(p.vals_in + base, std::uint64_t(valid));
     }
   }
   unsigned* look = p.state + radix_state_head;

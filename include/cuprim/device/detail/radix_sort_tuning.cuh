@@ -128,8 +128,9 @@ struct radix_sort_default_policy {
   static constexpr int items = joint ? 44 : (ValueBytes == 0 ? 40 : 16);
   // Run 14 (H100, bench/sort/arch, CUB in the same process, three placements of the buffers on one machine): 8-byte
   // keys alone store under an L2 evict_last policy in every pass but the last (2^27 uint64 1.109 / 1.117 / 1.134x ->
-  // 1.161 / 1.173 / 1.187x CUB; evict_first 1.133 / 1.143 / 1.156x); a kernel reading 16 MiB eight times right
-  // after the sort ran no slower than after the plain sort (27.1-27.7 us either way). 4-byte pairs under evict_last
+  // 1.161 / 1.173 / 1.187x CUB; evict_first 1.133 / 1.143 / 1.156x; 2-4% faster than plain stores from 2^20 to 2^27
+  // keys); with the last pass returning its input's lines to the normal priority, a kernel reading 24, 36 or 48 MiB
+  // eight times right after the sort ran as fast as after the plain sort (within 0.6 us). 4-byte pairs under evict_last
   // moved by -3.7% to +4.8% with the placement (+0.6% on average), evict_first lost 1-1.6%, and 4-byte keys lost 2-7%
   // under evict_first (6% under evict_last in every pass, in one placement): those keep plain stores.
   static constexpr int store_hint = (KeyBytes >= 8 && ValueBytes == 0) ? 2 : 0;
