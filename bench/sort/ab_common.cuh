@@ -1,4 +1,5 @@
-// bench/sort/ab_common.cuh: what the sort A/B programs (ab_sort.cu, prof_sort.cu, pairs_sweep.cu) share. Not
+// bench/sort/ab_common.cuh: what the sort A/B programs (ab_sort.cu, prof_sort.cu, pairs_sweep.cu, layout.cu, arch/)
+// share. Not
 // part of the CMake build; each program builds with nvcc directly (see its first lines).
 #pragma once
 
@@ -56,4 +57,34 @@ bool same(const T* a, const T* b, std::uint64_t n) {
   CK(cudaMemcpy(x.data(), a, n * sizeof(T), cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(y.data(), b, n * sizeof(T), cudaMemcpyDeviceToHost));
   return std::memcmp(x.data(), y.data(), n * sizeof(T)) == 0;
+}
+
+/// Reads p (n4 16-byte words, bypassing L1) `rounds` times.
+static __global__ void l2_read_kernel(const float4* p, std::size_t n4, int rounds, float* sink) {
+  float acc = 0;
+  for (int r = 0; r < rounds; ++r)
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += std::size_t(gridDim.x) * blockDim.x) {
+      const float4 v = __ldcg(p + i);
+      acc += v.x + v.y + v.z + v.w;
+    }
+  if (acc == 12345.f) *sink = acc;
+}
+
+/// After a sort, how long a kernel takes to read a working set of `bytes` at buf eight times (L1 bypassed): whether
+/// the sort left lines in L2 that crowd the caller's data out. Median over 7 of f() followed by the timed read, in
+/// microseconds; sink: one device float.
+template <class F>
+float l2_read_after(F&& f, const float4* buf, std::size_t bytes, float* sink) {
+  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+  std::vector<float> t;
+  for (int r = 0; r < 7; ++r) {
+    f();
+    CK(cudaEventRecord(a));
+    l2_read_kernel<<<132 * 4, 256>>>(buf, bytes / 16, 8, sink);
+    CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
+    float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms * 1000.f);
+  }
+  CK(cudaEventDestroy(a)); CK(cudaEventDestroy(b));
+  std::sort(t.begin(), t.end());
+  return t[3];
 }

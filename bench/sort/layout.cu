@@ -144,17 +144,6 @@ void move_one() {
     if (v) { CK(cudaFree(v)); CK(cudaFree(vo)); }
   }
 }
-/// Reads p (n4 16-byte words, bypassing L1) `rounds` times.
-__global__ void l2_read_kernel(const float4* p, std::size_t n4, int rounds, float* sink) {
-  float acc = 0;
-  for (int r = 0; r < rounds; ++r)
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += std::size_t(gridDim.x) * blockDim.x) {
-      const float4 v = __ldcg(p + i);
-      acc += v.x + v.y + v.z + v.w;
-    }
-  if (acc == 12345.f) *sink = acc;
-}
-
 /// The store hint's side effect: 8-byte keys sorted with the default policy (stores under evict_last but in the
 /// last pass, whose input lines it returns to the normal priority) and with the same policy under plain stores;
 /// each sort's time (median of 11) and, right after one sort, how long a kernel reading W MiB eight times takes
@@ -170,20 +159,7 @@ void l2_after() {
   float* sink;
   const std::size_t max_w = std::size_t(48) << 20;
   CK(cudaMalloc(&buf, max_w)); CK(cudaMalloc(&sink, 4)); CK(cudaMemset(buf, 0, max_w));
-  auto probe_after = [&](auto&& f, std::size_t w) {
-    cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int r = 0; r < 7; ++r) {
-      f();
-      CK(cudaEventRecord(a));
-      l2_read_kernel<<<132 * 4, 256>>>(buf, w / 16, 8, sink);
-      CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
-      float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms * 1000.f);
-    }
-    CK(cudaEventDestroy(a)); CK(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[3];
-  };
+  auto probe_after = [&](auto&& f, std::size_t w) { return l2_read_after(f, buf, w, sink); };
   const std::size_t ws_list[] = {std::size_t(24) << 20, std::size_t(36) << 20, std::size_t(48) << 20};
   printf("probe after itself:");
   for (std::size_t w : ws_list) printf(" %zu MiB %.1f us", w >> 20, probe_after([] {}, w));

@@ -28,40 +28,16 @@ constexpr std::uint64_t sweep_n = 1ull << 27;
 template <int T, int I, bool EF, bool JX, int PF, int MB, int LB = 2, int RK = 1, bool EA = false, int SH = 0>
 using sweep_policy = cuprim::radix_sort_policy<T, I, 512, 8, 16, LB, RK, EA, true, 1024, 8, EF, JX, PF, MB, SH>;
 
-/// Reads p (n4 16-byte words, bypassing L1) `rounds` times: after a sort, how much of L2 is left to data
-/// stored with no hint (the store hints' side effect on the caller's next kernel).
-static __global__ void l2_probe_kernel(const float4* p, std::size_t n4, int rounds, float* sink) {
-  float acc = 0;
-  for (int r = 0; r < rounds; ++r)
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += std::size_t(gridDim.x) * blockDim.x) {
-      const float4 v = __ldcg(p + i);
-      acc += v.x + v.y + v.z + v.w;
-    }
-  if (acc == 12345.f) *sink = acc;
-}
+/// The buffer read after each row (16 MiB; l2_read_after in ab_common.cuh).
 struct l2_probe {
   float4* buf = nullptr;
   float* sink = nullptr;
-  std::size_t n4 = (std::size_t(16) << 20) / 16;  // 16 MiB
+  static constexpr std::size_t bytes = std::size_t(16) << 20;
   void init() {
-    CK(cudaMalloc(&buf, n4 * 16)); CK(cudaMalloc(&sink, 4)); CK(cudaMemset(buf, 0, n4 * 16));
+    CK(cudaMalloc(&buf, bytes)); CK(cudaMalloc(&sink, 4)); CK(cudaMemset(buf, 0, bytes));
   }
-  /// Median over 7 of: f(), then the probe (8 reads of 16 MiB) timed alone: microseconds.
   template <class F>
-  float after(F&& f) {
-    cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int r = 0; r < 7; ++r) {
-      f();
-      CK(cudaEventRecord(a));
-      l2_probe_kernel<<<132 * 4, 256>>>(buf, n4, 8, sink);
-      CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
-      float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms * 1000.f);
-    }
-    CK(cudaEventDestroy(a)); CK(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  }
+  float after(F&& f) { return l2_read_after(f, buf, bytes, sink); }
 };
 inline l2_probe& probe() { static l2_probe p; return p; }
 
