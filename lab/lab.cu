@@ -247,11 +247,10 @@ void relocate_inputs() {
 
 device_memory placement_spacer(int k) {
   if (k <= 0) return {};
-  constexpr std::size_t step = std::size_t(736) << 20, page = std::size_t(2) << 20;
+  const std::size_t bytes = std::size_t(k) * (std::size_t(736) << 20);
   std::size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-  const std::size_t bytes = std::size_t(k) * step;
-  if (bytes > free_bytes / 2 / page * page) return {};  // no room: the caller stops adding placements
+  if (bytes > free_bytes / 2) return {};  // no room: the caller stops adding placements
   return device_memory(bytes);
 }
 

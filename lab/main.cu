@@ -354,7 +354,7 @@ int run_device(const options& o, bool verify_only) {
         // measured so far are reported, with a note.
         std::vector<lab::pair_timing> per{t};
         std::string stopped;
-        for (int k = 1; k < placements && stopped.empty(); ++k) {
+        for (int k = 1; k < placements; ++k) {
           try {
             const lab::device_memory spacer = lab::placement_spacer(k);
             if (!spacer.get()) {
@@ -365,8 +365,9 @@ int run_device(const options& o, bool verify_only) {
             const lab::bench b = c->setup();
             per.push_back(lab::time_device(b, reps, warmup, stream));
           } catch (const std::exception& e) {
-            stopped = "placement " + std::to_string(k) + " failed: " + one_line(e.what());
             if (sticky_error() != cudaSuccess) throw;  // the context is gone: the row fails as a whole
+            stopped = "placement " + std::to_string(k) + " failed: " + one_line(e.what());
+            break;
           }
         }
         t = lab::combine_placements(per, r);

@@ -35,7 +35,8 @@ namespace cuprim {
 ///                          fit also depends on the tile's shared memory
 ///   StoreHint              the L2 eviction priority of a one-sweep pass's stores of 4- and 8-byte keys and values:
 ///                          0 plain stores, 1 evict_first, 2 evict_last in every pass but the last (which stores
-///                          the caller's output under evict_normal) (detail/radix_sort_kernel.cuh)
+///                          the caller's output under evict_normal and returns the lines it reads to the normal
+///                          priority) (detail/radix_sort_kernel.cuh)
 template <int Threads, int Items, int SmallThreads, int SmallItems, int HistItems = 16, int LookBack = 16,
           int Rank = 0, bool EarlyCounts = false, bool Cluster = true, int ClusterThreads = 1024,
           int ClusterItems = 8, bool ExchangeFirst = false, bool JointExchange = false, int PrefetchTiles = 0,
