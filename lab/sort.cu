@@ -606,7 +606,10 @@ void register_sort() {
 
   add_note("sort/", "sort policy (uint32 keys): " +
                         policy_text<cuprim::radix_sort_default_policy<4, 0>::type>() +
-                        "; pairs (uint32 + uint32): " + policy_text<cuprim::radix_sort_default_policy<4, 4>::type>() +
+                        "; pairs (uint32 + uint32): each pair packed into an 8-byte key (the key above the value) "
+                        "by the first pass and unpacked by the last, every pass in the uint64 keys' policy (below); "
+                        "pairs of float keys: " +
+                        policy_text<cuprim::radix_sort_default_policy<4, 4>::type>() +
                         "; uint64 keys: " + policy_text<cuprim::radix_sort_default_policy<8, 0>::type>() +
                         "; workspaces allocated once before timing; CUB gets int num_items and the full bit range");
   add_note("sort/", "sort: GB/s counts keys (and values) read once and written once; outputs checked sorted, a "

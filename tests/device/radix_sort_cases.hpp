@@ -146,10 +146,14 @@ std::vector<std::int64_t> sizes() {
   using PK = typename cuprim::radix_sort_default_policy<sizeof(K), 0>::type;
   static_assert(P::onchip_tile == PK::onchip_tile && P::cluster_threads == PK::cluster_threads,
                 "the sizes below assume one cluster shape for keys and pairs");
+  // Pairs of 4-byte integer keys and 4-byte values travel packed, in the tiles of 8-byte keys (radix_sort_policy's
+  // Pack).
+  using PP = typename cuprim::radix_sort_default_policy<8, 0>::type;
   constexpr std::int64_t ct = P::cluster_threads, on = P::onchip_tile;
   return {0,      1,      2,          31,     33,      P::small_tile - 1, P::small_tile, P::small_tile + 1,
           ct,     ct + 1, 2 * ct + 5, 8 * ct + 1, 24 * ct + 7, on - 1, on, on + 1, on + PK::tile - 1,
-          on + 3 * PK::tile + 5, on + P::tile - 1, on + 3 * P::tile + 5, (1 << 20) + 7};
+          on + 3 * PK::tile + 5, on + P::tile - 1, on + 3 * P::tile + 5, on + PP::tile - 1, on + 3 * PP::tile + 5,
+          (1 << 20) + 7};
 }
 
 template <class K>

@@ -277,6 +277,88 @@ TEST_F(RadixSortApi, StoreHintPolicy) {
   }
 }
 
+/// Pack (pairs of 4-byte integer keys and 4-byte values moved as 8-byte keys): both modes on small tiles (many tiles
+/// and look-backs), signed and unsigned keys, both orders, bit ranges of one to four passes (mode 2 sorts an odd
+/// number of passes unpacked), low-entropy keys; 4-byte struct values, aligned and at an address that is not (which
+/// sorts unpacked); the workspace each mode asks for, used exactly.
+template <class P, class K, class V>
+void check_packed(std::int64_t n, shape s, bool desc, int begin, int end, std::size_t value_offset, cuprim_test::rng& r) {
+  constexpr int pack = [] {
+    if constexpr (std::is_void_v<P>) return cuprim::radix_sort_default_policy<4, 4>::pack;
+    else return P::pack;
+  }();
+  SCOPED_TRACE(::testing::Message() << "pack " << pack << " n=" << n << " bits [" << begin << ", " << end << ")"
+                                    << (desc ? " descending" : "") << " value offset " << value_offset);
+  const auto keys = make_keys<K>(n, s, r);
+  std::vector<V> vals(keys.size());
+  for (std::size_t i = 0; i < vals.size(); ++i) {
+    const std::uint32_t x = std::uint32_t(r.next());
+    std::memcpy(&vals[i], &x, 4);
+  }
+  std::vector<K> want(keys.size());
+  std::vector<V> want_vals(keys.size());
+  cuprim::host::radix_sort_pairs(keys.data(), want.data(), vals.data(), want_vals.data(), n, desc, begin, end);
+  const auto m = static_cast<std::size_t>(n);
+  cuprim::device_buffer<K> din(m), dout(m);
+  cuprim::device_buffer<unsigned char> vbuf(m * 4 + 4), vobuf(m * 4 + 4);
+  V* vin = reinterpret_cast<V*>(vbuf.data() + value_offset);
+  V* vout = reinterpret_cast<V*>(vobuf.data() + value_offset);
+  cuprim_test::upload(din.data(), keys);
+  CUPRIM_CUDA_CHECK(cudaMemcpy(vin, vals.data(), std::size_t(n) * 4, cudaMemcpyHostToDevice));
+  cuprim_test::poison(dout);
+  cuprim_test::poison(vobuf);
+  const std::size_t bytes = cuprim::radix_sort_pairs_workspace_bytes<K, V, P>(n);
+  cuprim::device_buffer<unsigned char> ws(std::max<std::size_t>(bytes, 1));
+  cuprim_test::poison(ws);
+  const cuprim::radix_sort_options opt{desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending, begin,
+                                       end};
+  cuprim::radix_sort_pairs<P>(din.data(), dout.data(), vin, vout, n, cuprim::workspace{ws.data(), bytes}, opt);
+  EXPECT_TRUE(same_keys(cuprim_test::download(dout.data(), std::size_t(n)), want)) << "keys";
+  std::vector<V> got(keys.size());
+  CUPRIM_CUDA_CHECK(cudaMemcpy(got.data(), vout, std::size_t(n) * 4, cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(same_values(got, want_vals)) << "values";
+}
+
+struct rgba {
+  unsigned char c[4];
+};
+
+TEST_F(RadixSortApi, PackPolicy) {
+  CUPRIM_TEST_RNG(r);
+  using P1 = cuprim::radix_sort_policy<256, 8, 512, 8, 16, 1, 1, false, true, 1024, 8, true, false, 4, 2, 2, 1>;
+  using P2 = cuprim::radix_sort_policy<256, 6, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false, 0, 2, 0, 2>;
+  static_assert(cuprim::radix_sort_default_policy<4, 4>::type::pack == 1 &&
+                cuprim::radix_sort_default_policy<4, 0>::type::pack == 0);
+  static_assert(cuprim::detail::radix_packs_v<P1, std::int32_t, float> &&
+                !cuprim::detail::radix_packs_v<P1, float, std::uint32_t> &&
+                !cuprim::detail::radix_packs_v<P1, std::uint64_t, std::uint32_t>);
+  const std::pair<int, int> ranges[] = {{0, 32}, {0, 8}, {3, 27}, {5, 21}, {16, 32}};
+  for (bool desc : {false, true})
+    for (auto [b, e] : ranges) {
+      check_packed<P1, std::uint32_t, std::uint32_t>(200003, shape::random, desc, b, e, 0, r);
+      check_packed<P1, std::int32_t, float>(100003, shape::random, desc, b, e, 0, r);
+      check_packed<P2, std::int32_t, std::uint32_t>(150001, shape::random, desc, b, e, 0, r);
+      check_packed<P2, std::uint32_t, rgba>(70001, shape::few_values, desc, b, e, 0, r);
+    }
+  for (bool desc : {false, true}) {
+    check_packed<P1, std::uint32_t, std::uint32_t>(300007, shape::low_entropy, desc, 0, 32, 0, r);
+    check_packed<P1, std::int32_t, std::uint32_t>(300007, shape::edges, desc, 0, 32, 0, r);
+    check_packed<P1, std::uint32_t, rgba>(100003, shape::random, desc, 0, 32, 1, r);  // unpacked: misaligned values
+    check_packed<void, std::int32_t, std::int32_t>(1 << 20, shape::random, desc, 0, 32, 0, r);
+  }
+  // The packed sort's workspace: two buffers of n 8-byte keys (mode 1) where the unpacked sort takes n keys and n
+  // values, one (mode 2); the double-buffer form does not pack and takes none of them.
+  using P1u = cuprim::radix_sort_policy<256, 8, 512, 8, 16, 1, 1, false, true, 1024, 8, true, false, 4, 2, 2, 0>;
+  using P2u = cuprim::radix_sort_policy<256, 6, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false, 0, 2, 0, 0>;
+  const std::int64_t n = 1 << 20;
+  auto bytes = [&]<class P>(bool double_buffer) {
+    return cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t, P>(n, double_buffer);
+  };
+  EXPECT_EQ(bytes.operator()<P1>(false), bytes.operator()<P1u>(false) + std::size_t(n) * 8);
+  EXPECT_EQ(bytes.operator()<P2>(false), bytes.operator()<P2u>(false));
+  EXPECT_EQ(bytes.operator()<P1>(true), bytes.operator()<P1u>(true));
+}
+
 /// Small shapes for the sanitizers: the one-block path and a few one-sweep tiles, keys and pairs.
 TEST_F(RadixSortApi, SanitizerSizes) {
   CUPRIM_TEST_RNG(r);

@@ -1,5 +1,4 @@
 #include "sweep_common.cuh"
 void rows_c(sweep_data& d) {
-  u64_row<256, 40, true, 32, 2, 1, 1, false, 2>(d);
-  u64_row<256, 40, true, 32, 2, 1, 1, false, 1>(d);
+  pairs_row<256, 40, true, false, 32, 2, 1, 1, false, 2, 2>(d);
 }

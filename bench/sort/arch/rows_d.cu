@@ -1,5 +1,4 @@
 #include "sweep_common.cuh"
 void rows_d(sweep_data& d) {
-  u32_row<384, 40, 32, 2, 2, 1, false, 0>(d);
-  u32_row<384, 40, 32, 2, 2, 1, false, 1>(d);
+  pairs_row<256, 40, true, false, 32, 2, 1, 1, false, 0, 1>(d);
 }

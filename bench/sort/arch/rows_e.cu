@@ -1,4 +1,4 @@
 #include "sweep_common.cuh"
 void rows_e(sweep_data& d) {
-  pairs_row<256, 44, true, true, 0, 2, 1, 1, false, 0>(d);
+  u64_hi_row<256, 40, true, 32, 2, 1, 1, false, 2>(d);
 }

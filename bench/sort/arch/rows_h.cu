@@ -1,2 +1,3 @@
 #include "sweep_common.cuh"
-void rows_h(sweep_data&) {}
+void rows_h(sweep_data&) {
+}

@@ -3,10 +3,10 @@
 // compared with CUB's, the one-sweep kernel's registers, spill stores and resident blocks per SM, and how long a
 // kernel reading 16 MiB eight times takes right after the sort (whether the sort's lines crowd the caller's data out
 // of L2). Not part of the CMake build: bench/sort/arch/build.sh builds the rows in parallel; run sweep [rounds [held
-// MiB]] (held: memory kept allocated before the buffers, for another placement). The rows in rows_*.cu are the store
-// hints of docs/tuning.md, "Radix sort", run 14, with and without, on each size class's default shape (the rows of
-// runs 8-13, tiles, thread counts, look-back, ranking and early counts, are in its text and in
-// bench/sort/h100-sort-sweep.txt).
+// MiB]] (held: memory kept allocated before the buffers, for another placement). The rows in rows_*.cu are those of
+// docs/tuning.md, "Radix sort", run 15: pairs joint and packed (modes 1 and 2), the uint64 keys sorted by bits
+// [32, 64) that the packed passes resemble, and the keys-only defaults (the rows of runs 8-14, tiles, thread counts,
+// look-back, ranking, early counts and store hints, are in its text and in bench/sort/h100-sort-sweep.txt).
 #pragma once
 #include <cuprim/device/radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -25,8 +25,10 @@ struct sweep_data {
 constexpr std::uint64_t sweep_n = 1ull << 27;
 
 /// LB: look-back window, RK: rank (0 sync, 1 atomic, 2 match), EA: early counts (radix_sort_policy).
-template <int T, int I, bool EF, bool JX, int PF, int MB, int LB = 2, int RK = 1, bool EA = false, int SH = 0>
-using sweep_policy = cuprim::radix_sort_policy<T, I, 512, 8, 16, LB, RK, EA, true, 1024, 8, EF, JX, PF, MB, SH>;
+/// PK: pairs packed into 8-byte keys (radix_sort_policy's Pack: 1 two buffers, 2 packing and unpacking alternate).
+template <int T, int I, bool EF, bool JX, int PF, int MB, int LB = 2, int RK = 1, bool EA = false, int SH = 0,
+          int PK = 0>
+using sweep_policy = cuprim::radix_sort_policy<T, I, 512, 8, 16, LB, RK, EA, true, 1024, 8, EF, JX, PF, MB, SH, PK>;
 
 /// The buffer read after each row (16 MiB; l2_read_after in ab_common.cuh).
 struct l2_probe {
@@ -42,12 +44,12 @@ struct l2_probe {
 inline l2_probe& probe() { static l2_probe p; return p; }
 
 /// "regs R spill S B/SM": the one-sweep kernel of policy P for keys K and values V.
-template <class P, class K, class V>
+template <class P, class K, class V, bool Packed = false>
 const char* kernel_info() {
   static char text[96];
   auto k = cuprim::detail::radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back, P::rank,
                                                  P::early_counts, P::exchange_first, P::joint_exchange,
-                                                 P::prefetch_tiles, P::min_blocks, P::store_hint>;
+                                                 P::prefetch_tiles, P::min_blocks, P::store_hint, Packed>;
   const int smem = int(sizeof(cuprim::detail::radix_onesweep_smem<P::threads, P::items, K, V, P::joint_exchange>));
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   cudaFuncAttributes a{};
@@ -82,15 +84,17 @@ inline std::string options(int mb, int lb, int rk, bool ea, int sh = 0) {
 }
 inline std::string shape(int t, int i) { return std::to_string(t) + "x" + std::to_string(i); }
 
-template <int T, int I, bool EF, bool JX, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false, int SH = 0>
+template <int T, int I, bool EF, bool JX, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false, int SH = 0,
+          int PK = 0>
 void pairs_row(sweep_data& d) {
-  using P = sweep_policy<T, I, EF, JX, PF, MB, LB, RK, EA, SH>;
+  using P = sweep_policy<T, I, EF, JX, PF, MB, LB, RK, EA, SH, PK>;
   const std::uint64_t m = sweep_n;
   CK(cudaMemset(d.o, 0xab, m * 4)); CK(cudaMemset(d.vo, 0xab, m * 4));
   timed_row("pairs u32+u32 " + shape(T, I) + (EF ? " first" : "") + (JX ? " joint" : "") + " pf" +
-                std::to_string(PF) + options(MB, LB, RK, EA, SH),
+                std::to_string(PF) + options(MB, LB, RK, EA, SH) + (PK ? " packed" + std::to_string(PK) : ""),
             cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t, P>(std::int64_t(m)), d.cub_pairs,
-            kernel_info<P, std::uint32_t, std::uint32_t>(),
+            PK ? kernel_info<P, std::uint64_t, cuprim::detail::radix_no_value, true>()
+               : kernel_info<P, std::uint32_t, std::uint32_t>(),
             [&](cuprim::workspace w) { cuprim::radix_sort_pairs<P>(d.u, d.o, d.v, d.vo, std::int64_t(m), w); },
             [&] { return same(d.o, d.r, m) && same(d.vo, d.vr, m); });
 }
@@ -104,6 +108,29 @@ void u64_row(sweep_data& d) {
             cuprim::radix_sort_keys_workspace_bytes<std::uint64_t, P>(std::int64_t(m)), d.cub_u64,
             kernel_info<P, std::uint64_t, cuprim::detail::radix_no_value>(),
             [&](cuprim::workspace w) { cuprim::radix_sort_keys<P>(d.k64, d.o64, std::int64_t(m), w); },
+            [&] { return same(d.o64, d.r64, m); });
+}
+
+/// 8-byte keys sorted by bits [32, 64) (four passes, as packed pairs run them), against CUB's sort of the same bits
+/// (timed here; the ratio is against that sort).
+template <int T, int I, bool EF, int PF, int MB = 2, int LB = 2, int RK = 1, bool EA = false, int SH = 0>
+void u64_hi_row(sweep_data& d) {
+  using P = sweep_policy<T, I, EF, false, PF, MB, LB, RK, EA, SH>;
+  const std::uint64_t m = sweep_n;
+  std::size_t b = 0;
+  cub::DeviceRadixSort::SortKeys(nullptr, b, d.k64, d.r64, int(m), 32, 64);
+  void* w; CK(cudaMalloc(&w, b));
+  auto c = [&] { cub::DeviceRadixSort::SortKeys(w, b, d.k64, d.r64, int(m), 32, 64); };
+  const float cub_ms = med(c, 21);
+  CK(cudaFree(w));
+  CK(cudaMemset(d.o64, 0xab, m * 8));
+  cuprim::radix_sort_options o;
+  o.begin_bit = 32;
+  timed_row("keys u64 bits [32, 64) " + shape(T, I) + (EF ? " first" : "") + " pf" + std::to_string(PF) +
+                options(MB, LB, RK, EA, SH),
+            cuprim::radix_sort_keys_workspace_bytes<std::uint64_t, P>(std::int64_t(m)), cub_ms,
+            kernel_info<P, std::uint64_t, cuprim::detail::radix_no_value>(),
+            [&](cuprim::workspace w) { cuprim::radix_sort_keys<P>(d.k64, d.o64, std::int64_t(m), w, o); },
             [&] { return same(d.o64, d.r64, m); });
 }
 

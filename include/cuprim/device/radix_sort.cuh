@@ -31,7 +31,10 @@
 // gather.
 //
 // The two forms. The plain form reads keys_in (never written) and leaves the result in keys_out, using a
-// workspace of about n keys (and values) for the passes between. The double-buffer form ping-pongs between the
+// workspace of about n keys (and values) for the passes between; pairs of 4-byte integer keys and 4-byte values
+// take twice that (2 n × 8 bytes): in the plain form each pair travels through the passes packed into one 8-byte
+// key, the key's ordered bits above the value's bits, which moves them faster than as two arrays
+// (radix_sort_policy's Pack; a policy with Pack = 0 sorts them in n × 8 bytes). The double-buffer form ping-pongs between the
 // two buffers of a double_buffer: no copy and no such workspace; on return `selector` says which buffer holds the
 // result (current()); the other holds garbage. For pairs, each double_buffer's selector is set independently
 // (with values wider than 8 bytes the values' result lands in the other buffer from the keys' when the number of
@@ -272,6 +275,98 @@ void radix_cluster_sort(const K* k_in, K* k_out, const V* v_in, V* v_out, std::u
   check_launch("radix_cluster_kernel");
 }
 
+/// The parts of the sorting core's workspace (radix_layout): histograms, digit bases, the two look-back state
+/// arrays and the NaN flag.
+struct radix_ws_parts {
+  unsigned* hist;
+  std::uint64_t* bases;
+  unsigned* state[2];
+  unsigned* nan_flag;
+};
+
+/// The sort's first launches: one kernel zeroes the histograms, the bases and the first launch's look-back state;
+/// the histogram pass counts every pass's digits of keys[0, n) (HK: the keys as the caller gives them), portion by
+/// portion; the bases kernel turns the counts into each digit's output start.
+template <class P, class HK>
+radix_ws_parts radix_sort_prologue(const HK* keys, const radix_layout<P, HK>& L, std::uint64_t n, int begin_bit,
+                                   int end_bit, bool descending, void* ws, cudaStream_t stream) {
+  const int passes = radix_passes(begin_bit, end_bit);
+  char* base = static_cast<char*>(ws);
+  radix_ws_parts w{};
+  w.hist = reinterpret_cast<unsigned*>(base);
+  w.bases = reinterpret_cast<std::uint64_t*>(base + L.hist_bytes);
+  // Two look-back state arrays: launch i (pass-major over the portions) uses state[i & 1] and zeroes the other
+  // for launch i + 1 (the launch before it, which used that array, has finished), so the passes follow one
+  // another as programmatic dependent launches with no memset between them.
+  w.state[0] = reinterpret_cast<unsigned*>(base + L.hist_bytes + L.bases_bytes);
+  w.state[1] = reinterpret_cast<unsigned*>(base + L.hist_bytes + L.bases_bytes + L.state_bytes / 2);
+  const std::uint64_t per_portion = std::uint64_t(passes) * radix_digits;
+  w.nan_flag = w.hist + L.portions * sizeof(HK) * radix_digits;
+  // The histograms, the bases and the first launch's state, zeroed by a kernel that lets the histogram pass start
+  // at once (it reads the keys while the zeroing runs).
+  const std::uint64_t tiles0 = (std::min(L.portion, n) + P::tile - 1) / P::tile;
+  const std::size_t first_state = (radix_state_head + tiles0 * radix_digits) * sizeof(unsigned);
+  zero_async("radix_sort", w.hist, L.hist_bytes + L.bases_bytes + first_state, stream);
+  const int sms = get_device_info().sm_count;
+  CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(radix_histogram_kernel<P::hist_threads, P::hist_items, HK>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         int(radix_histogram_smem_bytes<HK>)));
+  for (std::uint64_t q = 0; q < L.portions; ++q) {
+    const std::uint64_t first = q * L.portion;
+    const std::uint64_t count = std::min(L.portion, n - first);
+    constexpr std::uint64_t chunk = std::uint64_t(P::hist_threads) * P::hist_items;
+    const std::uint64_t grid = std::min<std::uint64_t>((count + chunk - 1) / chunk, std::uint64_t(sms));
+    radix_histogram_params<HK> hp{keys + first, count, w.hist + q * per_portion, begin_bit, end_bit, passes,
+                                  descending, w.nan_flag};
+    launch_dependent_smem("radix_histogram_kernel", radix_histogram_kernel<P::hist_threads, P::hist_items, HK>,
+                          unsigned(grid), P::hist_threads, radix_histogram_smem_bytes<HK>, stream, hp);
+  }
+  launch_dependent("radix_bases_kernel", radix_bases_kernel<>, unsigned(passes), radix_digits, stream, w.hist, w.bases,
+                   passes, L.portions);
+  return w;
+}
+
+/// The one-sweep passes over [begin_bit, end_bit) of the keys that radix_sort_prologue counted (HK), one launch per
+/// pass and portion, moving keys of K (and values of V). io(pass, first, op) sets each launch's buffers
+/// (keys_in, keys_out, vals_in, vals_out; Packed: radix_packed_params's pointers and demote_in) for the portion
+/// starting at key `first`. Packed: K is std::uint64_t holding a 4-byte key above a 4-byte value, and the digits
+/// lie 32 bits higher.
+template <class P, class K, class V, bool Packed, class HK, class IO>
+void radix_sort_passes(const radix_layout<P, HK>& L, const radix_ws_parts& w, std::uint64_t n, int begin_bit,
+                       int end_bit, bool descending, cudaStream_t stream, IO&& io) {
+  const int passes = radix_passes(begin_bit, end_bit);
+  auto tiles_of = [&](std::uint64_t q) { return (std::min(L.portion, n - q * L.portion) + P::tile - 1) / P::tile; };
+  using smem_t = radix_onesweep_smem<P::threads, P::items, K, V, P::joint_exchange>;
+  constexpr std::size_t smem = sizeof(smem_t);
+  auto onesweep = radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back, P::rank, P::early_counts,
+                                        P::exchange_first, P::joint_exchange, P::prefetch_tiles, P::min_blocks,
+                                        P::store_hint, Packed>;
+  if (smem > 48 * 1024)
+    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(onesweep, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  std::uint64_t launch = 0;
+  for (int pass = 0; pass < passes; ++pass) {
+    for (std::uint64_t q = 0; q < L.portions; ++q, ++launch) {
+      const std::uint64_t first = q * L.portion;
+      const bool last_launch = pass == passes - 1 && q == L.portions - 1;
+      std::conditional_t<Packed, radix_packed_params, radix_onesweep_params<K, V>> op{};
+      op.count = std::min(L.portion, n - first);
+      op.first_index = first;
+      op.state = w.state[launch & 1];
+      op.zero_next = w.state[(launch + 1) & 1];
+      op.zero_next_tiles = last_launch ? 0 : tiles_of(q + 1 == L.portions ? 0 : q + 1);
+      op.bases = w.bases + (q * passes + pass) * radix_digits;
+      op.pass = radix_pass_of(begin_bit, end_bit, pass);
+      if constexpr (Packed) op.pass.shift += 32;
+      op.descending = descending;
+      op.nan_flag = w.nan_flag;
+      op.first_pass = pass == 0;
+      op.last_pass = pass == passes - 1;
+      io(pass, first, op);
+      launch_dependent_smem("radix_onesweep_kernel", onesweep, unsigned(tiles_of(q)), P::threads, smem, stream, op);
+    }
+  }
+}
+
 /// The sorting core. Pass p reads (p == 0 ? k_first : k_dst[(p - 1) & 1]) and writes k_dst[p & 1], values alike
 /// (v_first null: the values are the indices 0, 1, ...). The result lands in k_dst[(passes - 1) & 1].
 template <class P, class K, class V>
@@ -299,73 +394,83 @@ void radix_sort_core(const K* k_first, K* const (&k_dst)[2], const V* v_first, V
     return;
   }
   const radix_layout<P, K> L(n);
-  char* base = static_cast<char*>(ws);
-  auto* hist = reinterpret_cast<unsigned*>(base);
-  auto* bases = reinterpret_cast<std::uint64_t*>(base + L.hist_bytes);
-  // Two look-back state arrays: launch i (pass-major over the portions) uses state[i & 1] and zeroes the other
-  // for launch i + 1 (the launch before it, which used that array, has finished), so the passes follow one
-  // another as programmatic dependent launches with no memset between them.
-  unsigned* const state[2] = {reinterpret_cast<unsigned*>(base + L.hist_bytes + L.bases_bytes),
-                              reinterpret_cast<unsigned*>(base + L.hist_bytes + L.bases_bytes + L.state_bytes / 2)};
-  const std::uint64_t per_portion = std::uint64_t(passes) * radix_digits;
-  unsigned* const nan_flag = hist + L.portions * sizeof(K) * radix_digits;
-  auto tiles_of = [&](std::uint64_t q) { return (std::min(L.portion, n - q * L.portion) + P::tile - 1) / P::tile; };
-
-  // The histograms, the bases and the first launch's state, zeroed by a kernel that lets the histogram pass start
-  // at once (it reads the keys while the zeroing runs).
-  const std::size_t first_state = (radix_state_head + tiles_of(0) * radix_digits) * sizeof(unsigned);
-  zero_async("radix_sort", hist, L.hist_bytes + L.bases_bytes + first_state, stream);
-  const int sms = get_device_info().sm_count;
-  CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(radix_histogram_kernel<P::hist_threads, P::hist_items, K>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         int(radix_histogram_smem_bytes<K>)));
-  for (std::uint64_t q = 0; q < L.portions; ++q) {
-    const std::uint64_t first = q * L.portion;
-    const std::uint64_t count = std::min(L.portion, n - first);
-    constexpr std::uint64_t chunk = std::uint64_t(P::hist_threads) * P::hist_items;
-    const std::uint64_t grid = std::min<std::uint64_t>((count + chunk - 1) / chunk, std::uint64_t(sms));
-    radix_histogram_params<K> hp{k_first + first, count, hist + q * per_portion, begin_bit, end_bit, passes,
-                                 descending, nan_flag};
-    launch_dependent_smem("radix_histogram_kernel", radix_histogram_kernel<P::hist_threads, P::hist_items, K>,
-                          unsigned(grid), P::hist_threads, radix_histogram_smem_bytes<K>, stream, hp);
-  }
-  launch_dependent("radix_bases_kernel", radix_bases_kernel<>, unsigned(passes), radix_digits, stream, hist, bases,
-                   passes, L.portions);
-
-  using smem_t = radix_onesweep_smem<P::threads, P::items, K, V, P::joint_exchange>;
-  constexpr std::size_t smem = sizeof(smem_t);
-  auto onesweep = radix_onesweep_kernel<P::threads, P::items, K, V, P::look_back, P::rank, P::early_counts,
-                                        P::exchange_first, P::joint_exchange, P::prefetch_tiles, P::min_blocks,
-                                        P::store_hint>;
-  if (smem > 48 * 1024)
-    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(onesweep, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  std::uint64_t launch = 0;
-  for (int pass = 0; pass < passes; ++pass) {
+  const radix_ws_parts w = radix_sort_prologue<P, K>(k_first, L, n, begin_bit, end_bit, descending, ws, stream);
+  auto io = [&](int pass, std::uint64_t first, radix_onesweep_params<K, V>& op) {
     const K* ksrc = pass == 0 ? k_first : k_dst[(pass - 1) & 1];
     const V* vsrc = pass == 0 ? v_first : v_dst[(pass - 1) & 1];
-    for (std::uint64_t q = 0; q < L.portions; ++q, ++launch) {
-      const std::uint64_t first = q * L.portion;
-      const std::uint64_t count = std::min(L.portion, n - first);
-      const std::uint64_t tiles = tiles_of(q);
-      const bool last_launch = pass == passes - 1 && q == L.portions - 1;
-      radix_onesweep_params<K, V> op{ksrc + first,
-                                     k_dst[pass & 1],
-                                     vsrc ? vsrc + first : nullptr,
-                                     v_dst[pass & 1],
-                                     count,
-                                     first,
-                                     state[launch & 1],
-                                     state[(launch + 1) & 1],
-                                     last_launch ? 0 : tiles_of(q + 1 == L.portions ? 0 : q + 1),
-                                     bases + (q * passes + pass) * radix_digits,
-                                     radix_pass_of(begin_bit, end_bit, pass),
-                                     descending,
-                                     nan_flag,
-                                     pass == 0,
-                                     pass == passes - 1};
-      launch_dependent_smem("radix_onesweep_kernel", onesweep, unsigned(tiles), P::threads, smem, stream, op);
+    op.keys_in = ksrc + first;
+    op.keys_out = k_dst[pass & 1];
+    op.vals_in = vsrc ? vsrc + first : nullptr;
+    op.vals_out = v_dst[pass & 1];
+  };
+  radix_sort_passes<P, K, V, false>(L, w, n, begin_bit, end_bit, descending, stream, io);
+}
+
+/// Whether radix_sort_pairs (plain form) under policy P packs keys of K and values of V (radix_sort_policy's Pack):
+/// 4-byte integer keys with 4-byte values.
+template <class P, class K, class V>
+constexpr bool radix_packs_v = P::pack != 0 && sizeof(K) == 4 && radix_key<K>::kind != radix_kind::floating &&
+                               radix_has_values_v<V> && sizeof(V) == 4;
+
+/// The policy of the packed passes: the caller's, or by default the one of 8-byte keys alone (the packed passes move
+/// 8-byte keys).
+template <class Policy>
+using radix_pack_policy = std::conditional_t<std::is_void_v<Policy>, typename radix_sort_default_policy<8, 0>::type,
+                                             Policy>;
+
+/// Workspace of the packed sort of n pairs under pack mode `mode` with passes of policy Q: the core's parts, then
+/// one (mode 2) or two (mode 1) buffers of n 8-byte keys.
+template <class Q, class K>
+std::size_t radix_packed_bytes(std::uint64_t n, int mode) {
+  if (n <= std::uint64_t(Q::onchip_tile)) return 0;
+  return radix_layout<Q, K>(n).bytes() + std::size_t(mode == 1 ? 2 : 1) * align_up(n * sizeof(std::uint64_t));
+}
+
+/// The packed sort (radix_sort_policy's Pack, mode 1 or 2) of n > Q::onchip_tile pairs of 4-byte integer keys k_in
+/// and 4-byte values v_in (null: the indices) into k_out, v_out, with passes of policy Q (mode 2: an even number
+/// of passes). Each pair travels as one 8-byte key, the key's ordered bits above the value's bits. Mode 1: the first
+/// pass packs into the workspace's first buffer, the passes between go from one buffer to the other, the last
+/// unpacks. Mode 2: even passes pack (from the input, later from the caller's output) into the one buffer, odd
+/// passes unpack from it into the caller's output.
+template <class Q, class K>
+void radix_sort_packed(const K* k_in, const std::uint32_t* v_in, K* k_out, std::uint32_t* v_out, std::uint64_t n,
+                       int begin_bit, int end_bit, bool descending, int mode, void* ws, cudaStream_t stream) {
+  static_assert(sizeof(K) == 4 && radix_key<K>::kind != radix_kind::floating, "packed keys: 4-byte integers");
+  const radix_layout<Q, K> L(n);
+  const radix_ws_parts w = radix_sort_prologue<Q, K>(k_in, L, n, begin_bit, end_bit, descending, ws, stream);
+  char* extra = static_cast<char*>(ws) + L.bytes();
+  std::uint64_t* const buf[2] = {reinterpret_cast<std::uint64_t*>(extra),
+                                 reinterpret_cast<std::uint64_t*>(extra + align_up(n * sizeof(std::uint64_t)))};
+  const auto* ki = reinterpret_cast<const std::uint32_t*>(k_in);
+  auto* ko = reinterpret_cast<std::uint32_t*>(k_out);
+  const int passes = radix_passes(begin_bit, end_bit);
+  auto io = [&](int pass, std::uint64_t first, radix_packed_params& op) {
+    op.key_xor = radix_key<K>::kind == radix_kind::signed_int ? 0x80000000u : 0u;
+    bool pack_in, unpack_out;
+    if (mode == 1) {
+      pack_in = pass == 0;
+      unpack_out = op.last_pass;
+      op.keys_in = pack_in ? nullptr : buf[(pass - 1) & 1] + first;
+      op.keys_out = buf[pass & 1];
+      op.demote_in = pass > 0 && pass >= passes - 2;  // the last two passes read buffers no later pass rewrites
+    } else {
+      pack_in = pass % 2 == 0;
+      unpack_out = pass % 2 == 1;
+      op.keys_in = pack_in ? nullptr : buf[0] + first;
+      op.keys_out = buf[0];
+      op.demote_in = op.last_pass;
     }
-  }
+    if (pack_in) {
+      op.pack_keys = (pass == 0 ? ki : ko) + first;
+      const std::uint32_t* vsrc = pass == 0 ? v_in : v_out;
+      op.pack_vals = vsrc ? vsrc + first : nullptr;
+    }
+    if (unpack_out) {
+      op.unpack_keys = ko;
+      op.unpack_vals = v_out;
+    }
+  };
+  radix_sort_passes<Q, std::uint64_t, radix_no_value, true>(L, w, n, begin_bit, end_bit, descending, stream, io);
 }
 
 /// Sorts (keys, indices) and gathers the wide values by the indices. Key buffers as in radix_sort_core;
@@ -401,7 +506,11 @@ template <class K, class V, class Policy = void>
 std::size_t radix_sort_pairs_workspace_bytes(std::int64_t n, bool double_buffer_form = false) {
   if constexpr (detail::radix_direct_v<V>) {
     using P = detail::radix_policy_or_default<Policy, K, V>;
-    return detail::radix_pairs_bytes<P, K, V>(n, double_buffer_form);
+    std::size_t b = detail::radix_pairs_bytes<P, K, V>(n, double_buffer_form);
+    if constexpr (detail::radix_packs_v<P, K, V>)
+      if (!double_buffer_form && n > 0)  // the packed sort, or the unpacked one (an odd number of passes in mode 2)
+        b = std::max(b, detail::radix_packed_bytes<detail::radix_pack_policy<Policy>, K>(std::uint64_t(n), P::pack));
+    return b;
   } else {
     using P = detail::radix_policy_or_default<Policy, K, std::uint64_t>;
     return detail::radix_pairs_bytes<P, K, V>(n, double_buffer_form);
@@ -521,6 +630,18 @@ void radix_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* valu
   const bool desc = opt.order == sort_order::descending;
   if constexpr (detail::radix_direct_v<V>) {
     using P = detail::radix_policy_or_default<Policy, K, V>;
+    if constexpr (detail::radix_packs_v<P, K, V>) {
+      // Pairs packed into 8-byte keys (radix_sort_policy's Pack), when the values' addresses allow 4-byte accesses.
+      using Q = detail::radix_pack_policy<Policy>;
+      const bool aligned = (reinterpret_cast<std::uintptr_t>(values_in) | reinterpret_cast<std::uintptr_t>(values_out)) % 4 == 0;
+      if (std::uint64_t(n) > std::uint64_t(std::max(P::onchip_tile, Q::onchip_tile)) && aligned &&
+          (P::pack == 1 || passes % 2 == 0)) {
+        detail::radix_sort_packed<Q, K>(keys_in, reinterpret_cast<const std::uint32_t*>(values_in), keys_out,
+                                        reinterpret_cast<std::uint32_t*>(values_out), std::uint64_t(n), opt.begin_bit,
+                                        end, desc, P::pack, ws.data, stream);
+        return;
+      }
+    }
     const detail::radix_layout<P, K> L{std::uint64_t(n)};
     char* extra = static_cast<char*>(ws.data) + L.bytes();
     K* ktmp = reinterpret_cast<K*>(extra);

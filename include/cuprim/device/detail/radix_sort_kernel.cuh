@@ -18,6 +18,12 @@
 //    until it meets an inclusive prefix, then publishes its own. Keys are exchanged through shared memory into
 //    digit order and written with near-coalesced stores; values follow the same permutation.
 //
+// Pairs of a 4-byte integer key and a 4-byte value may travel packed (radix_sort_policy's Pack): the first pass
+// loads keys and values and packs each pair into one 8-byte key (the key's ordered bits above the value's bits), the
+// passes move 8-byte keys alone with the digit 32 bits higher, and the last pass unpacks them into the two output
+// arrays (radix_onesweep_params::pack_keys, unpack_keys). One array of 8-byte items moves faster than two of 4-byte
+// ones: one load and one store per pair, and twice the bytes per digit run of a tile.
+//
 // Inputs longer than a portion (2^29 keys rounded down to whole tiles) are sorted portion by portion within each
 // pass, so the 30-bit counts of the look-back words never overflow and n may exceed 2^32.
 //
@@ -313,6 +319,26 @@ struct radix_onesweep_params {
   bool first_pass, last_pass;
 };
 
+/// A packed pass's parameters (radix_sort_policy's Pack; the one-sweep kernel of 8-byte keys alone with Packed): a
+/// 4-byte key and a 4-byte value travel as one 8-byte key, the key's ordered bits (the key xor key_xor) above the
+/// value's bits, and the pass's digit lies 32 bits higher. A type of its own, so that the other kernels' parameters
+/// keep their size (ptxas scheduled the 4-byte keys' pass differently, and it ran 5-7% slower on low-entropy keys,
+/// when these fields were added to radix_onesweep_params).
+struct radix_packed_params : radix_onesweep_params<std::uint64_t, radix_no_value> {
+  // Non-null: this launch loads the keys and values from pack_keys and pack_vals (null: the value is the key's
+  // index, as in argsort) and packs them, instead of loading keys_in.
+  const std::uint32_t* pack_keys;
+  const std::uint32_t* pack_vals;
+  // Non-null: this launch stores each key's upper half (xor key_xor) to unpack_keys and its lower half to
+  // unpack_vals, instead of storing to keys_out.
+  std::uint32_t* unpack_keys;
+  std::uint32_t* unpack_vals;
+  unsigned key_xor;
+  // StoreHint evict_last: this launch returns the lines it reads to the normal priority (radix_demote_l2), because
+  // no later pass stores over them (the last pass, and the pass before it, whose input buffer is not written again).
+  bool demote_in;
+};
+
 /// Asks L2 for elements [p, p + n) (their 16-byte-aligned part, so that nothing outside them is touched) with bulk
 /// prefetches of at most 64 KiB; a hint, with no completion to wait for.
 template <class T>
@@ -354,6 +380,15 @@ struct radix_onesweep_smem {
   unsigned tile_id;
 };
 
+/// Tells the compiler that p points to global memory, so that a store through it is a global store rather than a
+/// generic one. Scalars only: for a pointer to a struct of bytes (a 4-byte struct of four chars, say) NVVM (CUDA 13.0)
+/// rejects the intrinsic's call ("Call parameter type does not match function signature"), so such values store
+/// through generic addresses.
+template <class T>
+__device__ __forceinline__ void radix_assume_global(T* p) {
+  if constexpr (std::is_scalar_v<T>) __builtin_assume(__isGlobal(p));
+}
+
 /// The address of value position j of the run whose key position j goes to kdst (kdst = key_dst[d] + j).
 template <class Smem, class K, class V>
 __device__ __forceinline__ V* radix_value_dst(const Smem& s, unsigned d, int j, K* kdst, V* vals_out, K* keys_out) {
@@ -364,7 +399,7 @@ __device__ __forceinline__ V* radix_value_dst(const Smem& s, unsigned d, int j, 
     dst = reinterpret_cast<V*>(reinterpret_cast<std::uintptr_t>(kdst) +
                                (reinterpret_cast<std::uintptr_t>(vals_out) - reinterpret_cast<std::uintptr_t>(keys_out)));
   }
-  __builtin_assume(__isGlobal(dst));  // a global store, not a generic one
+  radix_assume_global(dst);  // a global store, not a generic one
   return dst;
 }
 
@@ -633,12 +668,61 @@ __device__ __forceinline__ void radix_store_pairs(const S* ex_keys, const V* ex_
   }
 }
 
+/// A packed pass's stores to separate key and value arrays (radix_onesweep_params::unpack_keys): tile position j's
+/// 8-byte key, thread-striped, its upper half (xor key_xor) to the key's output position and its lower half to the
+/// value's (key_dst[d] holds the 4-byte key array's address of tile position 0 of digit d).
+template <int Threads, int Items, int StoreHint, class Smem>
+__device__ __forceinline__ void radix_store_unpacked(const std::uint64_t* ex_keys, const Smem& s, bool full, int valid,
+                                                     const radix_packed_params& p, std::uint64_t policy) {
+  const int tid = threadIdx.x;
+  const std::uintptr_t to_vals =
+      reinterpret_cast<std::uintptr_t>(p.unpack_vals) - reinterpret_cast<std::uintptr_t>(p.unpack_keys);
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const int j = i * Threads + tid;
+    if (full || j < valid) {
+      const std::uint64_t k = ex_keys[j];
+      const unsigned d = radix_key<std::uint64_t>::digit(k, p.descending, p.pass.shift, p.pass.mask);
+      std::uint32_t* const kdst = reinterpret_cast<std::uint32_t*>(s.key_dst[d]) + j;
+      std::uint32_t* const vdst = reinterpret_cast<std::uint32_t*>(reinterpret_cast<std::uintptr_t>(kdst) + to_vals);
+      __builtin_assume(__isGlobal(kdst));
+      __builtin_assume(__isGlobal(vdst));
+      radix_store_global<StoreHint>(kdst, std::uint32_t(k >> 32) ^ p.key_xor, policy);
+      radix_store_global<StoreHint>(vdst, std::uint32_t(k), policy);
+    }
+  }
+}
+
+/// A packed pass's loads (radix_onesweep_params::pack_keys): a warp's keys and values, warp-striped as the keys'
+/// loads are (item i of the lane: element first + 32 i), packed into 8-byte keys.
+template <int Items, class P>
+__device__ __forceinline__ void radix_load_packed(std::uint64_t (&keys)[Items], const P& p, std::uint64_t first,
+                                                  bool full, int lane, int warp_valid) {
+  const std::uint32_t* ks = p.pack_keys + first;
+  if (p.pack_vals) {
+    const std::uint32_t* vs = p.pack_vals + first;
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (full || i * 32 + lane < warp_valid)
+        keys[i] = (std::uint64_t(ks[i * 32] ^ p.key_xor) << 32) | vs[i * 32];
+  } else {
+#pragma unroll
+    for (int i = 0; i < Items; ++i)
+      if (full || i * 32 + lane < warp_valid)
+        keys[i] = (std::uint64_t(ks[i * 32] ^ p.key_xor) << 32) | std::uint32_t(p.first_index + first + i * 32);
+  }
+}
+
 /// One pass over one tile. S is the type the keys travel as: K itself, or, for floating-point keys of which none
 /// is NaN, their ordered bits (radix_ordered_bits; the first pass converts them as it loads them, the last converts
 /// them back as it stores them), whose digit costs 2 instructions instead of about 7.
+/// Packed: the launch may pack its loads or unpack its stores (radix_onesweep_params::pack_keys, unpack_keys; K =
+/// std::uint64_t with no values).
 template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst, bool Joint,
-          int Prefetch, int StoreHint, class S>
-__device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<K, V>& p) {
+          int Prefetch, int StoreHint, bool Packed, class S, class Params>
+__device__ __forceinline__ void radix_onesweep_body(const Params& p) {
+  static_assert(!Packed || (std::is_same_v<K, std::uint64_t> && !radix_has_values_v<V>),
+                "packed passes move 8-byte keys alone");
   static_assert(sizeof(S) == sizeof(K));
   constexpr bool as_bits = !std::is_same_v<S, K>;
   using traits = radix_key<S>;
@@ -670,9 +754,10 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
   const std::uint64_t base = tile_id * tile;
   const int valid = (p.count - base) < std::uint64_t(tile) ? int(p.count - base) : tile;
   if constexpr (Prefetch > 0) {
-    // The keys of tile tile_id + Prefetch, for the block that will take it a little later.
+    // The keys of tile tile_id + Prefetch, for the block that will take it a little later (not in a packing pass,
+    // which does not read keys_in; prefetching its keys and values there cost 2-3%, docs/tuning.md, run 15).
     const std::uint64_t ahead = base + std::uint64_t(Prefetch) * tile;
-    if (tid == 0 && ahead < p.count)
+    if (tid == 0 && ahead < p.count && (!Packed || p.keys_in))
       radix_prefetch_l2(p.keys_in + ahead, (p.count - ahead) < std::uint64_t(tile) ? p.count - ahead : tile);
   }
   const bool full = valid == tile;
@@ -684,7 +769,15 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
   S keys[Items];
   radix_packed_ranks<Items> rank;
   const S* src = reinterpret_cast<const S*>(p.keys_in) + base + warp_first + lane;
-  if (full) {
+  bool packed_load = false;
+  if constexpr (Packed) {
+    if (p.pack_keys) {
+      radix_load_packed(keys, p, base + warp_first + lane, full, lane, warp_valid);
+      packed_load = true;
+    }
+  }
+  if (packed_load) {
+  } else if (full) {
 #pragma unroll
     for (int i = 0; i < Items; ++i) keys[i] = src[i * 32];
   } else {
@@ -701,7 +794,9 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
   if constexpr (StoreHint == radix_store_evict_last) {
     // The last pass's input, stored by the pass before under evict_last, back to the normal priority: the sort
     // leaves nothing in L2 marked to outlast the caller's data.
-    if (p.last_pass && !p.first_pass) {
+    bool demote = p.last_pass && !p.first_pass;
+    if constexpr (Packed) demote = p.demote_in;
+    if (demote) {
       radix_demote_l2(p.keys_in + base, std::uint64_t(valid));
       if constexpr (has_values)
         if (p.vals_in) radix_demote_l2(p.vals_in + base, std::uint64_t(valid));
@@ -774,6 +869,8 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
     // keys of smaller digits, which bases counts too).
     const std::uint64_t dst = p.bases[tid] + before - start;
     s.key_dst[tid] = p.keys_out + dst;
+    if constexpr (Packed)
+      if (p.unpack_keys) s.key_dst[tid] = reinterpret_cast<K*>(p.unpack_keys + dst);  // 4-byte keys' address
     if constexpr (smem_t::val_dst_kept) s.val_dst[tid] = p.vals_out + dst;
   }
   if constexpr (!ExchangeFirst) {
@@ -795,6 +892,12 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
     else radix_store_pairs<Threads, Items, false, StoreHint>(ex_keys, ex_vals, s, full, valid, p, policy);
     return;
   }
+  if constexpr (Packed) {
+    if (p.unpack_keys) {
+      radix_store_unpacked<Threads, Items, StoreHint>(ex_keys, s, full, valid, p, policy);
+      return;
+    }
+  }
   // The keys' stores; the last pass of keys carried as ordered bits converts them back (a uniform choice of loop).
   if (as_bits && p.last_pass)
     radix_store_keys<Threads, Items, keep_digit, as_bits, StoreHint>(ex_keys, s, full, valid, p.descending, p.pass,
@@ -813,7 +916,7 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
       const int j = i * Threads + tid;
       if (full || j < valid) {
         V* const dst = s.val_dst[s.digit_at[j]];
-        __builtin_assume(__isGlobal(dst));
+        radix_assume_global(dst);
         radix_store_global<StoreHint>(dst + j, ex_vals[j], policy);
       }
     }
@@ -821,8 +924,10 @@ __device__ __forceinline__ void radix_onesweep_body(const radix_onesweep_params<
 }
 
 template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst,
-          bool Joint = false, int Prefetch = 0, int MinBlocks = 2, int StoreHint = radix_store_plain>
-__global__ void __launch_bounds__(Threads, MinBlocks) radix_onesweep_kernel(radix_onesweep_params<K, V> p) {
+          bool Joint = false, int Prefetch = 0, int MinBlocks = 2, int StoreHint = radix_store_plain,
+          bool Packed = false>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    radix_onesweep_kernel(std::conditional_t<Packed, radix_packed_params, radix_onesweep_params<K, V>> p) {
   // A programmatic dependent launch: the blocks may be resident before the grid ahead (the previous pass, or the
   // digit bases) has finished, and wait here for its keys, values, bases and zeroed state.
   allow_dependent_launch();
@@ -830,11 +935,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks) radix_onesweep_kernel(radi
   if constexpr (radix_key<K>::kind == radix_kind::floating) {
     if (*p.nan_flag == 0) {  // no NaN: the keys travel as their ordered bits
       radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, Joint, Prefetch, StoreHint,
-                          typename radix_key<K>::bits_t>(p);
+                          Packed, typename radix_key<K>::bits_t>(p);
       return;
     }
   }
-  radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, Joint, Prefetch, StoreHint, K>(p);
+  radix_onesweep_body<Threads, Items, K, V, LookBack, Rank, Early, ExchangeFirst, Joint, Prefetch, StoreHint, Packed,
+                      K>(p);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -37,16 +37,24 @@ namespace cuprim {
 ///                          0 plain stores, 1 evict_first, 2 evict_last in every pass but the last (which stores
 ///                          the caller's output under evict_normal and returns the lines it reads to the normal
 ///                          priority) (detail/radix_sort_kernel.cuh)
+///   Pack                   (radix_sort_pairs, plain form, 4-byte integer keys with 4-byte values) 0: keys and values
+///                          move as two arrays; 1: each pair travels through the passes as one 8-byte key (the key's
+///                          ordered bits above the value's), the first pass packing, the last unpacking, the passes
+///                          between moving 8-byte keys alone with this policy's one-sweep options (two n x 8-byte
+///                          buffers of workspace); 2: packing and unpacking alternate, even passes packing into one
+///                          n x 8-byte buffer and odd passes unpacking into the caller's output (an even number of
+///                          passes; others run as with 0)
 template <int Threads, int Items, int SmallThreads, int SmallItems, int HistItems = 16, int LookBack = 16,
           int Rank = 0, bool EarlyCounts = false, bool Cluster = true, int ClusterThreads = 1024,
           int ClusterItems = 8, bool ExchangeFirst = false, bool JointExchange = false, int PrefetchTiles = 0,
-          int MinBlocks = 2, int StoreHint = 0>
+          int MinBlocks = 2, int StoreHint = 0, int Pack = 0>
 struct radix_sort_policy {
   static_assert(Threads % 32 == 0 && Threads >= 256, "one-sweep blocks need at least one thread per digit");
   static_assert(PrefetchTiles >= 0, "PrefetchTiles: how many tiles ahead, or 0");
   static_assert(MinBlocks >= 1 && MinBlocks * Threads <= 2048, "MinBlocks: 1 to 2048 / Threads blocks per SM");
   static_assert(HistItems >= 1, "the histogram pass takes at least one key per thread and step");
   static_assert(StoreHint >= 0 && StoreHint <= 2, "StoreHint: 0 plain, 1 evict_first, 2 evict_last");
+  static_assert(Pack >= 0 && Pack <= 2, "Pack: 0 off, 1 two packed buffers, 2 packing and unpacking alternate");
   static_assert(SmallThreads % 32 == 0 && SmallThreads >= 256, "the one-block sort needs one thread per digit");
   static_assert(ClusterThreads % 32 == 0 && ClusterThreads >= 256 && ClusterThreads <= 1024 &&
                     (ClusterThreads & (ClusterThreads - 1)) == 0,
@@ -75,6 +83,7 @@ struct radix_sort_policy {
   static constexpr int prefetch_tiles = PrefetchTiles;
   static constexpr int min_blocks = MinBlocks;
   static constexpr int store_hint = StoreHint;
+  static constexpr int pack = Pack;
   /// The most keys the cluster sort takes (0 when off): 8 blocks (the portable cluster size) of a full tile.
   static constexpr int cluster_tile = Cluster ? 8 * ClusterThreads * ClusterItems : 0;
   /// Inputs up to this many keys are sorted on chip in one launch (one block or one cluster), with no workspace.
@@ -135,8 +144,16 @@ struct radix_sort_default_policy {
   // moved by -3.7% to +4.8% with the placement (+0.6% on average), evict_first lost 1-1.6%, and 4-byte keys lost 2-7%
   // under evict_first (6% under evict_last in every pass, in one placement): those keep plain stores.
   static constexpr int store_hint = (KeyBytes >= 8 && ValueBytes == 0) ? 2 : 0;
+  // Run 15 (H100, bench/sort/arch, CUB in the same process, three placements on one machine): 4-byte integer keys
+  // with 4-byte values travel packed as 8-byte keys (Pack 1), the passes running as 8-byte keys alone do (the
+  // default of radix_sort_default_policy<8, 0>: 256 x 40, prefetch 32, evict_last): 2^27 uint32 + uint32 1.037-1.041x
+  // / 1.040-1.041x / 1.022-1.023x -> 1.099-1.101x / 1.083-1.087x / 1.126-1.127x CUB; packed with plain stores
+  // 1.049-1.105x, without the prefetch 1.070-1.103x; packing and unpacking alternately (Pack 2, one buffer of
+  // workspace instead of two) 0.943-1.014x. Float keys (the NaN test comes after the packing) and the double-buffer
+  // form (which takes no workspace) keep the joint exchange below.
+  static constexpr int pack = (KeyBytes == 4 && ValueBytes == 4) ? 1 : 0;
   using type = radix_sort_policy<threads, items, 512, 8, 16, look_back, 1, false, true, wide ? 512 : 1024,
-                                 wide ? 16 : 8, exchange_first, joint, prefetch, 2, store_hint>;
+                                 wide ? 16 : 8, exchange_first, joint, prefetch, 2, store_hint, pack>;
 };
 
 }  // namespace cuprim
