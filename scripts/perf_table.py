@@ -43,7 +43,7 @@ def table():
             lines.append(
                 f"| {r.get('op')} | {variant} | {r.get('dtype')} | {fmt_n(r.get('n', 0))} | "
                 f"{(r.get('median_ms') or 0):.4f} | {(r.get('gbps') or 0):.0f} | {(r.get('pct_copy') or 0):.0f}% | "
-                f"{r.get('baseline') or '-'} | {f'{s:.2f}x' if s else '-'} |"
+                f"{r.get('baseline') or '-'} | {f'{s:.3f}x' if s else '-'} |"
                 + ("" if r.get("correct", True) else " **incorrect** |"))
         lines.append("")
     if not lines:
