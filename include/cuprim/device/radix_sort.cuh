@@ -34,8 +34,8 @@
 // workspace of about n keys (and values) for the passes between; pairs of 4-byte integer keys and 4-byte values
 // take twice that (2 n × 8 bytes): in the plain form each pair travels through the passes packed into one 8-byte
 // key, the key's ordered bits above the value's bits, which moves them faster than as two arrays
-// (radix_sort_policy's Pack; a policy with Pack = 0 sorts them in n × 8 bytes). The double-buffer form ping-pongs between the
-// two buffers of a double_buffer: no copy and no such workspace; on return `selector` says which buffer holds the
+// (radix_sort_policy's Pack; a policy with Pack = 0 sorts them in n × 8 bytes). The double-buffer form ping-pongs
+// between the two buffers of a double_buffer: no copy and no such workspace; on return `selector` says which buffer holds the
 // result (current()); the other holds garbage. For pairs, each double_buffer's selector is set independently
 // (with values wider than 8 bytes the values' result lands in the other buffer from the keys' when the number of
 // passes is even): always read each one's current().
@@ -633,7 +633,8 @@ void radix_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* valu
     if constexpr (detail::radix_packs_v<P, K, V>) {
       // Pairs packed into 8-byte keys (radix_sort_policy's Pack), when the values' addresses allow 4-byte accesses.
       using Q = detail::radix_pack_policy<Policy>;
-      const bool aligned = (reinterpret_cast<std::uintptr_t>(values_in) | reinterpret_cast<std::uintptr_t>(values_out)) % 4 == 0;
+      const bool aligned =
+          (reinterpret_cast<std::uintptr_t>(values_in) | reinterpret_cast<std::uintptr_t>(values_out)) % 4 == 0;
       if (std::uint64_t(n) > std::uint64_t(std::max(P::onchip_tile, Q::onchip_tile)) && aligned &&
           (P::pack == 1 || passes % 2 == 0)) {
         detail::radix_sort_packed<Q, K>(keys_in, reinterpret_cast<const std::uint32_t*>(values_in), keys_out,

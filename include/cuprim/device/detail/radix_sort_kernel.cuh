@@ -21,7 +21,7 @@
 // Pairs of a 4-byte integer key and a 4-byte value may travel packed (radix_sort_policy's Pack): the first pass
 // loads keys and values and packs each pair into one 8-byte key (the key's ordered bits above the value's bits), the
 // passes move 8-byte keys alone with the digit 32 bits higher, and the last pass unpacks them into the two output
-// arrays (radix_onesweep_params::pack_keys, unpack_keys). One array of 8-byte items moves faster than two of 4-byte
+// arrays (radix_packed_params). One array of 8-byte items moves faster than two of 4-byte
 // ones: one load and one store per pair, and twice the bytes per digit run of a tile.
 //
 // Inputs longer than a portion (2^29 keys rounded down to whole tiles) are sorted portion by portion within each
@@ -668,7 +668,7 @@ __device__ __forceinline__ void radix_store_pairs(const S* ex_keys, const V* ex_
   }
 }
 
-/// A packed pass's stores to separate key and value arrays (radix_onesweep_params::unpack_keys): tile position j's
+/// A packed pass's stores to separate key and value arrays (radix_packed_params::unpack_keys): tile position j's
 /// 8-byte key, thread-striped, its upper half (xor key_xor) to the key's output position and its lower half to the
 /// value's (key_dst[d] holds the 4-byte key array's address of tile position 0 of digit d).
 template <int Threads, int Items, int StoreHint, class Smem>
@@ -693,11 +693,11 @@ __device__ __forceinline__ void radix_store_unpacked(const std::uint64_t* ex_key
   }
 }
 
-/// A packed pass's loads (radix_onesweep_params::pack_keys): a warp's keys and values, warp-striped as the keys'
+/// A packed pass's loads (radix_packed_params::pack_keys): a warp's keys and values, warp-striped as the keys'
 /// loads are (item i of the lane: element first + 32 i), packed into 8-byte keys.
-template <int Items, class P>
-__device__ __forceinline__ void radix_load_packed(std::uint64_t (&keys)[Items], const P& p, std::uint64_t first,
-                                                  bool full, int lane, int warp_valid) {
+template <int Items>
+__device__ __forceinline__ void radix_load_packed(std::uint64_t (&keys)[Items], const radix_packed_params& p,
+                                                  std::uint64_t first, bool full, int lane, int warp_valid) {
   const std::uint32_t* ks = p.pack_keys + first;
   if (p.pack_vals) {
     const std::uint32_t* vs = p.pack_vals + first;
@@ -716,8 +716,8 @@ __device__ __forceinline__ void radix_load_packed(std::uint64_t (&keys)[Items], 
 /// One pass over one tile. S is the type the keys travel as: K itself, or, for floating-point keys of which none
 /// is NaN, their ordered bits (radix_ordered_bits; the first pass converts them as it loads them, the last converts
 /// them back as it stores them), whose digit costs 2 instructions instead of about 7.
-/// Packed: the launch may pack its loads or unpack its stores (radix_onesweep_params::pack_keys, unpack_keys; K =
-/// std::uint64_t with no values).
+/// Packed: the launch may pack its loads or unpack its stores (Params is radix_packed_params; K = std::uint64_t with
+/// no values).
 template <int Threads, int Items, class K, class V, int LookBack, int Rank, bool Early, bool ExchangeFirst, bool Joint,
           int Prefetch, int StoreHint, bool Packed, class S, class Params>
 __device__ __forceinline__ void radix_onesweep_body(const Params& p) {
