@@ -427,8 +427,8 @@ std::size_t radix_packed_bytes(std::uint64_t n, int mode) {
 }
 
 /// The packed sort (radix_sort_policy's Pack, mode 1 or 2) of n > Q::onchip_tile pairs of 4-byte integer keys k_in
-/// and 4-byte values v_in (null: the indices) into k_out, v_out, with passes of policy Q (mode 2: an even number
-/// of passes). Each pair travels as one 8-byte key, the key's ordered bits above the value's bits. Mode 1: the first
+/// and 4-byte values v_in (null: the indices) into k_out, v_out, with passes of policy Q: two passes or more (mode
+/// 2: an even number), so that the packing pass is never the pass of the key's top bit. Each pair travels as one 8-byte key, the key's ordered bits above the value's bits. Mode 1: the first
 /// pass packs into the workspace's first buffer, the passes between go from one buffer to the other, the last
 /// unpacks. Mode 2: even passes pack (from the input, later from the caller's output) into the one buffer, odd
 /// passes unpack from it into the caller's output.
@@ -635,7 +635,9 @@ void radix_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* valu
       using Q = detail::radix_pack_policy<Policy>;
       const bool aligned =
           (reinterpret_cast<std::uintptr_t>(values_in) | reinterpret_cast<std::uintptr_t>(values_out)) % 4 == 0;
-      if (std::uint64_t(n) > std::uint64_t(std::max(P::onchip_tile, Q::onchip_tile)) && aligned &&
+      // Two passes or more: the packing pass applies the signed keys' xor after its ranking, which the pass of the
+      // key's top bit could not do (one-pass sorts gain nothing from packing anyway: docs/tuning.md, run 16).
+      if (std::uint64_t(n) > std::uint64_t(std::max(P::onchip_tile, Q::onchip_tile)) && aligned && passes >= 2 &&
           (P::pack == 1 || passes % 2 == 0)) {
         detail::radix_sort_packed<Q, K>(keys_in, reinterpret_cast<const std::uint32_t*>(values_in), keys_out,
                                         reinterpret_cast<std::uint32_t*>(values_out), std::uint64_t(n), opt.begin_bit,

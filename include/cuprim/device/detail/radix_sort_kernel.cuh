@@ -694,7 +694,10 @@ __device__ __forceinline__ void radix_store_unpacked(const std::uint64_t* ex_key
 }
 
 /// A packed pass's loads (radix_packed_params::pack_keys): a warp's keys and values, warp-striped as the keys'
-/// loads are (item i of the lane: element first + 32 i), packed into 8-byte keys.
+/// loads are (item i of the lane: element first + 32 i), packed into 8-byte keys. The keys' own bits: key_xor is
+/// applied after the ranking (radix_onesweep_body), because an xor here made ptxas load the keys into a few scratch
+/// registers and wait for each load before the next one into the same register (the packing pass took 1.14 ms
+/// against 0.87 ms for a pass of 8-byte keys; docs/tuning.md, "Radix sort", run 16).
 template <int Items>
 __device__ __forceinline__ void radix_load_packed(std::uint64_t (&keys)[Items], const radix_packed_params& p,
                                                   std::uint64_t first, bool full, int lane, int warp_valid) {
@@ -704,12 +707,12 @@ __device__ __forceinline__ void radix_load_packed(std::uint64_t (&keys)[Items], 
 #pragma unroll
     for (int i = 0; i < Items; ++i)
       if (full || i * 32 + lane < warp_valid)
-        keys[i] = (std::uint64_t(ks[i * 32] ^ p.key_xor) << 32) | vs[i * 32];
+        keys[i] = (std::uint64_t(ks[i * 32]) << 32) | vs[i * 32];
   } else {
 #pragma unroll
     for (int i = 0; i < Items; ++i)
       if (full || i * 32 + lane < warp_valid)
-        keys[i] = (std::uint64_t(ks[i * 32] ^ p.key_xor) << 32) | std::uint32_t(p.first_index + first + i * 32);
+        keys[i] = (std::uint64_t(ks[i * 32]) << 32) | std::uint32_t(p.first_index + first + i * 32);
   }
 }
 
@@ -816,6 +819,14 @@ __device__ __forceinline__ void radix_onesweep_body(const Params& p) {
   }
   if (full) radix_rank_keys<Items, true, Rank>(keys, rank, s.hist[warp], p.descending, p.pass, tile);
   else radix_rank_keys<Items, false, Rank>(keys, rank, s.hist[warp], p.descending, p.pass, warp_valid);
+  if constexpr (Packed) {
+    // A packing pass's keys to their ordered bits, now that they are loaded and ranked: the packing pass is never
+    // the pass of the key's top bit (packed sorts take two passes or more), so its digits are the same either way.
+    if (packed_load && p.key_xor) {
+#pragma unroll
+      for (int i = 0; i < Items; ++i) keys[i] ^= std::uint64_t(p.key_xor) << 32;
+    }
+  }
   __syncthreads();
 
   // Per digit: the warps' starts, the tile's count; publish it; scan over digits; look back.
