@@ -32,8 +32,9 @@
 //
 // The two forms. The plain form reads keys_in (never written) and leaves the result in keys_out, using a
 // workspace of about n keys (and values) for the passes between; pairs of 4-byte integer keys and 4-byte values
-// take twice that (2 n × 8 bytes): in the plain form each pair travels through the passes packed into one 8-byte
-// key, the key's ordered bits above the value's bits, which moves them faster than as two arrays
+// take twice that (2 n × 8 bytes): in the plain form each pair travels through the passes (two or more: more than
+// 8 bits to sort) packed into one 8-byte key, the key's ordered bits above the value's bits, which moves them
+// faster than as two arrays
 // (radix_sort_policy's Pack; a policy with Pack = 0 sorts them in n × 8 bytes). The double-buffer form ping-pongs
 // between the two buffers of a double_buffer: no copy and no such workspace; on return `selector` says which buffer holds the
 // result (current()); the other holds garbage. For pairs, each double_buffer's selector is set independently
