@@ -757,11 +757,22 @@ __device__ __forceinline__ void radix_onesweep_body(const Params& p) {
   const std::uint64_t base = tile_id * tile;
   const int valid = (p.count - base) < std::uint64_t(tile) ? int(p.count - base) : tile;
   if constexpr (Prefetch > 0) {
-    // The keys of tile tile_id + Prefetch, for the block that will take it a little later (not in a packing pass,
-    // which does not read keys_in; prefetching its keys and values there cost 2-3%, docs/tuning.md, run 15).
+    // The keys (a packing pass: the keys and the values) of tile tile_id + Prefetch, for the block that will take it
+    // a little later. In a packing pass this cost 2-3% while its key loads waited on one another, and gains 7% of
+    // the pass since they do not (docs/tuning.md, "Radix sort", runs 15 and 16).
     const std::uint64_t ahead = base + std::uint64_t(Prefetch) * tile;
-    if (tid == 0 && ahead < p.count && (!Packed || p.keys_in))
-      radix_prefetch_l2(p.keys_in + ahead, (p.count - ahead) < std::uint64_t(tile) ? p.count - ahead : tile);
+    if (tid == 0 && ahead < p.count) {
+      const std::uint64_t m = (p.count - ahead) < std::uint64_t(tile) ? p.count - ahead : tile;
+      bool packing = false;
+      if constexpr (Packed) {
+        if (p.pack_keys) {
+          radix_prefetch_l2(p.pack_keys + ahead, m);
+          if (p.pack_vals) radix_prefetch_l2(p.pack_vals + ahead, m);
+          packing = true;
+        }
+      }
+      if (!packing) radix_prefetch_l2(p.keys_in + ahead, m);
+    }
   }
   const bool full = valid == tile;
   const int warp_first = warp * Items * 32;
