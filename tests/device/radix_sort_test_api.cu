@@ -278,9 +278,10 @@ TEST_F(RadixSortApi, StoreHintPolicy) {
 }
 
 /// Pack (pairs of 4-byte integer keys and 4-byte values moved as 8-byte keys): both modes on small tiles (many tiles
-/// and look-backs), signed and unsigned keys, both orders, bit ranges of one to four passes (mode 2 sorts an odd
-/// number of passes unpacked), low-entropy keys; 4-byte struct values, aligned and at an address that is not (which
-/// sorts unpacked); the workspace each mode asks for, used exactly.
+/// and look-backs), signed and unsigned keys, both orders, bit ranges of one to four passes (one pass, and mode 2
+/// with an odd number, sort unpacked), low-entropy keys; 4-byte struct values, aligned and at an address that is
+/// not (which sorts unpacked); argsort with 32-bit indices (packed in mode 1) and 64-bit ones (unpacked); the
+/// workspace each mode asks for, used exactly.
 template <class P, class K, class V>
 void check_packed(std::int64_t n, shape s, bool desc, int begin, int end, std::size_t value_offset, cuprim_test::rng& r) {
   constexpr int pack = [] {
@@ -319,6 +320,30 @@ void check_packed(std::int64_t n, shape s, bool desc, int begin, int end, std::s
   EXPECT_TRUE(same_values(got, want_vals)) << "values";
 }
 
+/// argsort under policy P (keys of K, indices of I) against the host's, in exactly argsort_workspace_bytes, poisoned:
+/// 4-byte integer keys with 32-bit indices travel packed under a policy with Pack 1 (the packing pass makes the
+/// indices, the last pass stores only them).
+template <class P, class K, class I>
+void check_packed_argsort(std::int64_t n, shape s, bool desc, int begin, int end, cuprim_test::rng& r) {
+  SCOPED_TRACE(::testing::Message() << "argsort n=" << n << " bits [" << begin << ", " << end << ")"
+                                    << (desc ? " descending" : "") << " index bytes " << sizeof(I));
+  const auto keys = make_keys<K>(n, s, r);
+  std::vector<I> want(keys.size());
+  cuprim::host::argsort(keys.data(), want.data(), n, desc, begin, end);
+  const auto m = static_cast<std::size_t>(n);
+  cuprim::device_buffer<K> din(m);
+  cuprim::device_buffer<I> dout(m);
+  cuprim_test::upload(din.data(), keys);
+  cuprim_test::poison(dout);
+  const std::size_t bytes = cuprim::argsort_workspace_bytes<K, I, P>(n);
+  cuprim::device_buffer<unsigned char> ws(std::max<std::size_t>(bytes, 1));
+  cuprim_test::poison(ws);
+  const cuprim::radix_sort_options opt{desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending, begin,
+                                       end};
+  cuprim::argsort<P>(din.data(), dout.data(), n, cuprim::workspace{ws.data(), bytes}, opt);
+  EXPECT_EQ(cuprim_test::download(dout.data(), m), want);
+}
+
 struct rgba {
   unsigned char c[4];
 };
@@ -339,12 +364,17 @@ TEST_F(RadixSortApi, PackPolicy) {
       check_packed<P1, std::int32_t, float>(100003, shape::random, desc, b, e, 0, r);
       check_packed<P2, std::int32_t, std::uint32_t>(150001, shape::random, desc, b, e, 0, r);
       check_packed<P2, std::uint32_t, rgba>(70001, shape::few_values, desc, b, e, 0, r);
+      check_packed_argsort<P1, std::uint32_t, std::uint32_t>(200003, shape::random, desc, b, e, r);
+      check_packed_argsort<P1, std::int32_t, std::int32_t>(100003, shape::edges, desc, b, e, r);
+      check_packed_argsort<P2, std::int32_t, std::uint32_t>(150001, shape::random, desc, b, e, r);  // unpacked
     }
   for (bool desc : {false, true}) {
     check_packed<P1, std::uint32_t, std::uint32_t>(300007, shape::low_entropy, desc, 0, 32, 0, r);
     check_packed<P1, std::int32_t, std::uint32_t>(300007, shape::edges, desc, 0, 32, 0, r);
     check_packed<P1, std::uint32_t, rgba>(100003, shape::random, desc, 0, 32, 1, r);  // unpacked: misaligned values
     check_packed<void, std::int32_t, std::int32_t>(1 << 20, shape::random, desc, 0, 32, 0, r);
+    check_packed_argsort<void, std::uint32_t, std::int32_t>((1 << 20) + 3, shape::low_entropy, desc, 0, 32, r);
+    check_packed_argsort<void, std::int32_t, std::int64_t>(300007, shape::random, desc, 0, 32, r);  // unpacked
   }
   // The packed sort's workspace: two buffers of n 8-byte keys (mode 1) where the unpacked sort takes n keys and n
   // values, one (mode 2); the double-buffer form does not pack and takes none of them.
@@ -357,6 +387,11 @@ TEST_F(RadixSortApi, PackPolicy) {
   EXPECT_EQ(bytes.operator()<P1>(false), bytes.operator()<P1u>(false) + std::size_t(n) * 8);
   EXPECT_EQ(bytes.operator()<P2>(false), bytes.operator()<P2u>(false));
   EXPECT_EQ(bytes.operator()<P1>(true), bytes.operator()<P1u>(true));
+  // argsort packed: two such buffers where the unpacked one takes two key arrays and one index array.
+  EXPECT_EQ((cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, P1>(n)),
+            (cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, P1u>(n)) + std::size_t(n) * 4);
+  EXPECT_EQ((cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, P2>(n)),
+            (cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, P2u>(n)));
 }
 
 /// Small shapes for the sanitizers: the one-block path and a few one-sweep tiles, keys and pairs.

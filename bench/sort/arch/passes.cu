@@ -80,6 +80,16 @@ int main(int argc, char** argv) {
            CK(cudaFree(ws));
            return ms;
          }());
+  // argsort (uint32 keys, uint32 indices): packed (the default) and not (Pack 0).
+  auto argsort_ms = [&]<class P>() {
+    const std::size_t wsb = cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, P>(std::int64_t(m));
+    void* ws; CK(cudaMalloc(&ws, wsb));
+    const float ms = med([&] { cuprim::argsort<P>(d.u, d.vo, std::int64_t(m), cuprim::workspace{ws, wsb}); }, 21);
+    CK(cudaFree(ws));
+    return ms;
+  };
+  printf("argsort uint32 -> uint32 indices: packed %.4f ms, joint %.4f ms\n", argsort_ms.operator()<void>(),
+         argsort_ms.operator()<joint_policy>());
   for (int round = 0; round < 2; ++round)
     for (int passes = 1; passes <= 4; ++passes)
       printf("round %d passes %d: packed pairs %.4f ms, joint pairs %.4f ms, uint64 %.4f ms\n", round, passes,

@@ -428,11 +428,12 @@ std::size_t radix_packed_bytes(std::uint64_t n, int mode) {
 }
 
 /// The packed sort (radix_sort_policy's Pack, mode 1 or 2) of n > Q::onchip_tile pairs of 4-byte integer keys k_in
-/// and 4-byte values v_in (null: the indices) into k_out, v_out, with passes of policy Q: two passes or more (mode
-/// 2: an even number), so that the packing pass is never the pass of the key's top bit. Each pair travels as one 8-byte key, the key's ordered bits above the value's bits. Mode 1: the first
-/// pass packs into the workspace's first buffer, the passes between go from one buffer to the other, the last
-/// unpacks. Mode 2: even passes pack (from the input, later from the caller's output) into the one buffer, odd
-/// passes unpack from it into the caller's output.
+/// and 4-byte values v_in (null: the indices) into k_out (mode 1: null, argsort's case, stores no keys), v_out,
+/// with passes of policy Q: two passes or more (mode 2: an even number), so that the packing pass is never the
+/// pass of the key's top bit. Each pair travels as one 8-byte key, the key's ordered bits above the value's bits.
+/// Mode 1: the first pass packs into the workspace's first buffer, the passes between go from one buffer to the
+/// other, the last unpacks. Mode 2: even passes pack (from the input, later from the caller's output) into the one
+/// buffer, odd passes unpack from it into the caller's output.
 template <class Q, class K>
 void radix_sort_packed(const K* k_in, const std::uint32_t* v_in, K* k_out, std::uint32_t* v_out, std::uint64_t n,
                        int begin_bit, int end_bit, bool descending, int mode, void* ws, cudaStream_t stream) {
@@ -523,7 +524,11 @@ std::size_t argsort_workspace_bytes(std::int64_t n) {
   using P = detail::radix_policy_or_default<Policy, K, I>;
   if (n <= 0) return 0;
   const detail::radix_layout<P, K> L{std::uint64_t(n)};
-  return L.bytes() + 2 * detail::align_up(std::uint64_t(n) * sizeof(K)) + detail::align_up(std::uint64_t(n) * sizeof(I));
+  std::size_t b =
+      L.bytes() + 2 * detail::align_up(std::uint64_t(n) * sizeof(K)) + detail::align_up(std::uint64_t(n) * sizeof(I));
+  if constexpr (detail::radix_packs_v<P, K, I>)  // (key, index) pairs packed (mode 1 only: see argsort)
+    if (P::pack == 1) b = std::max(b, detail::radix_packed_bytes<detail::radix_pack_policy<Policy>, K>(std::uint64_t(n), 1));
+  return b;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -763,7 +768,8 @@ void radix_sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::int
 
 /// indices[i] = the position in keys[0, n) of the i-th key in sorted order (stable: equal keys by position);
 /// I is an integer type able to hold n - 1. keys is not written. In the caller's workspace
-/// (argsort_workspace_bytes<K, I>(n)).
+/// (argsort_workspace_bytes<K, I>(n)). 4-byte integer keys with 32-bit indices sort as packed pairs (as
+/// radix_sort_pairs's do; two passes or more), the indices made by the first pass, and take 2 n × 8 bytes.
 template <class Policy = void, class K, class I>
 void argsort(const K* keys, I* indices, std::int64_t n, workspace ws, radix_sort_options opt = {},
              cudaStream_t stream = 0) {
@@ -775,16 +781,27 @@ void argsort(const K* keys, I* indices, std::int64_t n, workspace ws, radix_sort
     detail::throw_invalid(fn, "n", "indices of this type cannot hold n - 1");
   detail::radix_validate_arrays(fn, n,
                                 {{"keys", keys, std::size_t(n) * sizeof(K)}, {"indices", indices, std::size_t(n) * sizeof(I)}});
-  detail::radix_validate_workspace(fn, ws, argsort_workspace_bytes<K, I, P>(n),
+  detail::radix_validate_workspace(fn, ws, argsort_workspace_bytes<K, I, Policy>(n),
                                    "smaller than argsort_workspace_bytes(n)");
   detail::check_no_pending_error(fn);
   if (n == 0) return;
+  const int passes = detail::radix_passes(opt.begin_bit, end);
+  if constexpr (detail::radix_packs_v<P, K, I>) {
+    // 4-byte integer keys with 32-bit indices travel packed (as radix_sort_pairs's pairs do; mode 1, the one that
+    // leaves the sorted keys out): the packing pass makes the indices, the last pass stores only them.
+    using Q = detail::radix_pack_policy<Policy>;
+    if (P::pack == 1 && std::uint64_t(n) > std::uint64_t(std::max(P::onchip_tile, Q::onchip_tile)) && passes >= 2) {
+      detail::radix_sort_packed<Q, K>(keys, nullptr, nullptr, reinterpret_cast<std::uint32_t*>(indices),
+                                      std::uint64_t(n), opt.begin_bit, end, opt.order == sort_order::descending, 1,
+                                      ws.data, stream);
+      return;
+    }
+  }
   const detail::radix_layout<P, K> L{std::uint64_t(n)};
   char* extra = static_cast<char*>(ws.data) + L.bytes();
   const std::size_t kb = detail::align_up(std::size_t(n) * sizeof(K));
   K* const dst[2] = {reinterpret_cast<K*>(extra), reinterpret_cast<K*>(extra + kb)};
   I* itmp = reinterpret_cast<I*>(extra + 2 * kb);
-  const int passes = detail::radix_passes(opt.begin_bit, end);
   I* const vdst[2] = {(passes & 1) ? indices : itmp, (passes & 1) ? itmp : indices};
   detail::radix_sort_core<P, K, I>(keys, dst, static_cast<const I*>(nullptr), vdst, std::uint64_t(n), opt.begin_bit,
                                    end, opt.order == sort_order::descending, ws.data, stream);
@@ -802,8 +819,8 @@ void argsort(const K* keys, I* indices, std::int64_t n, radix_sort_options opt =
   detail::radix_validate_arrays(fn, n,
                                 {{"keys", keys, std::size_t(n) * sizeof(K)}, {"indices", indices, std::size_t(n) * sizeof(I)}});
   detail::check_no_pending_error(fn);
-  detail::scratch ws(argsort_workspace_bytes<K, I, P>(n), stream);
-  argsort<P>(keys, indices, n, ws.get(), opt, stream);
+  detail::scratch ws(argsort_workspace_bytes<K, I, Policy>(n), stream);
+  argsort<Policy>(keys, indices, n, ws.get(), opt, stream);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

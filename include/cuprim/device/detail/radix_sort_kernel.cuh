@@ -329,8 +329,8 @@ struct radix_packed_params : radix_onesweep_params<std::uint64_t, radix_no_value
   // index, as in argsort) and packs them, instead of loading keys_in.
   const std::uint32_t* pack_keys;
   const std::uint32_t* pack_vals;
-  // Non-null: this launch stores each key's upper half (xor key_xor) to unpack_keys and its lower half to
-  // unpack_vals, instead of storing to keys_out.
+  // unpack_vals non-null: this launch stores each key's lower half to unpack_vals and its upper half (xor key_xor)
+  // to unpack_keys (null: nowhere, as in argsort), instead of storing to keys_out.
   std::uint32_t* unpack_keys;
   std::uint32_t* unpack_vals;
   unsigned key_xor;
@@ -668,10 +668,11 @@ __device__ __forceinline__ void radix_store_pairs(const S* ex_keys, const V* ex_
   }
 }
 
-/// A packed pass's stores to separate key and value arrays (radix_packed_params::unpack_keys): tile position j's
+/// A packed pass's stores to separate key and value arrays (radix_packed_params::unpack_vals): tile position j's
 /// 8-byte key, thread-striped, its upper half (xor key_xor) to the key's output position and its lower half to the
-/// value's (key_dst[d] holds the 4-byte key array's address of tile position 0 of digit d).
-template <int Threads, int Items, int StoreHint, class Smem>
+/// value's. key_dst[d] holds the 4-byte key array's address of tile position 0 of digit d; without keys
+/// (unpack_keys null, Keys false) the value array's, and only the values are stored.
+template <int Threads, int Items, int StoreHint, bool Keys, class Smem>
 __device__ __forceinline__ void radix_store_unpacked(const std::uint64_t* ex_keys, const Smem& s, bool full, int valid,
                                                      const radix_packed_params& p, std::uint64_t policy) {
   const int tid = threadIdx.x;
@@ -683,12 +684,16 @@ __device__ __forceinline__ void radix_store_unpacked(const std::uint64_t* ex_key
     if (full || j < valid) {
       const std::uint64_t k = ex_keys[j];
       const unsigned d = radix_key<std::uint64_t>::digit(k, p.descending, p.pass.shift, p.pass.mask);
-      std::uint32_t* const kdst = reinterpret_cast<std::uint32_t*>(s.key_dst[d]) + j;
-      std::uint32_t* const vdst = reinterpret_cast<std::uint32_t*>(reinterpret_cast<std::uintptr_t>(kdst) + to_vals);
-      __builtin_assume(__isGlobal(kdst));
-      __builtin_assume(__isGlobal(vdst));
-      radix_store_global<StoreHint>(kdst, std::uint32_t(k >> 32) ^ p.key_xor, policy);
-      radix_store_global<StoreHint>(vdst, std::uint32_t(k), policy);
+      std::uint32_t* const first = reinterpret_cast<std::uint32_t*>(s.key_dst[d]) + j;
+      __builtin_assume(__isGlobal(first));
+      if constexpr (Keys) {
+        std::uint32_t* const vdst = reinterpret_cast<std::uint32_t*>(reinterpret_cast<std::uintptr_t>(first) + to_vals);
+        __builtin_assume(__isGlobal(vdst));
+        radix_store_global<StoreHint>(first, std::uint32_t(k >> 32) ^ p.key_xor, policy);
+        radix_store_global<StoreHint>(vdst, std::uint32_t(k), policy);
+      } else {
+        radix_store_global<StoreHint>(first, std::uint32_t(k), policy);
+      }
     }
   }
 }
@@ -892,7 +897,8 @@ __device__ __forceinline__ void radix_onesweep_body(const Params& p) {
     const std::uint64_t dst = p.bases[tid] + before - start;
     s.key_dst[tid] = p.keys_out + dst;
     if constexpr (Packed)
-      if (p.unpack_keys) s.key_dst[tid] = reinterpret_cast<K*>(p.unpack_keys + dst);  // 4-byte keys' address
+      if (p.unpack_vals)  // the 4-byte keys' address (without keys, the values')
+        s.key_dst[tid] = reinterpret_cast<K*>((p.unpack_keys ? p.unpack_keys : p.unpack_vals) + dst);
     if constexpr (smem_t::val_dst_kept) s.val_dst[tid] = p.vals_out + dst;
   }
   if constexpr (!ExchangeFirst) {
@@ -915,8 +921,9 @@ __device__ __forceinline__ void radix_onesweep_body(const Params& p) {
     return;
   }
   if constexpr (Packed) {
-    if (p.unpack_keys) {
-      radix_store_unpacked<Threads, Items, StoreHint>(ex_keys, s, full, valid, p, policy);
+    if (p.unpack_vals) {
+      if (p.unpack_keys) radix_store_unpacked<Threads, Items, StoreHint, true>(ex_keys, s, full, valid, p, policy);
+      else radix_store_unpacked<Threads, Items, StoreHint, false>(ex_keys, s, full, valid, p, policy);
       return;
     }
   }
