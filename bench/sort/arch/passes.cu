@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
   // Signed keys (the packing pass applies their xor after its ranking): the same sort of the same bits as int32.
   printf("int32 pairs, 4 passes: %.4f ms\n",
          [&] {
-           const std::size_t wsb = cuprim::radix_sort_pairs_workspace_bytes<std::int32_t, std::uint32_t>(std::int64_t(m));
+           const std::size_t wsb =
+               cuprim::radix_sort_pairs_workspace_bytes<std::int32_t, std::uint32_t>(std::int64_t(m));
            void* ws; CK(cudaMalloc(&ws, wsb));
            const float ms = med([&] {
              cuprim::radix_sort_pairs(reinterpret_cast<const std::int32_t*>(d.u), reinterpret_cast<std::int32_t*>(d.o),
