@@ -348,10 +348,20 @@ struct rgba {
   unsigned char c[4];
 };
 
+/// Small-tile packed policies (many tiles and look-backs at test sizes): mode 1 (exchange first, prefetch 4 tiles
+/// ahead, evict_last stores), mode 1 with early counts, mode 2 (no prefetch), mode 2 with prefetch.
+using pack1_policy = cuprim::radix_sort_policy<256, 8, 512, 8, 16, 1, 1, false, true, 1024, 8, true, false, 4, 2, 2, 1>;
+using pack1_early_policy =
+    cuprim::radix_sort_policy<256, 8, 512, 8, 16, 1, 1, true, true, 1024, 8, true, false, 4, 2, 2, 1>;
+using pack2_policy =
+    cuprim::radix_sort_policy<256, 6, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false, 0, 2, 0, 2>;
+using pack2_prefetch_policy =
+    cuprim::radix_sort_policy<256, 6, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false, 4, 2, 0, 2>;
+
 TEST_F(RadixSortApi, PackPolicy) {
   CUPRIM_TEST_RNG(r);
-  using P1 = cuprim::radix_sort_policy<256, 8, 512, 8, 16, 1, 1, false, true, 1024, 8, true, false, 4, 2, 2, 1>;
-  using P2 = cuprim::radix_sort_policy<256, 6, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false, 0, 2, 0, 2>;
+  using P1 = pack1_policy;
+  using P2 = pack2_policy;
   static_assert(cuprim::radix_sort_default_policy<4, 4>::type::pack == 1 &&
                 cuprim::radix_sort_default_policy<4, 0>::type::pack == 0);
   static_assert(cuprim::detail::radix_packs_v<P1, std::int32_t, float> &&
@@ -375,6 +385,13 @@ TEST_F(RadixSortApi, PackPolicy) {
     check_packed<void, std::int32_t, std::int32_t>(1 << 20, shape::random, desc, 0, 32, 0, r);
     check_packed_argsort<void, std::uint32_t, std::int32_t>((1 << 20) + 3, shape::low_entropy, desc, 0, 32, r);
     check_packed_argsort<void, std::int32_t, std::int64_t>(300007, shape::random, desc, 0, 32, r);  // unpacked
+    // Early counts (digits counted before the ranking, where the packing pass's keys are not yet xored) and mode 2
+    // with prefetches (its later packing passes prefetch from the caller's output).
+    for (auto [b, e] : {std::pair{0, 32}, std::pair{5, 21}}) {
+      check_packed<pack1_early_policy, std::int32_t, std::uint32_t>(120007, shape::edges, desc, b, e, 0, r);
+      check_packed_argsort<pack1_early_policy, std::int32_t, std::uint32_t>(120007, shape::random, desc, b, e, r);
+      check_packed<pack2_prefetch_policy, std::int32_t, std::uint32_t>(120007, shape::random, desc, b, e, 0, r);
+    }
   }
   // The packed sort's workspace: two buffers of n 8-byte keys (mode 1) where the unpacked sort takes n keys and n
   // values, one (mode 2); the double-buffer form does not pack and takes none of them.
@@ -392,9 +409,12 @@ TEST_F(RadixSortApi, PackPolicy) {
             (cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, P1u>(n)) + std::size_t(n) * 4);
   EXPECT_EQ((cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, P2>(n)),
             (cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, P2u>(n)));
+  // The defaults: argsort's and the pairs' workspace hold the two packed buffers (and the passes' state).
+  EXPECT_GE((cuprim::argsort_workspace_bytes<std::int32_t, std::uint32_t>(n)), std::size_t(n) * 16);
+  EXPECT_GE((cuprim::radix_sort_pairs_workspace_bytes<std::int32_t, std::uint32_t>(n)), std::size_t(n) * 16);
 }
 
-/// Small shapes for the sanitizers: the one-block path and a few one-sweep tiles, keys and pairs.
+/// Small shapes for the sanitizers: the one-block path and a few one-sweep tiles, keys, and packed pairs and argsort.
 TEST_F(RadixSortApi, SanitizerSizes) {
   CUPRIM_TEST_RNG(r);
   // On chip (one block, one cluster), then the one-sweep passes: three tiles and a partial one past the on-chip
@@ -406,6 +426,13 @@ TEST_F(RadixSortApi, SanitizerSizes) {
       radix_test::check_sort<std::uint32_t>(n, shape::random, desc, r);
       radix_test::check_sort<std::uint64_t>(n, shape::few_values, desc, r);
     }
+  // Packed pairs and argsort past their on-chip limit, on tiles small enough that the prefetches (4 tiles ahead)
+  // fire: the packing pass's loads and prefetches, the unpacking stores (with and without keys).
+  const std::int64_t m = pack1_policy::onchip_tile + 9 * pack1_policy::tile + 17;
+  for (bool desc : {false, true}) {
+    check_packed<pack1_policy, std::int32_t, std::uint32_t>(m, shape::random, desc, 0, 32, 0, r);
+    check_packed_argsort<pack1_policy, std::int32_t, std::uint32_t>(m, shape::random, desc, 0, 32, r);
+  }
 }
 
 /// The cluster sort capped at 8 blocks (the portable shape; a device that takes clusters of 16 otherwise uses 16

@@ -510,7 +510,7 @@ std::size_t radix_sort_pairs_workspace_bytes(std::int64_t n, bool double_buffer_
     using P = detail::radix_policy_or_default<Policy, K, V>;
     std::size_t b = detail::radix_pairs_bytes<P, K, V>(n, double_buffer_form);
     if constexpr (detail::radix_packs_v<P, K, V>)
-      if (!double_buffer_form && n > 0)  // the packed sort, or the unpacked one (an odd number of passes in mode 2)
+      if (!double_buffer_form && n > 0)  // the packed sort, or the unpacked one (one pass; mode 2: an odd number)
         b = std::max(b, detail::radix_packed_bytes<detail::radix_pack_policy<Policy>, K>(std::uint64_t(n), P::pack));
     return b;
   } else {
@@ -527,7 +527,8 @@ std::size_t argsort_workspace_bytes(std::int64_t n) {
   std::size_t b =
       L.bytes() + 2 * detail::align_up(std::uint64_t(n) * sizeof(K)) + detail::align_up(std::uint64_t(n) * sizeof(I));
   if constexpr (detail::radix_packs_v<P, K, I>)  // (key, index) pairs packed (mode 1 only: see argsort)
-    if (P::pack == 1) b = std::max(b, detail::radix_packed_bytes<detail::radix_pack_policy<Policy>, K>(std::uint64_t(n), 1));
+    if (P::pack == 1)
+      b = std::max(b, detail::radix_packed_bytes<detail::radix_pack_policy<Policy>, K>(std::uint64_t(n), 1));
   return b;
 }
 
@@ -769,7 +770,8 @@ void radix_sort_pairs(double_buffer<K>& keys, double_buffer<V>& values, std::int
 /// indices[i] = the position in keys[0, n) of the i-th key in sorted order (stable: equal keys by position);
 /// I is an integer type able to hold n - 1. keys is not written. In the caller's workspace
 /// (argsort_workspace_bytes<K, I>(n)). 4-byte integer keys with 32-bit indices sort as packed pairs (as
-/// radix_sort_pairs's do; two passes or more), the indices made by the first pass, and take 2 n × 8 bytes.
+/// radix_sort_pairs's do, under a policy with Pack 1, the default: above the on-chip size, two passes or more), the
+/// indices made by the first pass, and take 2 n × 8 bytes.
 template <class Policy = void, class K, class I>
 void argsort(const K* keys, I* indices, std::int64_t n, workspace ws, radix_sort_options opt = {},
              cudaStream_t stream = 0) {
@@ -812,7 +814,6 @@ template <class Policy = void, class K, class I>
 void argsort(const K* keys, I* indices, std::int64_t n, radix_sort_options opt = {}, cudaStream_t stream = 0) {
   static_assert(std::is_integral_v<I> && sizeof(I) >= 4, "argsort: indices must be a 32- or 64-bit integer type");
   constexpr const char* fn = "cuprim::argsort";
-  using P = detail::radix_policy_or_default<Policy, K, I>;
   detail::radix_validate_bits<K>(fn, n, opt);
   if (n > 0 && std::uint64_t(n - 1) > std::uint64_t(std::numeric_limits<I>::max()))
     detail::throw_invalid(fn, "n", "indices of this type cannot hold n - 1");

@@ -836,8 +836,9 @@ __device__ __forceinline__ void radix_onesweep_body(const Params& p) {
   if (full) radix_rank_keys<Items, true, Rank>(keys, rank, s.hist[warp], p.descending, p.pass, tile);
   else radix_rank_keys<Items, false, Rank>(keys, rank, s.hist[warp], p.descending, p.pass, warp_valid);
   if constexpr (Packed) {
-    // A packing pass's keys to their ordered bits, now that they are loaded and ranked: the packing pass is never
-    // the pass of the key's top bit (packed sorts take two passes or more), so its digits are the same either way.
+    // A packing pass's keys to their ordered bits, now that they are loaded and ranked: a packing pass (mode 1: the
+    // first; mode 2: every even one) is never the pass of the key's top bit (packed sorts take two passes or more,
+    // mode 2 an even number), so its digits are the same either way.
     if (packed_load && p.key_xor) {
 #pragma unroll
       for (int i = 0; i < Items; ++i) keys[i] ^= std::uint64_t(p.key_xor) << 32;
