@@ -37,13 +37,16 @@ namespace cuprim {
 ///                          0 plain stores, 1 evict_first, 2 evict_last in every pass but the last (which stores
 ///                          the caller's output under evict_normal and returns the lines it reads to the normal
 ///                          priority) (detail/radix_sort_kernel.cuh)
-///   Pack                   (radix_sort_pairs, plain form, 4-byte integer keys with 4-byte values) 0: keys and values
-///                          move as two arrays; 1: each pair travels through the passes as one 8-byte key (the key's
-///                          ordered bits above the value's), the first pass packing, the last unpacking, the passes
-///                          between moving 8-byte keys alone with this policy's one-sweep options (two n x 8-byte
-///                          buffers of workspace); 2: packing and unpacking alternate, even passes packing into one
-///                          n x 8-byte buffer and odd passes unpacking into the caller's output (an even number of
-///                          passes; others run as with 0)
+///   Pack                   (radix_sort_pairs, plain form, 4-byte integer keys with 4-byte values; argsort of such
+///                          keys with 32-bit indices, mode 1) 0: keys and values move as two arrays; 1: each pair
+///                          travels through the passes as one 8-byte key (the key's ordered bits above the value's),
+///                          the first pass packing, the last unpacking, every pass moving 8-byte keys alone with this
+///                          policy's one-sweep options, so an explicit policy should be shaped for 8-byte keys (with
+///                          no policy given, the packed passes take radix_sort_default_policy<8, 0>'s) (two n x
+///                          8-byte buffers of workspace); 2: packing and unpacking alternate, even passes packing
+///                          into one n x 8-byte buffer and odd passes unpacking into the caller's output (an even
+///                          number of passes). Either mode packs sorts of two passes or more (more than 8 bits);
+///                          others run as with 0
 template <int Threads, int Items, int SmallThreads, int SmallItems, int HistItems = 16, int LookBack = 16,
           int Rank = 0, bool EarlyCounts = false, bool Cluster = true, int ClusterThreads = 1024,
           int ClusterItems = 8, bool ExchangeFirst = false, bool JointExchange = false, int PrefetchTiles = 0,
