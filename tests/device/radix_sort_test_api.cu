@@ -277,13 +277,27 @@ TEST_F(RadixSortApi, StoreHintPolicy) {
   }
 }
 
+/// A workspace of exactly `bytes` (at least one byte allocated), poisoned: a sort must need no more than it asks for.
+struct exact_workspace {
+  std::size_t bytes;
+  cuprim::device_buffer<unsigned char> buf;
+  explicit exact_workspace(std::size_t b) : bytes(b), buf(std::max<std::size_t>(b, 1)) { cuprim_test::poison(buf); }
+  cuprim::workspace get() { return cuprim::workspace{buf.data(), bytes}; }
+};
+
+/// The options of an ascending or descending sort of bits [begin, end).
+inline cuprim::radix_sort_options bit_range_options(bool desc, int begin, int end) {
+  return {desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending, begin, end};
+}
+
 /// Pack (pairs of 4-byte integer keys and 4-byte values moved as 8-byte keys): both modes on small tiles (many tiles
 /// and look-backs), signed and unsigned keys, both orders, bit ranges of one to four passes (one pass, and mode 2
 /// with an odd number, sort unpacked), low-entropy keys; 4-byte struct values, aligned and at an address that is
 /// not (which sorts unpacked); argsort with 32-bit indices (packed in mode 1) and 64-bit ones (unpacked); the
 /// workspace each mode asks for, used exactly.
 template <class P, class K, class V>
-void check_packed(std::int64_t n, shape s, bool desc, int begin, int end, std::size_t value_offset, cuprim_test::rng& r) {
+void check_packed(std::int64_t n, shape s, bool desc, int begin, int end, std::size_t value_offset,
+                  cuprim_test::rng& r) {
   constexpr int pack = [] {
     if constexpr (std::is_void_v<P>) return cuprim::radix_sort_default_policy<4, 4>::pack;
     else return P::pack;
@@ -308,12 +322,8 @@ void check_packed(std::int64_t n, shape s, bool desc, int begin, int end, std::s
   CUPRIM_CUDA_CHECK(cudaMemcpy(vin, vals.data(), std::size_t(n) * 4, cudaMemcpyHostToDevice));
   cuprim_test::poison(dout);
   cuprim_test::poison(vobuf);
-  const std::size_t bytes = cuprim::radix_sort_pairs_workspace_bytes<K, V, P>(n);
-  cuprim::device_buffer<unsigned char> ws(std::max<std::size_t>(bytes, 1));
-  cuprim_test::poison(ws);
-  const cuprim::radix_sort_options opt{desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending, begin,
-                                       end};
-  cuprim::radix_sort_pairs<P>(din.data(), dout.data(), vin, vout, n, cuprim::workspace{ws.data(), bytes}, opt);
+  exact_workspace ws(cuprim::radix_sort_pairs_workspace_bytes<K, V, P>(n));
+  cuprim::radix_sort_pairs<P>(din.data(), dout.data(), vin, vout, n, ws.get(), bit_range_options(desc, begin, end));
   EXPECT_TRUE(same_keys(cuprim_test::download(dout.data(), std::size_t(n)), want)) << "keys";
   std::vector<V> got(keys.size());
   CUPRIM_CUDA_CHECK(cudaMemcpy(got.data(), vout, std::size_t(n) * 4, cudaMemcpyDeviceToHost));
@@ -335,12 +345,8 @@ void check_packed_argsort(std::int64_t n, shape s, bool desc, int begin, int end
   cuprim::device_buffer<I> dout(m);
   cuprim_test::upload(din.data(), keys);
   cuprim_test::poison(dout);
-  const std::size_t bytes = cuprim::argsort_workspace_bytes<K, I, P>(n);
-  cuprim::device_buffer<unsigned char> ws(std::max<std::size_t>(bytes, 1));
-  cuprim_test::poison(ws);
-  const cuprim::radix_sort_options opt{desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending, begin,
-                                       end};
-  cuprim::argsort<P>(din.data(), dout.data(), n, cuprim::workspace{ws.data(), bytes}, opt);
+  exact_workspace ws(cuprim::argsort_workspace_bytes<K, I, P>(n));
+  cuprim::argsort<P>(din.data(), dout.data(), n, ws.get(), bit_range_options(desc, begin, end));
   EXPECT_EQ(cuprim_test::download(dout.data(), m), want);
 }
 

@@ -34,12 +34,11 @@
 // workspace of about n keys (and values) for the passes between; pairs of 4-byte integer keys and 4-byte values
 // take twice that (2 n × 8 bytes): in the plain form each pair travels through the passes (two or more: more than
 // 8 bits to sort) packed into one 8-byte key, the key's ordered bits above the value's bits, which moves them
-// faster than as two arrays
-// (radix_sort_policy's Pack; a policy with Pack = 0 sorts them in n × 8 bytes). The double-buffer form ping-pongs
-// between the two buffers of a double_buffer: no copy and no such workspace; on return `selector` says which buffer holds the
-// result (current()); the other holds garbage. For pairs, each double_buffer's selector is set independently
-// (with values wider than 8 bytes the values' result lands in the other buffer from the keys' when the number of
-// passes is even): always read each one's current().
+// faster than as two arrays (radix_sort_policy's Pack; a policy with Pack = 0 sorts them in n × 8 bytes). The
+// double-buffer form ping-pongs between the two buffers of a double_buffer: no copy and no such workspace; on
+// return `selector` says which buffer holds the result (current()); the other holds garbage. For pairs, each
+// double_buffer's selector is set independently (with values wider than 8 bytes the values' result lands in the
+// other buffer from the keys' when the number of passes is even): always read each one's current().
 //
 // Sizes: n is 64-bit and may exceed 2^31 (and 2^32). Small inputs are sorted on chip in one launch with no
 // workspace: up to one cluster block's threads (1024 by default for 4-byte keys and values, 512 for 8-byte ones)
@@ -427,13 +426,23 @@ std::size_t radix_packed_bytes(std::uint64_t n, int mode) {
   return radix_layout<Q, K>(n).bytes() + std::size_t(mode == 1 ? 2 : 1) * align_up(n * sizeof(std::uint64_t));
 }
 
+/// Whether the packed sort takes n keys sorted in `passes` passes under pack mode `mode` (P: the caller's policy,
+/// whose on-chip sorts take the inputs it holds; Q: the packed passes' policy): above both on-chip sizes, and two
+/// passes or more (mode 2: an even number), so that the packing pass is never the pass of the key's top bit (it
+/// applies the signed keys' xor after its ranking; one-pass sorts gain nothing from packing anyway:
+/// docs/tuning.md, run 16).
+template <class P, class Q>
+bool radix_packed_takes(std::uint64_t n, int passes, int mode) {
+  return n > std::uint64_t(std::max(P::onchip_tile, Q::onchip_tile)) && passes >= 2 &&
+         (mode == 1 || passes % 2 == 0);
+}
+
 /// The packed sort (radix_sort_policy's Pack, mode 1 or 2) of n > Q::onchip_tile pairs of 4-byte integer keys k_in
 /// and 4-byte values v_in (null: the indices) into k_out (mode 1: null, argsort's case, stores no keys), v_out,
-/// with passes of policy Q: two passes or more (mode 2: an even number), so that the packing pass is never the
-/// pass of the key's top bit. Each pair travels as one 8-byte key, the key's ordered bits above the value's bits.
-/// Mode 1: the first pass packs into the workspace's first buffer, the passes between go from one buffer to the
-/// other, the last unpacks. Mode 2: even passes pack (from the input, later from the caller's output) into the one
-/// buffer, odd passes unpack from it into the caller's output.
+/// with passes of policy Q, where radix_packed_takes says so. Each pair travels as one 8-byte key, the key's
+/// ordered bits above the value's bits. Mode 1: the first pass packs into the workspace's first buffer, the passes
+/// between go from one buffer to the other, the last unpacks. Mode 2: even passes pack (from the input, later from
+/// the caller's output) into the one buffer, odd passes unpack from it into the caller's output.
 template <class Q, class K>
 void radix_sort_packed(const K* k_in, const std::uint32_t* v_in, K* k_out, std::uint32_t* v_out, std::uint64_t n,
                        int begin_bit, int end_bit, bool descending, int mode, void* ws, cudaStream_t stream) {
@@ -642,10 +651,7 @@ void radix_sort_pairs(const K* keys_in, K* keys_out, const V* values_in, V* valu
       using Q = detail::radix_pack_policy<Policy>;
       const bool aligned =
           (reinterpret_cast<std::uintptr_t>(values_in) | reinterpret_cast<std::uintptr_t>(values_out)) % 4 == 0;
-      // Two passes or more: the packing pass applies the signed keys' xor after its ranking, which the pass of the
-      // key's top bit could not do (one-pass sorts gain nothing from packing anyway: docs/tuning.md, run 16).
-      if (std::uint64_t(n) > std::uint64_t(std::max(P::onchip_tile, Q::onchip_tile)) && aligned && passes >= 2 &&
-          (P::pack == 1 || passes % 2 == 0)) {
+      if (aligned && detail::radix_packed_takes<P, Q>(std::uint64_t(n), passes, P::pack)) {
         detail::radix_sort_packed<Q, K>(keys_in, reinterpret_cast<const std::uint32_t*>(values_in), keys_out,
                                         reinterpret_cast<std::uint32_t*>(values_out), std::uint64_t(n), opt.begin_bit,
                                         end, desc, P::pack, ws.data, stream);
@@ -792,7 +798,7 @@ void argsort(const K* keys, I* indices, std::int64_t n, workspace ws, radix_sort
     // 4-byte integer keys with 32-bit indices travel packed (as radix_sort_pairs's pairs do; mode 1, the one that
     // leaves the sorted keys out): the packing pass makes the indices, the last pass stores only them.
     using Q = detail::radix_pack_policy<Policy>;
-    if (P::pack == 1 && std::uint64_t(n) > std::uint64_t(std::max(P::onchip_tile, Q::onchip_tile)) && passes >= 2) {
+    if (P::pack == 1 && detail::radix_packed_takes<P, Q>(std::uint64_t(n), passes, 1)) {
       detail::radix_sort_packed<Q, K>(keys, nullptr, nullptr, reinterpret_cast<std::uint32_t*>(indices),
                                       std::uint64_t(n), opt.begin_bit, end, opt.order == sort_order::descending, 1,
                                       ws.data, stream);
