@@ -18,9 +18,7 @@
 #include <stdexcept>
 #include <utility>
 
-#ifndef CUPRIM_LAB_COMMIT
-#define CUPRIM_LAB_COMMIT "unknown"
-#endif
+#include "provenance.inc"  // CUPRIM_BUILD_COMMIT, CUPRIM_BUILD_CHANGES (cmake/provenance.cmake, at build time)
 
 namespace lab {
 
@@ -361,7 +359,8 @@ timing summarize(const std::vector<double>& ms) {
 environment record_environment(bool gpu) {
   environment env;
   env.gpu = gpu;
-  env.commit = CUPRIM_LAB_COMMIT;
+  env.commit = CUPRIM_BUILD_COMMIT;
+  env.changes = CUPRIM_BUILD_CHANGES;
   env.date = iso8601_now();
   env.driver = cuprim::driver_version_string();
   int rt = 0;
@@ -625,7 +624,7 @@ double throughput(const result& r) {  // GB/s (bytes) or GFLOP/s (flops)
 }  // namespace
 
 void print_header(std::FILE* f, const environment& env, const std::vector<std::string>& notes) {
-  std::fprintf(f, "cuprim-lab  commit %s  %s\n", env.commit.c_str(), env.date.c_str());
+  std::fprintf(f, "cuprim-lab  commit %s  changes %s  %s\n", env.commit.c_str(), env.changes.c_str(), env.date.c_str());
   if (env.gpu) {
     std::fprintf(f, "device: %s  cc %d.%d  %d SMs  L2 %.0f MiB  %.1f GiB\n", env.device_name.c_str(), env.cc_major,
                  env.cc_minor, env.sm_count, env.l2_bytes / 1048576.0, env.global_mem_bytes / 1073741824.0);
@@ -723,6 +722,20 @@ void print_table(std::FILE* f, const environment& env, const std::vector<result>
     if (!r.error.empty()) std::fprintf(f, "note: %s: %s\n", r.c->name.c_str(), r.error.c_str());
   for (const auto& r : results)
     if (std::string p = placement_line(r); !p.empty()) std::fprintf(f, "%s\n", p.c_str());
+  // The policies the rows ran, each once, with the rows that ran it (in table order).
+  std::vector<std::pair<std::string, std::vector<std::string>>> policies;
+  for (const auto& r : results) {
+    if (r.policy.text.empty()) continue;
+    auto it = std::find_if(policies.begin(), policies.end(), [&](const auto& p) { return p.first == r.policy.text; });
+    if (it == policies.end()) policies.push_back({r.policy.text, {r.c->name}});
+    else it->second.push_back(r.c->name);
+  }
+  for (const auto& [text, names] : policies) {
+    std::string rows = names.front();
+    if (names.size() == 2) rows += ", " + names.back();
+    if (names.size() > 2) rows += " ... " + names.back() + " (" + std::to_string(names.size()) + " rows)";
+    std::fprintf(f, "policy: %s: %s\n", rows.c_str(), text.c_str());
+  }
 }
 
 namespace {
@@ -771,8 +784,13 @@ bool write_json(const std::string& path, const environment& env, const std::vect
   o << ", \"driver\": " << json_string(env.driver);
   o << ", \"l2_bytes\": " << env.l2_bytes << "},\n";
   o << "  \"commit\": " << json_string(env.commit) << ",\n";
+  o << "  \"changes\": " << json_string(env.changes) << ",\n";
   o << "  \"copy_ceiling_gbps\": " << json_number(env.copy_ceiling_gbps) << ",\n";
   o << "  \"date\": " << json_string(env.date) << ",\n";
+  // Every row carries where it was measured and what was built, so that a row copied elsewhere keeps them.
+  const std::string provenance = "{\"commit\": " + json_string(env.commit) + ", \"changes\": " +
+                                 json_string(env.changes) + ", \"gpu\": " + json_string(env.device_name) +
+                                 ", \"driver\": " + json_string(env.driver) + ", \"date\": " + json_string(env.date) + "}";
   o << "  \"results\": [";
   bool first = true;
   for (const auto& r : results) {
@@ -788,7 +806,9 @@ bool write_json(const std::string& path, const environment& env, const std::vect
     }
     o << (first ? "\n" : ",\n") << "    {";
     first = false;
-    o << "\"op\": " << json_string(r.c->op);
+    o << "\"name\": " << json_string(r.c->name);
+    o << ", \"family\": " << json_string(r.c->family);
+    o << ", \"op\": " << json_string(r.c->op);
     o << ", \"variant\": " << json_string(r.c->variant);
     o << ", \"dtype\": " << json_string(r.c->dtype);
     o << ", \"n\": " << r.c->n;
@@ -800,6 +820,8 @@ bool write_json(const std::string& path, const environment& env, const std::vect
     o << ", \"speedup_vs_baseline\": " << json_opt(speedup);
     o << ", \"correct\": " << ((r.correct && r.baseline_correct) ? "true" : "false");
     o << ", \"reps\": " << r.reps;
+    o << ", \"policy\": " << (r.policy.json.empty() ? "null" : r.policy.json);
+    o << ", \"provenance\": " << provenance;
     if (!r.placement_ms.empty()) {
       o << ", \"placements\": [";
       for (std::size_t k = 0; k < r.placement_ms.size(); ++k)

@@ -13,6 +13,8 @@
 // below, add it to register_all(), and list the file in lab/CMakeLists.txt.
 #pragma once
 
+#include <cuprim/core/policy.hpp>
+
 #include <cuda_runtime_api.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -155,6 +157,16 @@ device_memory placement_spacer(int k);
 // ---------------------------------------------------------------------------------------------------------
 // Cases
 
+/// The policy a case runs, as the lab prints it (text) and records it in the case's JSON row.
+struct policy_record {
+  std::string text;  ///< "reduce_policy{threads=512 vector_bytes=16 unroll=4 blocks_per_sm=4}"
+  std::string json;  ///< cuprim::to_json of the policy
+};
+template <class P>
+policy_record record_policy(const P& p) {
+  return {std::string(P::name) + "{" + cuprim::describe(p) + "}", cuprim::to_json(p)};
+}
+
 struct verify_result {
   bool ok = true;           ///< cuprim's result matches the reference
   bool baseline_ok = true;  ///< the baseline's result matches too (a failure here is a lab wiring error)
@@ -189,7 +201,13 @@ struct case_def {
   /// the placements of each library's median. For cases whose time depends on where their buffers lie in
   /// physical memory (the large sorts, docs/tuning.md, "Radix sort", runs 13-14); 1 for the others.
   int placements = 1;
+  /// A row of a policy sweep (`cuprim-lab sweep <family>`): taken only by the sweep command or by patterns that
+  /// name it, never by the quick or full suites.
+  bool sweep = false;
   std::function<bench()> setup;
+  /// The policy the cuprim call runs on the current device (for the tuned default, the family's
+  /// <family>_policy_for row of cuprim::current_tuned_arch()); empty for cases without one (host references).
+  std::function<policy_record()> policy;
 };
 
 void add_case(case_def c);
@@ -207,7 +225,7 @@ std::vector<std::string> summaries_for(const std::vector<result>& results);
 
 /// The families. Each lives in lab/<family>.cu.
 void register_reduce();
-void register_reduce_policy();
+void register_reduce_sweep();
 void register_scan();
 void register_scan_kernels();
 void register_select();
@@ -217,7 +235,7 @@ void register_sort();
 void register_histogram();
 inline void register_all() {
   register_reduce();
-  register_reduce_policy();
+  register_reduce_sweep();
   register_scan();
   register_scan_kernels();
   register_select();
@@ -249,7 +267,9 @@ struct environment {
   int sm_count = 0, cc_major = 0, cc_minor = 0;
   int sm_clock_khz = 0, memory_clock_khz = 0, memory_bus_bits = 0;
   std::size_t l2_bytes = 0, global_mem_bytes = 0;
-  std::string driver, runtime, commit, date;
+  std::string driver, runtime, date;
+  std::string commit;   ///< the commit the lab was built from (stamped at build time: cmake/provenance.cmake)
+  std::string changes;  ///< its uncommitted changes then: "none", or "sha256:" and a hash of them
   double copy_ceiling_gbps = 0;  ///< device-to-device copy (or host memcpy on the host path), read + write
   std::string copy_ceiling_how;
 };
@@ -291,6 +311,7 @@ struct result {
   bool baseline_correct = true;
   bool timed = false;
   std::string error;  ///< an exception or a failed check, for the report
+  policy_record policy;  ///< the case's policy on this device (empty text: none)
   /// With several placements: each placement's medians (cuprim, baseline); median_ms and baseline_ms are the
   /// means of these.
   std::vector<std::pair<double, std::optional<double>>> placement_ms;

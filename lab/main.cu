@@ -24,6 +24,9 @@ constexpr const char* usage_text =
     "  run    [pattern...] [--quick|--full] [--json FILE] [--reps N] [--placements P]\n"
     "                                                     verify, then time the cases; table on stdout\n"
     "  verify [pattern...] [--quick|--full]               verify only: PASS/FAIL per case\n"
+    "  sweep  <family> [pattern...] [--json FILE] [--reps N] [--placements P]\n"
+    "                                                     a family's policy sweep: its default policy beside\n"
+    "                                                     the named alternatives (e.g. 'sweep reduce')\n"
     "  transfer [--json FILE] [--min-bytes N] [--max-bytes N]\n"
     "                                                     host-memory transfer study (lab/transfer.cu)\n"
     "  ooc    [--gib G] [--reps N] [--json FILE]          out-of-core rows beside their bandwidth references\n"
@@ -58,6 +61,7 @@ struct options {
   std::string json;
   int reps = 0;
   int placements = 0;  // 0: each case's own
+  std::string family;  // sweep: the family whose sweep rows run
 };
 
 [[noreturn]] void usage_error(const std::string& message) {
@@ -73,7 +77,8 @@ options parse(int argc, char** argv) {
     o.command = "help";
     return o;
   }
-  if (o.command != "list" && o.command != "run" && o.command != "verify") usage_error("unknown command '" + o.command + "'");
+  if (o.command != "list" && o.command != "run" && o.command != "verify" && o.command != "sweep")
+    usage_error("unknown command '" + o.command + "'");
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const std::string& flag) -> std::string {
@@ -99,7 +104,7 @@ options parse(int argc, char** argv) {
       if (end == v.c_str() || *end || n < 1 || n > 100000) usage_error("--reps needs a number in [1, 100000]");
       o.reps = static_cast<int>(n);
     } else if (a == "--placements" || a.rfind("--placements=", 0) == 0) {
-      if (o.command != "run") usage_error("--placements applies to run");
+      if (o.command != "run" && o.command != "sweep") usage_error("--placements applies to run and sweep");
       std::string v = value("--placements");
       char* end = nullptr;
       long n = std::strtol(v.c_str(), &end, 10);
@@ -107,10 +112,14 @@ options parse(int argc, char** argv) {
       o.placements = static_cast<int>(n);
     } else if (!a.empty() && a[0] == '-') {
       usage_error("unknown option '" + a + "'");
+    } else if (o.command == "sweep" && o.family.empty()) {
+      o.family = a;
     } else {
       o.patterns.push_back(a);
     }
   }
+  if (o.command == "sweep" && o.family.empty()) usage_error("sweep needs a family (e.g. 'sweep reduce')");
+  if (o.command == "sweep" && o.which != suite::unspecified) usage_error("sweep takes no --quick or --full");
   return o;
 }
 
@@ -130,12 +139,16 @@ bool matches(const std::vector<std::string>& patterns, const lab::case_def& c) {
   return false;
 }
 
+/// The cases a command takes: sweep, the family's sweep rows (those matching the patterns, if any); run and verify,
+/// the quick suite, every case (--full) or the cases matching the patterns, sweep rows only when a pattern names
+/// them.
 std::vector<const lab::case_def*> select(const options& o, bool host) {
   std::vector<const lab::case_def*> out;
   for (const auto& c : lab::all_cases()) {
     if (c.host != host) continue;
     bool take;
-    if (o.patterns.empty()) take = o.which == suite::full || c.quick || host;
+    if (o.command == "sweep") take = c.sweep && c.family == o.family && (o.patterns.empty() || matches(o.patterns, c));
+    else if (o.patterns.empty()) take = !c.sweep && (o.which == suite::full || c.quick || host);
     else take = matches(o.patterns, c) && (o.which != suite::quick || c.quick || host);
     if (take) out.push_back(&c);
   }
@@ -152,7 +165,7 @@ int cmd_list(const options& o) {
   std::printf("%-*s  %-5s  %s\n", int(w), "name", "suite", "baseline");
   int device = 0, quick = 0, host = 0;
   for (auto* c : sel) {
-    const char* s = c->host ? "host" : c->quick ? "quick" : "full";
+    const char* s = c->host ? "host" : c->sweep ? "sweep" : c->quick ? "quick" : "full";
     std::printf("%-*s  %-5s  %s\n", int(w), c->name.c_str(), s, c->baseline.empty() ? "-" : c->baseline.c_str());
     if (c->host) ++host;
     else {
@@ -174,6 +187,7 @@ std::string one_line(std::string s) {
 /// Runs setup + verify for one case; fills r.correct / r.baseline_correct / r.error.
 lab::bench setup_and_verify(const lab::case_def& c, lab::result& r) {
   lab::bench b = c.setup();
+  if (c.policy) r.policy = c.policy();
   lab::verify_result v = b.verify();
   r.correct = v.ok;
   r.baseline_correct = v.baseline_ok;
@@ -425,6 +439,10 @@ int main(int argc, char** argv) {
     lab::register_all();
     if (o.command == "list") return cmd_list(o);
     const bool verify_only = o.command == "verify";
+    if (o.command == "sweep" && cuprim::device_count() == 0) {
+      std::fprintf(stderr, "cuprim-lab sweep: needs a CUDA device\n");
+      return 77;
+    }
     if (cuprim::device_count() == 0) return run_host(o, verify_only);
     return run_device(o, verify_only);
   } catch (const std::exception& e) {

@@ -1,8 +1,8 @@
 // lab/reduce.cu: the reduction family: production cuprim::reduce against CUB, the optimisation ladder, and
-// the host references (the no-GPU path). The policy sweep is in reduce_policy.cu.
+// the host references (the no-GPU path). The policy sweep is in reduce_sweep.cu.
 #include "reduce_common.cuh"
 
-#include <cuprim/device/reduce_ladder.cuh>
+#include "ladder/reduce.cuh"
 
 #include <algorithm>
 #include <numeric>
@@ -19,23 +19,25 @@ template <class T, rop O>
 void add_production(std::int64_t n, bool quick) {
   using D = op_def<T, O>;
   using out_t = typename D::out;
-  add_case(device_case<T, O>("reduce/" + std::string(D::name) + "/" + name_of<T>() + "/" + size_label(n), D::name,
-                             "production", n, quick,
-                             [](const T* in, out_t* out, std::int64_t m, cuprim::workspace ws, cudaStream_t s) {
-                               cuprim_reduce<void, T, O>(in, out, m, ws, s);
-                             }));
+  case_def c = device_case<T, O>("reduce/" + std::string(D::name) + "/" + name_of<T>() + "/" + size_label(n), D::name,
+                                  "production", n, quick,
+                                  [](const T* in, out_t* out, std::int64_t m, cuprim::workspace ws, cudaStream_t s) {
+                                    cuprim_reduce<cuprim::tuned, T, O>(in, out, m, ws, s);
+                                  });
+  c.policy = [] { return record_policy(cuprim::reduce_policy_for<T>(cuprim::current_tuned_arch())); };
+  add_case(std::move(c));
 }
 
 /// Every rung of the ladder in order (sum), each against CUB on the same input.
 template <class T>
 void add_ladder(std::int64_t n, bool quick) {
   using acc = typename op_def<T, rop::sum>::acc;
-  for (cuprim::reduce_variant v : cuprim::reduce_variants) {
-    const std::string rung(cuprim::to_string(v));
+  for (cuprim::ladder::reduce_variant v : cuprim::ladder::reduce_variants) {
+    const std::string rung(cuprim::ladder::to_string(v));
     add_case(device_case<T, rop::sum>("reduce/ladder/" + rung + "/" + name_of<T>() + "/" + size_label(n), "sum", rung, n,
                                       quick,
                                       [v](const T* in, acc* out, std::int64_t m, cuprim::workspace, cudaStream_t s) {
-                                        cuprim::reduce_ladder(v, in, out, m, cuprim::plus{}, acc(0), s);
+                                        cuprim::ladder::reduce(v, in, out, m, cuprim::plus{}, acc(0), s);
                                       }));
   }
 }
@@ -117,11 +119,6 @@ void add_host(std::int64_t n) {
   add_case(std::move(c));
 }
 
-template <class P>
-std::string policy_text() {
-  return "threads=" + std::to_string(P::threads) + " vec=" + std::to_string(P::vector_bytes) +
-         "B unroll=" + std::to_string(P::unroll) + " blocks/SM=" + std::to_string(P::blocks_per_sm);
-}
 
 }  // namespace
 
@@ -150,21 +147,11 @@ void register_reduce() {
   add_host<float, rop::max>(pow2(24));
   add_host<float, rop::argmin>(pow2(24));
 
-  using p1 = cuprim::reduce_default_policy<std::int8_t>::type;
-  using p2 = cuprim::reduce_default_policy<__half>::type;
-  using p4 = cuprim::reduce_default_policy<float>::type;
-  using p8 = cuprim::reduce_default_policy<double>::type;
-  if (std::is_same_v<p1, p2> && std::is_same_v<p1, p4> && std::is_same_v<p1, p8>) {
-    add_note("reduce/", "reduce policy (production rows): " + policy_text<p4>() + " (1- to 8-byte types)");
-  } else {
-    add_note("reduce/", "reduce policy (production rows): 1 B " + policy_text<p1>() + "; 2 B " + policy_text<p2>() +
-                           "; 4 B " + policy_text<p4>() + "; 8 B " + policy_text<p8>());
-  }
   add_note("reduce/", "reduce: int8 sums accumulate in int32, half sums in float (CUB: TransformReduce to float); "
                       "cuprim and CUB use workspace allocated once before timing");
   add_note("reduce/argmin/", "reduce/argmin: timed through cuprim::transform_reduce with argmin's transform and "
                              "operator (cuprim::argmin has no explicit-workspace overload): the same kernel");
-  add_note("reduce/ladder/", "reduce/ladder: each rung is cuprim::reduce_ladder, which takes its workspace from "
+  add_note("reduce/ladder/", "reduce/ladder: each rung is cuprim::ladder::reduce (lab/ladder/reduce.cuh), which takes its workspace from "
                              "cuprim's pool inside the timed call (there is no explicit-workspace overload)");
 }
 

@@ -74,10 +74,10 @@ struct op_def<T, rop::argmin> {
   static acc init() { return {cuprim::numeric_traits<T>::highest(), -1}; }
 };
 
-/// The production entry point under `Policy` (void: the default policy) with a caller's workspace.
+/// The production entry point under `Policy` (cuprim::tuned: the table's row) with a caller's workspace.
 /// argmin has no explicit-workspace overload in the public API; it is cuprim::transform_reduce with the
 /// same transform and operator cuprim::argmin uses, so the kernel is the one cuprim::argmin launches.
-template <class Policy, class T, rop O>
+template <auto Policy, class T, rop O>
 void cuprim_reduce(const T* in, typename op_def<T, O>::out* out, std::int64_t n, cuprim::workspace ws,
                    cudaStream_t s) {
   using D = op_def<T, O>;
@@ -258,10 +258,9 @@ case_def device_case(std::string name, std::string op, std::string variant, std:
 }
 
 /// The variant label of a policy: threads, vector bytes, unroll, blocks per SM.
-template <class P>
-std::string policy_label() {
-  return "t" + std::to_string(P::threads) + "-v" + std::to_string(P::vector_bytes) + "-u" + std::to_string(P::unroll) +
-         "-b" + std::to_string(P::blocks_per_sm);
+inline std::string policy_label(const cuprim::reduce_policy& p) {
+  return "t" + std::to_string(p.threads) + "-v" + std::to_string(p.vector_bytes) + "-u" + std::to_string(p.unroll) +
+         "-b" + std::to_string(p.blocks_per_sm);
 }
 
 }  // namespace lab::reduce_family

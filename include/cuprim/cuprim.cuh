@@ -11,6 +11,8 @@
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/functional.cuh>
 #include <cuprim/core/memory.hpp>
+#include <cuprim/core/policy.hpp>
+#include <cuprim/core/validate.hpp>
 #include <cuprim/warp/reduce.cuh>
 #include <cuprim/warp/scan.cuh>
 #include <cuprim/warp/shuffle.cuh>
@@ -18,7 +20,6 @@
 #include <cuprim/block/reduce.cuh>
 #include <cuprim/block/scan.cuh>
 #include <cuprim/device/reduce.cuh>
-#include <cuprim/device/reduce_ladder.cuh>
 #include <cuprim/device/scan.cuh>
 #include <cuprim/device/scan_ladder.cuh>
 #include <cuprim/device/segmented_reduce.cuh>

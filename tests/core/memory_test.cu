@@ -4,7 +4,7 @@
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/memory.hpp>
 #include <cuprim/device/reduce.cuh>
-#include <cuprim/device/reduce_ladder.cuh>
+#include "ladder/reduce.cuh"
 
 #include "common/test_util.hpp"
 #include "device/reduce_cases.hpp"
@@ -244,7 +244,7 @@ TEST_F(Memory, ReduceTakesItsWorkspaceFromTheCurrentResource) {
 
     // The ladder's multi-pass rungs and device_buffer take theirs from it too, and give everything back.
     out.reset();
-    cuprim::reduce_ladder(cuprim::reduce_variant::sequential_addressing, in.data(), out.out(), n, cuprim::plus{}, 0.0f);
+    cuprim::ladder::reduce(cuprim::ladder::reduce_variant::sequential_addressing, in.data(), out.out(), n, cuprim::plus{}, 0.0f);
     EXPECT_GE(counter.allocations, 2);
     expect_sum_matches(out.value(), h.data(), n, 0.0f);
     {

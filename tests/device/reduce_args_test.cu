@@ -4,7 +4,7 @@
 // GPU tests (device_reduce_api_test, which poisons outputs first), as are the workspace rules, whose required
 // size depends on the device.
 #include <cuprim/device/reduce.cuh>
-#include <cuprim/device/reduce_ladder.cuh>
+#include "ladder/reduce.cuh"
 
 #include <gtest/gtest.h>
 
@@ -43,8 +43,8 @@ TEST(ReduceArgs, NullInputWithElements) {
   expect_invalid_from([&] { cuprim::argmin(null_f, a.arg_out, 3); }, "in", "cuprim::argmin");
   expect_invalid_from([&] { cuprim::argmax(null_f, a.arg_out, 3); }, "in", "cuprim::argmax");
   expect_invalid_from(
-      [&] { cuprim::reduce_ladder(cuprim::reduce_variant::warp_shuffle, null_in, a.out, 7, cuprim::plus{}, 0); },
-      "in", "cuprim::reduce_ladder");
+      [&] { cuprim::ladder::reduce(cuprim::ladder::reduce_variant::warp_shuffle, null_in, a.out, 7, cuprim::plus{}, 0); },
+      "in", "cuprim::ladder::reduce");
 }
 
 TEST(ReduceArgs, NullOutput) {
@@ -63,9 +63,9 @@ TEST(ReduceArgs, NullOutput) {
   cuprim::arg_result<float>* null_arg = nullptr;
   expect_invalid_from([&] { cuprim::argmin(a.fin, null_arg, 5); }, "out", "cuprim::argmin");
   expect_invalid_from([&] { cuprim::argmax(a.fin, null_arg, 5); }, "out", "cuprim::argmax");
-  for (auto v : cuprim::reduce_variants)
-    expect_invalid_from([&] { cuprim::reduce_ladder(v, a.in, null_out, 5, cuprim::plus{}, 0); }, "out",
-                        "cuprim::reduce_ladder");
+  for (auto v : cuprim::ladder::reduce_variants)
+    expect_invalid_from([&] { cuprim::ladder::reduce(v, a.in, null_out, 5, cuprim::plus{}, 0); }, "out",
+                        "cuprim::ladder::reduce");
 }
 
 TEST(ReduceArgs, NegativeCount) {
@@ -78,8 +78,8 @@ TEST(ReduceArgs, NegativeCount) {
     expect_invalid_from([&] { cuprim::argmin(a.fin, a.arg_out, n); }, "n", "cuprim::argmin");
     expect_invalid_from([&] { cuprim::argmax(a.fin, a.arg_out, n); }, "n", "cuprim::argmax");
     expect_invalid_from(
-        [&] { cuprim::reduce_ladder(cuprim::reduce_variant::single_pass, a.in, a.out, n, cuprim::plus{}, 0); }, "n",
-        "cuprim::reduce_ladder");
+        [&] { cuprim::ladder::reduce(cuprim::ladder::reduce_variant::single_pass, a.in, a.out, n, cuprim::plus{}, 0); }, "n",
+        "cuprim::ladder::reduce");
   }
 }
 
@@ -91,9 +91,9 @@ TEST(ReduceArgs, OutputOverlappingInput) {
     expect_invalid_from([&] { cuprim::reduce(a.in, a.in + k, 64, cuprim::plus{}, 0, cuprim::workspace{a.out, 16}); },
                         "out");
     expect_invalid_from([&] { cuprim::sum(a.in, a.in + k, 64); }, "out");
-    expect_invalid_from([&] { cuprim::reduce_ladder(cuprim::reduce_variant::interleaved_divergent, a.in, a.in + k, 64,
+    expect_invalid_from([&] { cuprim::ladder::reduce(cuprim::ladder::reduce_variant::interleaved_divergent, a.in, a.in + k, 64,
                                                     cuprim::plus{}, 0); },
-                        "out", "cuprim::reduce_ladder");
+                        "out", "cuprim::ladder::reduce");
   }
   // A wider output that straddles the end of the input overlaps its last bytes.
   auto* straddle = reinterpret_cast<double*>(reinterpret_cast<char*>(a.in + 63));
@@ -114,11 +114,11 @@ TEST(ReduceArgs, OutputOverlappingInput) {
 
 TEST(ReduceArgs, InvalidLadderVariant) {
   arrays a;
-  const int count = static_cast<int>(cuprim::reduce_variants.size());
+  const int count = static_cast<int>(cuprim::ladder::reduce_variants.size());
   for (int bad : {count, count + 1, 1000, -1}) {
-    const auto v = static_cast<cuprim::reduce_variant>(bad);
-    expect_invalid_from([&] { cuprim::reduce_ladder(v, a.in, a.out, 64, cuprim::plus{}, 0); }, "variant",
-                        "cuprim::reduce_ladder");
+    const auto v = static_cast<cuprim::ladder::reduce_variant>(bad);
+    expect_invalid_from([&] { cuprim::ladder::reduce(v, a.in, a.out, 64, cuprim::plus{}, 0); }, "variant",
+                        "cuprim::ladder::reduce");
   }
 }
 
@@ -134,18 +134,18 @@ TEST(ReduceArgs, FirstBrokenRuleIsReported) {
 
 TEST(ReduceLadder, VariantsAreOrderedAndNamedDistinctly) {
   // The seed's eight steps, vector loads, and the one-launch finishes (cuprim::reduce is one of them).
-  static_assert(cuprim::reduce_variants.size() >= 10);
-  static_assert(cuprim::reduce_variants.front() == cuprim::reduce_variant::interleaved_divergent);
-  static_assert(cuprim::to_string(cuprim::reduce_variant::warp_shuffle) == "warp_shuffle");
-  static_assert(cuprim::to_string(cuprim::reduce_variant::single_pass) == "single_pass");
+  static_assert(cuprim::ladder::reduce_variants.size() >= 10);
+  static_assert(cuprim::ladder::reduce_variants.front() == cuprim::ladder::reduce_variant::interleaved_divergent);
+  static_assert(cuprim::ladder::to_string(cuprim::ladder::reduce_variant::warp_shuffle) == "warp_shuffle");
+  static_assert(cuprim::ladder::to_string(cuprim::ladder::reduce_variant::single_pass) == "single_pass");
   std::set<std::string_view> names;
-  for (std::size_t i = 0; i < cuprim::reduce_variants.size(); ++i) {
-    EXPECT_EQ(static_cast<std::size_t>(cuprim::reduce_variants[i]), i) << "reduce_variants is not in enum order";
-    const std::string_view name = cuprim::to_string(cuprim::reduce_variants[i]);
+  for (std::size_t i = 0; i < cuprim::ladder::reduce_variants.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(cuprim::ladder::reduce_variants[i]), i) << "reduce_variants is not in enum order";
+    const std::string_view name = cuprim::ladder::to_string(cuprim::ladder::reduce_variants[i]);
     EXPECT_FALSE(name.empty());
     names.insert(name);
   }
-  EXPECT_EQ(names.size(), cuprim::reduce_variants.size()) << "two rungs share a name";
+  EXPECT_EQ(names.size(), cuprim::ladder::reduce_variants.size()) << "two rungs share a name";
 }
 
 TEST(ReduceWorkspace, ZeroForEmptyInputWithoutADevice) {

@@ -20,14 +20,20 @@
 
 namespace cuprim_test {
 
+/// The tuned policy for T on the current device.
 template <class T>
-using default_policy = typename cuprim::reduce_default_policy<T>::type;
+cuprim::reduce_policy default_policy() {
+  return cuprim::reduce_policy_for<T>(cuprim::current_tuned_arch());
+}
 
 /// Elements per tile of the default policy for T: threads × unroll × elements per vector load.
 template <class T>
 std::int64_t default_tile() {
-  using P = default_policy<T>;
-  return std::int64_t(P::threads) * P::unroll * cuprim::detail::vector_traits<T, P::vector_bytes>::elems;
+  const cuprim::reduce_policy p = default_policy<T>();
+  const int elems = p.vector_bytes == 16   ? cuprim::detail::vector_traits<T, 16>::elems
+                    : p.vector_bytes == 8 ? cuprim::detail::vector_traits<T, 8>::elems
+                                          : cuprim::detail::vector_traits<T, 4>::elems;
+  return std::int64_t(p.threads) * p.unroll * elems;
 }
 
 /// The sizes every type is reduced at: empty, one element, around a warp, around a tile, a few tiles, 2^20 + 7,
@@ -35,7 +41,7 @@ std::int64_t default_tile() {
 template <class T>
 std::vector<std::int64_t> reduce_sizes() {
   const std::int64_t tile = default_tile<T>();
-  const std::int64_t max_grid = std::int64_t(cuprim::get_device_info().sm_count) * default_policy<T>::blocks_per_sm;
+  const std::int64_t max_grid = std::int64_t(cuprim::get_device_info().sm_count) * default_policy<T>().blocks_per_sm;
   return {0, 1, 31, 32, 33, tile - 1, tile, tile + 1, 3 * tile + 5, (std::int64_t(1) << 20) + 7,
           tile * (2 * max_grid + 3) + tile / 2 + 17};
 }

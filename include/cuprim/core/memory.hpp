@@ -188,6 +188,39 @@ namespace detail {
 /// Rounds up to the 256-byte alignment every workspace slice keeps.
 constexpr std::size_t align_up(std::size_t bytes, std::size_t a = 256) { return (bytes + a - 1) / a * a; }
 
+/// `count` elements of T at byte `offset` of a workspace: one part of a workspace_layout.
+template <class T>
+struct workspace_part {
+  std::size_t offset = 0, count = 0;
+  /// The part's first element in `ws` (null for an empty part).
+  T* in(const cuprim::workspace& ws) const noexcept {
+    return count ? reinterpret_cast<T*>(static_cast<char*>(ws.data) + offset) : nullptr;
+  }
+  std::size_t bytes() const noexcept { return count * sizeof(T); }
+};
+
+/// A workspace cut into 256-byte-aligned parts. A family's layout type adds its parts in its constructor, so the
+/// same code sizes the workspace (bytes(), what <algo>_workspace_bytes returns) and carves it (part.in(ws)):
+///
+///   struct reduce_layout {
+///     workspace_part<Acc> partials;  // (blocks)
+///     workspace_layout L;
+///     explicit reduce_layout(std::uint64_t blocks) { partials = L.add<Acc>(blocks); }
+///   };
+class workspace_layout {
+public:
+  template <class T>
+  workspace_part<T> add(std::size_t count) {
+    workspace_part<T> p{bytes_, count};
+    bytes_ += align_up(count * sizeof(T));
+    return p;
+  }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+private:
+  std::size_t bytes_ = 0;
+};
+
 /// Temporary device memory for one call: the caller's workspace, or an allocation from the current
 /// resource that is released (stream-ordered) when the call returns.
 class scratch {

@@ -25,6 +25,9 @@
 // floating-point results are bitwise identical from run to run. Across GPUs with a different SM count the grid
 // changes and results may differ in the last bits (within the error bound of a blocked, pairwise summation).
 //
+// Policy. Each entry point takes an optional cuprim::reduce_policy as its first template argument (default
+// cuprim::tuned: the row of reduce_policy_for for the device; device/detail/reduce_tuning.cuh).
+//
 // Errors. cuprim::invalid_argument, before anything is launched or written: null `in` with n > 0, null `out`,
 // n < 0, `out` overlapping the input, a workspace smaller than reduce_workspace_bytes. cuprim::cuda_error for a
 // failed launch, or for an error that was already pending (marked pre_existing()).
@@ -34,6 +37,9 @@
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/functional.cuh>
 #include <cuprim/core/memory.hpp>
+#include <cuprim/core/policy.hpp>
+#include <cuprim/core/validate.hpp>
+#include <cuprim/device/detail/launch.cuh>
 #include <cuprim/device/detail/reduce_kernel.cuh>
 #include <cuprim/device/detail/reduce_tuning.cuh>
 
@@ -45,85 +51,81 @@ namespace cuprim {
 
 namespace detail {
 
-/// Grid of the single-pass kernel for n elements of In under Policy on the current device.
-template <class Policy, class In>
+/// Grid of the single-pass kernel for n elements of In under policy P on the current device.
+template <reduce_policy P, class In>
 inline unsigned reduce_grid(const In* in, std::uint64_t n) {
-  using vt = vector_traits<In, Policy::vector_bytes>;
-  const std::uint64_t tile = std::uint64_t(Policy::threads) * Policy::unroll * vt::elems;
-  const std::uint64_t head = vt::vectorized ? misaligned_head(in, n, Policy::vector_bytes) : 0;
+  using vt = vector_traits<In, P.vector_bytes>;
+  const std::uint64_t tile = std::uint64_t(P.threads) * P.unroll * vt::elems;
+  const std::uint64_t head = vt::vectorized ? misaligned_head(in, n, P.vector_bytes) : 0;
   const std::uint64_t full_tiles = (n - head) / tile;
-  const std::uint64_t max_grid = std::uint64_t(get_device_info().sm_count) * Policy::blocks_per_sm;
+  const std::uint64_t max_grid = std::uint64_t(get_device_info().sm_count) * P.blocks_per_sm;
   return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(full_tiles, max_grid)));
 }
 
-/// Upper bound of reduce_grid over every policy and alignment: what the workspace is sized for.
-inline std::uint64_t reduce_max_partials(std::uint64_t n) {
-  return std::min<std::uint64_t>(n, std::uint64_t(get_device_info().sm_count) * 8);
-}
-
-inline bool ranges_overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
-  auto pa = reinterpret_cast<std::uintptr_t>(a), pb = reinterpret_cast<std::uintptr_t>(b);
-  return a_bytes && b_bytes && pa < pb + b_bytes && pb < pa + a_bytes;
-}
+/// The reduction's workspace: one partial per block of the first grid, for the largest grid any policy and
+/// alignment may launch (8 blocks per SM).
+template <class Acc>
+struct reduce_layout {
+  workspace_part<Acc> partials;  // (blocks)
+  workspace_layout L;
+  explicit reduce_layout(std::uint64_t n) {
+    if (n > 0) partials = L.add<Acc>(std::min<std::uint64_t>(n, std::uint64_t(get_device_info().sm_count) * 8));
+  }
+  std::size_t bytes() const { return L.bytes(); }
+};
 
 template <class In, class Out>
-void validate_reduce(const char* fn, const In* in, Out* out, std::int64_t n) {
-  if (n < 0) throw_invalid(fn, "n", "must be non-negative");
-  if (std::uint64_t(n) > SIZE_MAX / sizeof(In)) throw_invalid(fn, "n", "is larger than the address space");
-  if (n > 0 && in == nullptr) throw_invalid(fn, "in", "must not be null when n > 0");
-  if (out == nullptr) throw_invalid(fn, "out", "must not be null");
-  if (ranges_overlap(in, std::size_t(n) * sizeof(In), out, sizeof(Out)))
-    throw_invalid(fn, "out", "must not overlap the input range [in, in + n)");
+void reduce_validate(const char* fn, const In* in, Out* out, std::int64_t n) {
+  check_size(fn, "n", n, sizeof(In));
+  check_pointer(fn, "in", in, n > 0);
+  check_pointer(fn, "out", out);
+  check_overlaps(fn, {{"in", in, std::size_t(n) * sizeof(In), read_only}, {"out", out, sizeof(Out), written}});
 }
 
-/// The one launch path behind every reduction entry point (arguments already validated): a grid writes one
-/// partial per block into the workspace, and a single block, launched as a programmatic dependent launch,
-/// reduces the partials (see reduce_kernel.cuh). Inputs under one tile take one launch.
-template <class Policy, class In, class Out, class Acc, class Op, class F>
-void reduce_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, F f, workspace ws,
+/// The launches behind every reduction entry point (arguments validated, workspace planned): a grid writes one
+/// partial per block into the workspace under policy P, and a single block, launched as a programmatic dependent
+/// launch, reduces the partials under the accumulator type's row for architecture Arch (reduce_kernel.cuh).
+/// Inputs under one tile take one launch.
+template <int Arch, reduce_policy P, class In, class Out, class Acc, class Op, class F>
+void reduce_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, F f, Acc* partials,
                    cudaStream_t stream) {
+  static_assert(reduce_policy_valid<P>());
   if (n == 0) {
     write_value_kernel<Out, Acc><<<1, 1, 0, stream>>>(out, init);
     check_launch(fn);
     return;
   }
-  const unsigned grid = reduce_grid<Policy>(in, n);
-  using vt = vector_traits<In, Policy::vector_bytes>;
-  const std::uint64_t head = vt::vectorized ? misaligned_head(in, n, Policy::vector_bytes) : 0;
-  Acc* partials = static_cast<Acc*>(ws.data);
-  reduce_kernel<Policy, reduce_finish::partials_only, true><<<grid, Policy::threads, 0, stream>>>(
-      in, n, head, out, init, op, f, partials, nullptr);
+  const unsigned grid = reduce_grid<P>(in, n);
+  using vt = vector_traits<In, P.vector_bytes>;
+  const std::uint64_t head = vt::vectorized ? misaligned_head(in, n, P.vector_bytes) : 0;
+  reduce_kernel<policy_constant<P>, reduce_finish::partials_only, true>
+      <<<grid, P.threads, 0, stream>>>(in, n, head, out, init, op, f, partials, nullptr);
   check_launch(fn);
   if (grid == 1) return;  // one block wrote *out itself
-  using final_policy = typename reduce_default_policy<Acc>::type;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(1);
-  config.blockDim = dim3(final_policy::threads);
-  config.stream = stream;
-  config.attrs = attr;
-  config.numAttrs = 1;
+  constexpr reduce_policy final_policy = reduce_policy_for<Acc>(Arch);
   const Acc* partials_in = partials;
-  CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&config,
-                                       reduce_kernel<final_policy, reduce_finish::partials_only, false, Acc, Acc, Out, Op, identity>,
-                                       partials_in, std::uint64_t(grid), std::uint64_t(0), out, init, op, identity{},
-                                       static_cast<Acc*>(nullptr), static_cast<unsigned*>(nullptr)));
+  auto* finish = reduce_kernel<policy_constant<final_policy>, reduce_finish::partials_only, false, Acc, Acc, Out, Op,
+                               identity>;
+  launch_dependent(fn, finish, 1, final_policy.threads, stream, partials_in, std::uint64_t(grid), std::uint64_t(0), out,
+                   init, op, identity{}, static_cast<Acc*>(nullptr), static_cast<unsigned*>(nullptr));
 }
 
-/// The ladder's single_pass rung: one launch, finished by the last block to take a ticket. `ticket` is a
-/// device word this call zeroes first; `partials` holds reduce_grid<Policy>(in, n) values.
-template <class Policy, class In, class Out, class Acc, class Op>
-void reduce_single_pass_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init,
-                               Acc* partials, unsigned* ticket, cudaStream_t stream) {
-  const unsigned grid = reduce_grid<Policy>(in, n);
-  using vt = vector_traits<In, Policy::vector_bytes>;
-  const std::uint64_t head = vt::vectorized ? misaligned_head(in, n, Policy::vector_bytes) : 0;
-  if (grid > 1) CUPRIM_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream));
-  reduce_kernel<Policy, reduce_finish::single_pass, true><<<grid, Policy::threads, 0, stream>>>(
-      in, n, head, out, init, op, identity{}, partials, ticket);
-  check_launch(fn);
+/// Every reduction entry point ends here: validate, plan, launch.
+template <auto Policy, class In, class Out, class Transform, class Op, class Init>
+void transform_reduce_run(const char* fn, const In* in, Out* out, std::int64_t n, Transform transform, Op op,
+                          Init init, const workspace* ws, cudaStream_t stream) {
+  using Acc = accumulator_t<Init>;
+  reduce_validate(fn, in, out, n);
+  const reduce_layout<Acc> L{std::uint64_t(n)};
+  check_workspace(fn, ws, L.bytes(), "reduce_workspace_bytes(n)");
+  check_no_pending_error(fn);
+  with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
+    with_tuned_arch([&]<int Arch>() {
+      constexpr reduce_policy P = pick_policy<Policy>(reduce_policy_for<In>(Arch));
+      reduce_launch<Arch, P>(fn, in, out, std::uint64_t(n), op, convert<Acc>(init), transform, L.partials.in(w),
+                             stream);
+    });
+  });
 }
 
 template <class In, class Acc>
@@ -140,97 +142,78 @@ struct arg_transform {
 /// device. Monotonic in n; 0 for n = 0.
 template <class Acc>
 std::size_t reduce_workspace_bytes(std::int64_t n) {
-  if (n <= 0) return 0;
-  using acc_t = accumulator_t<Acc>;
-  return detail::align_up(detail::reduce_max_partials(std::uint64_t(n)) * sizeof(acc_t));
+  return detail::reduce_layout<accumulator_t<Acc>>(n > 0 ? std::uint64_t(n) : 0).bytes();
 }
-
-namespace detail {
-/// Every reduction entry point ends here; `fn` names the caller's entry point in errors.
-template <class Policy, class In, class Out, class Transform, class Op, class Init>
-void transform_reduce_impl(const char* fn, const In* in, Out* out, std::int64_t n, Transform transform, Op op,
-                           Init init, const workspace* ws, cudaStream_t stream) {
-  using Acc = accumulator_t<Init>;
-  using P = std::conditional_t<std::is_void_v<Policy>, typename reduce_default_policy<In>::type, Policy>;
-  validate_reduce(fn, in, out, n);
-  const std::size_t need = reduce_workspace_bytes<Acc>(n);
-  if (ws) {
-    if (ws->bytes < need) throw_invalid(fn, "workspace", "smaller than reduce_workspace_bytes(n)");
-    if (need && ws->data == nullptr) throw_invalid(fn, "workspace", "data must not be null");
-  }
-  check_no_pending_error(fn);
-  if (ws) {
-    reduce_launch<P>(fn, in, out, std::uint64_t(n), op, convert<Acc>(init), transform, *ws, stream);
-  } else {
-    scratch own(need, stream);
-    reduce_launch<P>(fn, in, out, std::uint64_t(n), op, convert<Acc>(init), transform, own.get(), stream);
-  }
-}
-}  // namespace detail
 
 /// *out = init ⊕ transform(in[0]) ⊕ ... ⊕ transform(in[n-1]), in the caller's workspace.
-template <class Policy = void, class In, class Out, class Transform, class Op, class Init>
+template <auto Policy = tuned, class In, class Out, class Transform, class Op, class Init>
 void transform_reduce(const In* in, Out* out, std::int64_t n, Transform transform, Op op, Init init, workspace ws,
                       cudaStream_t stream = 0) {
-  detail::transform_reduce_impl<Policy>("cuprim::transform_reduce", in, out, n, transform, op, init, &ws, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::transform_reduce_run<Policy>(fn, in, out, n, transform, op, init, &ws, stream);
 }
 
 /// *out = init ⊕ transform(in[0]) ⊕ ... ⊕ transform(in[n-1]); workspace from the current memory resource.
-template <class Policy = void, class In, class Out, class Transform, class Op, class Init>
+template <auto Policy = tuned, class In, class Out, class Transform, class Op, class Init>
 void transform_reduce(const In* in, Out* out, std::int64_t n, Transform transform, Op op, Init init,
                       cudaStream_t stream = 0) {
-  detail::transform_reduce_impl<Policy>("cuprim::transform_reduce", in, out, n, transform, op, init, nullptr, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::transform_reduce_run<Policy>(fn, in, out, n, transform, op, init, nullptr, stream);
 }
 
 /// *out = init ⊕ in[0] ⊕ ... ⊕ in[n-1], in the caller's workspace (see reduce_workspace_bytes).
-template <class Policy = void, class In, class Out, class Op, class Init>
+template <auto Policy = tuned, class In, class Out, class Op, class Init>
 void reduce(const In* in, Out* out, std::int64_t n, Op op, Init init, workspace ws, cudaStream_t stream = 0) {
-  detail::transform_reduce_impl<Policy>("cuprim::reduce", in, out, n, identity{}, op, init, &ws, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::transform_reduce_run<Policy>(fn, in, out, n, identity{}, op, init, &ws, stream);
 }
 
 /// *out = init ⊕ in[0] ⊕ ... ⊕ in[n-1]; workspace from the current memory resource.
-template <class Policy = void, class In, class Out, class Op, class Init>
+template <auto Policy = tuned, class In, class Out, class Op, class Init>
 void reduce(const In* in, Out* out, std::int64_t n, Op op, Init init, cudaStream_t stream = 0) {
-  detail::transform_reduce_impl<Policy>("cuprim::reduce", in, out, n, identity{}, op, init, nullptr, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::transform_reduce_run<Policy>(fn, in, out, n, identity{}, op, init, nullptr, stream);
 }
 
 /// *out = Σ in[i], accumulated in *out's type (float for 16-bit floats).
 template <class In, class Out>
 void sum(const In* in, Out* out, std::int64_t n, cudaStream_t stream = 0) {
-  detail::transform_reduce_impl<void>("cuprim::sum", in, out, n, identity{}, plus{}, detail::convert<Out>(0), nullptr,
-                                      stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::transform_reduce_run<tuned>(fn, in, out, n, identity{}, plus{}, detail::convert<Out>(0), nullptr, stream);
 }
 
 /// *out = the smallest element, or the type's highest value (+inf for floats) when n = 0.
 template <class T>
 void min(const T* in, T* out, std::int64_t n, cudaStream_t stream = 0) {
-  detail::transform_reduce_impl<void>("cuprim::min", in, out, n, identity{}, minimum{}, numeric_traits<T>::highest(),
-                                      nullptr, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::transform_reduce_run<tuned>(fn, in, out, n, identity{}, minimum{}, numeric_traits<T>::highest(), nullptr,
+                                      stream);
 }
 
 /// *out = the largest element, or the type's lowest value (-inf for floats) when n = 0.
 template <class T>
 void max(const T* in, T* out, std::int64_t n, cudaStream_t stream = 0) {
-  detail::transform_reduce_impl<void>("cuprim::max", in, out, n, identity{}, maximum{}, numeric_traits<T>::lowest(),
-                                      nullptr, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::transform_reduce_run<tuned>(fn, in, out, n, identity{}, maximum{}, numeric_traits<T>::lowest(), nullptr,
+                                      stream);
 }
 
 /// *out = (smallest value, lowest index where it occurs). A NaN counts as smaller than every number (the first
 /// NaN is reported). For n = 0, *out = (numeric_traits<T>::highest(), -1).
 template <class T>
 void argmin(const T* in, arg_result<T>* out, std::int64_t n, cudaStream_t stream = 0) {
-  detail::transform_reduce_impl<void>("cuprim::argmin", in, out, n, detail::arg_transform<T, T>{},
-                                      detail::arg_op<false>{}, arg_result<T>{numeric_traits<T>::highest(), -1},
-                                      nullptr, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::transform_reduce_run<tuned>(fn, in, out, n, detail::arg_transform<T, T>{}, detail::arg_op<false>{},
+                                      arg_result<T>{numeric_traits<T>::highest(), -1}, nullptr, stream);
 }
 
 /// *out = (largest value, lowest index where it occurs). A NaN counts as larger than every number (the first
 /// NaN is reported). For n = 0, *out = (numeric_traits<T>::lowest(), -1).
 template <class T>
 void argmax(const T* in, arg_result<T>* out, std::int64_t n, cudaStream_t stream = 0) {
-  detail::transform_reduce_impl<void>("cuprim::argmax", in, out, n, detail::arg_transform<T, T>{},
-                                      detail::arg_op<true>{}, arg_result<T>{numeric_traits<T>::lowest(), -1},
-                                      nullptr, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::transform_reduce_run<tuned>(fn, in, out, n, detail::arg_transform<T, T>{}, detail::arg_op<true>{},
+                                      arg_result<T>{numeric_traits<T>::lowest(), -1}, nullptr, stream);
 }
 
 /// Returns init ⊕ in[0] ⊕ ... ⊕ in[n-1] to the host, in the accumulator type. Synchronises `stream`.

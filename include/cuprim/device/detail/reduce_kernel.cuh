@@ -21,6 +21,7 @@
 #include <cuprim/core/functional.cuh>
 #include <cuprim/device/detail/launch.cuh>
 #include <cuprim/device/detail/load.cuh>
+#include <cuprim/device/detail/reduce_tuning.cuh>
 
 #include <cstdint>
 
@@ -44,13 +45,15 @@ enum class reduce_finish { single_pass, partials_only };
 /// ReadOnly: the input does not change while the kernel runs, so it may be read through the read-only cache.
 /// The final pass over partials is a dependent launch that starts while the first grid still writes them:
 /// it is instantiated with ReadOnly = false and reads them with ordinary coherent loads.
+/// Policy: a policy_constant of a reduce_policy.
 template <class Policy, reduce_finish Finish, bool ReadOnly, class In, class Acc, class Out, class Op, class F>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::value.threads)
 reduce_kernel(const In* in, std::uint64_t n, std::uint64_t head, Out* out, Acc init, Op op, F f,
               Acc* partials, unsigned* ticket) {
-  using vt = vector_traits<In, Policy::vector_bytes>;
-  using reducer = block::reducer<Acc, Policy::threads>;
-  constexpr int V = vt::elems, U = Policy::unroll, TH = Policy::threads;
+  constexpr reduce_policy P = Policy::value;
+  using vt = vector_traits<In, P.vector_bytes>;
+  using reducer = block::reducer<Acc, P.threads>;
+  constexpr int V = vt::elems, U = P.unroll, TH = P.threads;
   constexpr std::uint64_t tile_elems = std::uint64_t(TH) * U * V;
   __shared__ uninitialized<typename reducer::storage> smem_raw;
   __shared__ bool is_last;
@@ -74,7 +77,7 @@ reduce_kernel(const In* in, std::uint64_t n, std::uint64_t head, Out* out, Acc i
       In v[U][V];
       const In* base = body + t * tile_elems;
 #pragma unroll
-      for (int k = 0; k < U; ++k) load_vector<In, Policy::vector_bytes, ReadOnly>(base + (std::uint64_t(k) * TH + tid) * V, v[k]);
+      for (int k = 0; k < U; ++k) load_vector<In, P.vector_bytes, ReadOnly>(base + (std::uint64_t(k) * TH + tid) * V, v[k]);
 #pragma unroll
       for (int k = 0; k < U; ++k) {
         std::uint64_t i0 = head + t * tile_elems + (std::uint64_t(k) * TH + tid) * V;
@@ -87,7 +90,7 @@ reduce_kernel(const In* in, std::uint64_t n, std::uint64_t head, Out* out, Acc i
       In v[U][V];
       const In* base = body + t * tile_elems;
 #pragma unroll
-      for (int k = 0; k < U; ++k) load_vector<In, Policy::vector_bytes, ReadOnly>(base + (std::uint64_t(k) * TH + tid) * V, v[k]);
+      for (int k = 0; k < U; ++k) load_vector<In, P.vector_bytes, ReadOnly>(base + (std::uint64_t(k) * TH + tid) * V, v[k]);
 #pragma unroll
       for (int k = 0; k < U; ++k) {
         std::uint64_t i0 = head + t * tile_elems + (std::uint64_t(k) * TH + tid) * V;

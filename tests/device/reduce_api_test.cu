@@ -3,7 +3,7 @@
 // reduce_sync, bad arguments (nothing written), and an error left pending by someone else (reported as
 // pre-existing, nothing written).
 #include <cuprim/device/reduce.cuh>
-#include <cuprim/device/reduce_ladder.cuh>
+#include "ladder/reduce.cuh"
 #include <cuprim/host/reduce.hpp>
 
 #include "common/test_util.hpp"
@@ -241,7 +241,7 @@ TEST_F(ReduceApi, WorkspaceTooSmallOrNullIsRefusedAndNothingWritten) {
 template <class Acc, class In>
 void check_workspace_size(const char* what) {
   SCOPED_TRACE(what);
-  using P = default_policy<In>;
+  constexpr cuprim::reduce_policy P = cuprim::reduce_policy_for<In>(cuprim::tuned_archs[0]);
   std::size_t prev = 0;
   std::vector<std::int64_t> ns;
   for (std::int64_t n = 0; n <= 300000; n += (n < 5000 ? 1 : 997)) ns.push_back(n);
@@ -277,12 +277,12 @@ TEST_F(ReduceApi, WorkspaceSizeIsMonotonicAndCoversTheGrid) {
 
 // ---- custom policies
 
-template <class Policy, class T>
+template <cuprim::reduce_policy Policy, class T>
 void check_policy(rng& r, const char* what) {
   SCOPED_TRACE(what);
-  const std::int64_t tile = std::int64_t(Policy::threads) * Policy::unroll *
-                            cuprim::detail::vector_traits<T, Policy::vector_bytes>::elems;
-  const std::int64_t max_grid = std::int64_t(cuprim::get_device_info().sm_count) * Policy::blocks_per_sm;
+  const std::int64_t tile = std::int64_t(Policy.threads) * Policy.unroll *
+                            cuprim::detail::vector_traits<T, Policy.vector_bytes>::elems;
+  const std::int64_t max_grid = std::int64_t(cuprim::get_device_info().sm_count) * Policy.blocks_per_sm;
   const std::vector<std::int64_t> sizes = {1, 33, tile - 1, tile, tile + 1, 5 * tile + 3,
                                            tile * (2 * max_grid + 1) + 7};
   test_data<T> data(sum_safe_vector<T>(r, std::size_t(sizes.back()) + max_offset));
@@ -304,9 +304,12 @@ void check_policy(rng& r, const char* what) {
 
 TEST_F(ReduceApi, CustomPolicies) {
   CUPRIM_TEST_RNG(r);
-  check_policy<cuprim::reduce_policy<128, 8, 2, 2>, float>(r, "128 threads, 8-byte vectors, unroll 2, 2 per SM");
-  check_policy<cuprim::reduce_policy<512, 4, 8, 8>, std::uint32_t>(r, "512 threads, 4-byte vectors, unroll 8");
-  check_policy<cuprim::reduce_policy<64, 16, 1, 8>, std::uint16_t>(r, "64 threads, unroll 1, 8 per SM");
+  check_policy<cuprim::reduce_policy{.threads = 128, .vector_bytes = 8, .unroll = 2, .blocks_per_sm = 2}, float>(
+      r, "128 threads, 8-byte vectors, unroll 2, 2 per SM");
+  check_policy<cuprim::reduce_policy{.threads = 512, .vector_bytes = 4, .unroll = 8, .blocks_per_sm = 8},
+               std::uint32_t>(r, "512 threads, 4-byte vectors, unroll 8");
+  check_policy<cuprim::reduce_policy{.threads = 64, .unroll = 1, .blocks_per_sm = 8}, std::uint16_t>(
+      r, "64 threads, unroll 1, 8 per SM");
 }
 
 // ---- streams and reduce_sync
@@ -351,7 +354,7 @@ TEST_F(ReduceApi, BadArgumentsWriteNothing) {
     EXPECT_THROW(cuprim::reduce(base, base + k, n, cuprim::plus{}, 0), cuprim::invalid_argument) << k;
     EXPECT_THROW(cuprim::sum(base, base + k, n), cuprim::invalid_argument) << k;
     EXPECT_THROW(cuprim::max(base, base + k, n), cuprim::invalid_argument) << k;
-    EXPECT_THROW(cuprim::reduce_ladder(cuprim::reduce_variant::complete_unroll, base, base + k, n, cuprim::plus{}, 0),
+    EXPECT_THROW(cuprim::ladder::reduce(cuprim::ladder::reduce_variant::complete_unroll, base, base + k, n, cuprim::plus{}, 0),
                  cuprim::invalid_argument)
         << k;
   }
@@ -367,7 +370,7 @@ TEST_F(ReduceApi, BadArgumentsWriteNothing) {
                cuprim::invalid_argument);
   EXPECT_THROW(cuprim::argmin(base, arg.out(), -1), cuprim::invalid_argument);
   EXPECT_THROW(cuprim::argmax(static_cast<const std::int32_t*>(nullptr), arg.out(), 10), cuprim::invalid_argument);
-  EXPECT_THROW(cuprim::reduce_ladder(static_cast<cuprim::reduce_variant>(42), base, out.out(), n, cuprim::plus{}, 0),
+  EXPECT_THROW(cuprim::ladder::reduce(static_cast<cuprim::ladder::reduce_variant>(42), base, out.out(), n, cuprim::plus{}, 0),
                cuprim::invalid_argument);
   EXPECT_TRUE(out.untouched()) << "a refused call wrote the output";
   EXPECT_TRUE(arg.untouched()) << "a refused call wrote the output";
@@ -409,10 +412,10 @@ TEST_F(ReduceApi, PendingErrorIsReportedAsPreExistingAndNothingWritten) {
       "reduce with workspace");
   expect_pre_existing([&] { cuprim::argmin(data.d(0), arg.out(), n); }, "argmin");
   expect_pre_existing([&] { cuprim::argmax(data.d(0), arg.out(), n); }, "argmax");
-  for (auto v : {cuprim::reduce_variant::interleaved_divergent, cuprim::reduce_variant::vector_loads,
-                 cuprim::reduce_variant::single_pass})
-    expect_pre_existing([&] { cuprim::reduce_ladder(v, data.d(0), out.out(), n, cuprim::plus{}, 0.0f); },
-                        "reduce_ladder");
+  for (auto v : {cuprim::ladder::reduce_variant::interleaved_divergent, cuprim::ladder::reduce_variant::vector_loads,
+                 cuprim::ladder::reduce_variant::single_pass})
+    expect_pre_existing([&] { cuprim::ladder::reduce(v, data.d(0), out.out(), n, cuprim::plus{}, 0.0f); },
+                        "ladder::reduce");
 
   // Clear it (it belonged to empty_kernel's launch), then check that nothing was written.
   (void)cudaGetLastError();

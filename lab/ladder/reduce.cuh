@@ -1,10 +1,11 @@
-// cuprim/device/reduce_ladder.cuh: the reduction optimisation ladder as selectable, correct variants.
+// lab/ladder/reduce.cuh: the reduction optimisation ladder as selectable, correct variants (teaching code: built,
+// tested and measured by the lab, not part of the installed library).
 //
-//   cuprim::reduce_ladder(variant, in, out, n, op, init, stream)
+//   cuprim::ladder::reduce(variant, in, out, n, op, init, stream)
 //
 // The seed's steps (003, "Parallel Reduction") in order, then three steps beyond it. Each variant computes the
 // same function as cuprim::reduce for any type and associative, commutative operator; they exist to be measured
-// (cuprim-lab run reduce/ladder) and read. Production code calls cuprim::reduce, which is the single_pass rung.
+// (cuprim-lab run reduce/ladder) and read. Production code calls cuprim::reduce, which is the dependent_launch rung.
 //
 //   interleaved_divergent    1. interleaved addressing, `tid % (2s) == 0` (divergent warps)
 //   interleaved_strided      2. interleaved addressing, strided index (shared-memory bank conflicts)
@@ -18,19 +19,21 @@
 //   single_pass             10. 9 finished in one launch by the last block to take an atomic ticket
 //   dependent_launch        11. 9 with the second launch a programmatic dependent launch (PDL): its launch
 //                               overlaps the first grid, and no ticket needs zeroing. This is cuprim::reduce:
-//                               it measured fastest on an H200 (docs/tuning.md).
+//                               it measured fastest on an H200 (docs/tuning/reduce.md).
 //
 // Variants 1-8 launch passes until one value remains, as the seed's host loop does. Workspace comes from the
 // current memory resource. Errors as for cuprim::reduce.
 #pragma once
 
-#include <cuprim/device/detail/reduce_ladder_kernel.cuh>
+#include "common.cuh"
+#include "reduce_kernels.cuh"
+
 #include <cuprim/device/reduce.cuh>
 
 #include <array>
 #include <string_view>
 
-namespace cuprim {
+namespace cuprim::ladder {
 
 enum class reduce_variant {
   interleaved_divergent,
@@ -74,7 +77,7 @@ __global__ void ladder_finish_kernel(const Acc* partial, Out* out, Acc init, Op 
 /// One pass of rungs 1-8: reduces n elements to one partial per block; returns the number of partials.
 template <class In, class Acc, class Op>
 std::uint64_t ladder_pass(reduce_variant v, const In* in, std::uint64_t n, Acc* out, Op op, cudaStream_t stream) {
-  namespace L = ladder;
+  namespace L = cuprim::ladder::detail;
   constexpr int B = L::block_threads;
   const std::size_t smem = B * sizeof(Acc);
   const std::uint64_t per_block = (v == reduce_variant::interleaved_divergent || v == reduce_variant::interleaved_strided ||
@@ -96,80 +99,86 @@ std::uint64_t ladder_pass(reduce_variant v, const In* in, std::uint64_t n, Acc* 
     case reduce_variant::complete_unroll: L::complete_unroll<B><<<g, B, smem, stream>>>(in, n, out, op); break;
     case reduce_variant::multiple_elements: L::multiple_elements<B><<<g, B, smem, stream>>>(in, n, out, op); break;
     case reduce_variant::warp_shuffle: L::warp_shuffle<B><<<g, B, 0, stream>>>(in, n, out, op); break;
-    default: throw_invalid("cuprim::reduce_ladder", "variant", "is not a multi-pass rung");
+    default: throw_invalid("cuprim::ladder::reduce", "variant", "is not a multi-pass rung");
   }
-  check_launch("cuprim::reduce_ladder pass");
+  check_launch("cuprim::ladder::reduce pass");
   return grid;
 }
 
-}  // namespace detail
-
-/// Bytes of workspace reduce_ladder uses for n elements accumulated in Acc (two ping-pong partial arrays).
+/// The ladder's workspace: two ping-pong partial arrays of one value per block of the first pass, and a ticket.
 template <class Acc>
-std::size_t reduce_ladder_workspace_bytes(std::int64_t n) {
-  using acc_t = accumulator_t<Acc>;
-  const std::uint64_t partials = (std::uint64_t(n > 0 ? n : 0) + detail::ladder::block_threads - 1) /
-                                 detail::ladder::block_threads;
-  return 2 * detail::align_up(partials * sizeof(acc_t)) + 256;  // two partial arrays and a ticket
-}
+struct reduce_layout {
+  workspace_part<Acc> a, b;  // (blocks) each
+  workspace_part<unsigned> ticket;
+  workspace_layout L;
+  explicit reduce_layout(std::uint64_t n) {
+    const std::uint64_t blocks = (n + block_threads - 1) / block_threads;
+    a = L.add<Acc>(blocks);
+    b = L.add<Acc>(blocks);
+    ticket = L.add<unsigned>(1);
+  }
+};
+
+}  // namespace detail
 
 /// *out = init ⊕ in[0] ⊕ ... ⊕ in[n-1] computed by the ladder's rung `variant`.
 template <class In, class Out, class Op, class Init>
-void reduce_ladder(reduce_variant variant, const In* in, Out* out, std::int64_t n, Op op, Init init,
-                   cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::reduce_ladder";
+void reduce(reduce_variant variant, const In* in, Out* out, std::int64_t n, Op op, Init init,
+            cudaStream_t stream = 0) {
+  using namespace cuprim::detail;
+  CUPRIM_ENTRY_NAME(fn);
   using Acc = accumulator_t<Init>;
-  detail::validate_reduce(fn, in, out, n);
-  if (static_cast<unsigned>(variant) >= reduce_variants.size())
-    detail::throw_invalid(fn, "variant", "is not a reduce_variant");
-  detail::check_no_pending_error(fn);
-  const Acc acc_init = detail::convert<Acc>(init);
+  reduce_validate(fn, in, out, n);
+  if (static_cast<unsigned>(variant) >= reduce_variants.size()) throw_invalid(fn, "variant", "is not a reduce_variant");
+  check_no_pending_error(fn);
+  const Acc acc_init = convert<Acc>(init);
   if (variant == reduce_variant::dependent_launch) {
-    reduce(in, out, n, op, init, stream);
+    cuprim::reduce(in, out, n, op, init, stream);
     return;
   }
   if (n == 0) {
-    detail::write_value_kernel<Out, Acc><<<1, 1, 0, stream>>>(out, acc_init);
-    detail::check_launch(fn);
+    write_value_kernel<Out, Acc><<<1, 1, 0, stream>>>(out, acc_init);
+    check_launch(fn);
     return;
   }
-  detail::scratch ws(reduce_ladder_workspace_bytes<Acc>(n), stream);
-  char* base = static_cast<char*>(ws.get().data);
-  const std::size_t half = detail::align_up(((std::uint64_t(n) + detail::ladder::block_threads - 1) /
-                                              detail::ladder::block_threads) * sizeof(Acc));
-  Acc* a = reinterpret_cast<Acc*>(base);
-  Acc* b = reinterpret_cast<Acc*>(base + half);
+  const detail::reduce_layout<Acc> L{std::uint64_t(n)};
+  scratch ws(L.L.bytes(), stream);
+  Acc* a = L.a.in(ws.get());
+  Acc* b = L.b.in(ws.get());
+  constexpr reduce_policy P = reduce_policy_for<In>(tuned_archs[0]);
+  const std::uint64_t un = std::uint64_t(n);
+  const unsigned grid = reduce_grid<P>(in, un);
+  using vt = vector_traits<In, P.vector_bytes>;
+  const std::uint64_t head = vt::vectorized ? misaligned_head(in, un, P.vector_bytes) : 0;
   if (variant == reduce_variant::single_pass) {
-    using P = typename reduce_default_policy<In>::type;
-    auto* ticket = reinterpret_cast<unsigned*>(base + 2 * half);
-    detail::reduce_single_pass_launch<P>(fn, in, out, std::uint64_t(n), op, acc_init, a, ticket, stream);
+    // One launch; the last block to take a ticket (zeroed first) reduces the partials.
+    unsigned* ticket = L.ticket.in(ws.get());
+    if (grid > 1) CUPRIM_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream));
+    reduce_kernel<policy_constant<P>, reduce_finish::single_pass, true>
+        <<<grid, P.threads, 0, stream>>>(in, un, head, out, acc_init, op, identity{}, a, ticket);
+    check_launch(fn);
     return;
   }
   if (variant == reduce_variant::vector_loads) {
-    // Pass 1 writes one partial per block; pass 2 (one block, no ticket) finishes with init.
-    using P = typename reduce_default_policy<In>::type;
-    using PA = typename reduce_default_policy<Acc>::type;
-    const std::uint64_t un = std::uint64_t(n);
-    const unsigned grid = detail::reduce_grid<P>(in, un);
-    using vt = detail::vector_traits<In, P::vector_bytes>;
-    const std::uint64_t head = vt::vectorized ? detail::misaligned_head(in, un, P::vector_bytes) : 0;
-    detail::reduce_kernel<P, detail::reduce_finish::partials_only, true>
-        <<<grid, P::threads, 0, stream>>>(in, un, head, out, acc_init, op, identity{}, a, nullptr);
-    detail::check_launch(fn);
+    // Pass 1 writes one partial per block; pass 2 (one block, an ordinary launch) finishes with init.
+    constexpr reduce_policy PA = reduce_policy_for<Acc>(tuned_archs[0]);
+    reduce_kernel<policy_constant<P>, reduce_finish::partials_only, true>
+        <<<grid, P.threads, 0, stream>>>(in, un, head, out, acc_init, op, identity{}, a, nullptr);
+    check_launch(fn);
     if (grid > 1) {
-      detail::reduce_kernel<PA, detail::reduce_finish::partials_only, false>
-          <<<1, PA::threads, 0, stream>>>(a, std::uint64_t(grid), 0, out, acc_init, op, identity{}, b, nullptr);
-      detail::check_launch(fn);
+      reduce_kernel<policy_constant<PA>, reduce_finish::partials_only, false>
+          <<<1, PA.threads, 0, stream>>>(a, std::uint64_t(grid), 0, out, acc_init, op, identity{}, b, nullptr);
+      check_launch(fn);
     }
     return;
   }
-  std::uint64_t m = detail::ladder_pass(variant, in, std::uint64_t(n), a, op, stream);
+  std::uint64_t m = detail::ladder_pass(variant, in, un, a, op, stream);
   while (m > 1) {
     m = detail::ladder_pass(variant, static_cast<const Acc*>(a), m, b, op, stream);
     std::swap(a, b);
   }
   detail::ladder_finish_kernel<<<1, 1, 0, stream>>>(a, out, acc_init, op);
-  detail::check_launch(fn);
+  check_launch(fn);
 }
 
-}  // namespace cuprim
+}  // namespace cuprim::ladder

@@ -1,8 +1,9 @@
-// cuprim::reduce_ladder: every rung of the reduction ladder computes the same function as cuprim::reduce.
+// cuprim::ladder::reduce (lab/ladder/reduce.cuh): every rung of the reduction ladder computes the same function as
+// cuprim::reduce.
 // Sizes around one and two blocks of the ladder kernels (256 threads; rungs 4-6 take 512 elements per block),
 // sizes that need three passes, 2^20 + 7 (the grid-stride rungs saturate their grid and loop), and 2^26 (large).
 // Configurations (to bound the build): int32, float and __half (float accumulation) with plus; float with maximum.
-#include <cuprim/device/reduce_ladder.cuh>
+#include "ladder/reduce.cuh"
 
 #include "common/test_util.hpp"
 #include "device/reduce_cases.hpp"
@@ -67,10 +68,10 @@ void check_ladder(rng& r, const std::vector<std::int64_t>& sizes) {
     for (int off : {0, 1}) {
       CUPRIM_CASE_TRACE(n, off);
       const Init init = from_double<Init>(static_cast<double>(r.between(-50, 50)));
-      for (cuprim::reduce_variant v : cuprim::reduce_variants) {
-        SCOPED_TRACE(std::string("rung ") + std::string(cuprim::to_string(v)));
+      for (cuprim::ladder::reduce_variant v : cuprim::ladder::reduce_variants) {
+        SCOPED_TRACE(std::string("rung ") + std::string(cuprim::ladder::to_string(v)));
         out.reset();
-        cuprim::reduce_ladder(v, data.d(off), out.out(), n, Op{}, init);
+        cuprim::ladder::reduce(v, data.d(off), out.out(), n, Op{}, init);
         const Init got = out.value();
         if constexpr (std::is_same_v<Op, cuprim::plus>) {
           expect_sum_matches(got, data.h(off), n, static_cast<Acc>(cuprim::detail::convert<Acc>(init)));
@@ -110,10 +111,10 @@ TEST_F(ReduceLadderExact, FloatIntegerValuedEveryRung) {
     for (int off : {0, 1}) {
       CUPRIM_CASE_TRACE(n, off);
       const double ref = static_cast<double>(reference_sum(data.h(off), std::size_t(n), 3.0).sum);
-      for (cuprim::reduce_variant v : cuprim::reduce_variants) {
-        SCOPED_TRACE(std::string("rung ") + std::string(cuprim::to_string(v)));
+      for (cuprim::ladder::reduce_variant v : cuprim::ladder::reduce_variants) {
+        SCOPED_TRACE(std::string("rung ") + std::string(cuprim::ladder::to_string(v)));
         out.reset();
-        cuprim::reduce_ladder(v, data.d(off), out.out(), n, cuprim::plus{}, 3.0f);
+        cuprim::ladder::reduce(v, data.d(off), out.out(), n, cuprim::plus{}, 3.0f);
         EXPECT_EQ(static_cast<double>(out.value()), ref);
       }
       if (n == 0) break;
@@ -128,12 +129,11 @@ TEST_F(ReduceLadderArgs, InvalidVariantWritesNothing) {
   CUPRIM_TEST_RNG(r);
   test_data<std::int32_t> data(random_vector<std::int32_t>(r, 1000, -10, 10));
   guarded_out<std::int32_t> out;
-  EXPECT_THROW(cuprim::reduce_ladder(static_cast<cuprim::reduce_variant>(cuprim::reduce_variants.size()), data.d(0), out.out(), 1000,
-                                     cuprim::plus{}, 0),
-               cuprim::invalid_argument);
+  const auto bad = static_cast<cuprim::ladder::reduce_variant>(cuprim::ladder::reduce_variants.size());
+  EXPECT_THROW(cuprim::ladder::reduce(bad, data.d(0), out.out(), 1000, cuprim::plus{}, 0), cuprim::invalid_argument);
   EXPECT_TRUE(out.untouched());
-  EXPECT_THROW(cuprim::reduce_ladder(cuprim::reduce_variant::warp_shuffle, data.d(0), data.dev.data() + 500, 1000,
-                                     cuprim::plus{}, 0),
+  EXPECT_THROW(cuprim::ladder::reduce(cuprim::ladder::reduce_variant::warp_shuffle, data.d(0), data.dev.data() + 500,
+                                      1000, cuprim::plus{}, 0),
                cuprim::invalid_argument);
   EXPECT_EQ(data.dev.to_host_sync(), data.host) << "the input was modified";
 }

@@ -1,4 +1,4 @@
-// cuprim/device/detail/reduce_ladder_kernel.cuh: the kernels of the reduction ladder (seed 003, "Parallel
+// lab/ladder/reduce_kernels.cuh: the kernels of the reduction ladder (seed 003, "Parallel
 // Reduction", after M. Harris, "Optimizing Parallel Reduction in CUDA"), written for any type and any
 // associative, commutative operator. Each reduces blocks of its input to one partial per block; the host
 // repeats passes until one value remains (the seed's "host code may iterate").
@@ -8,12 +8,14 @@
 // execution: shared-memory warp steps are separated by __syncwarp(), or use shuffles.
 #pragma once
 
+#include "common.cuh"
+
 #include <cuprim/block/reduce.cuh>
 #include <cuprim/device/detail/load.cuh>
 
 #include <cstdint>
 
-namespace cuprim::detail::ladder {
+namespace cuprim::ladder::detail {
 
 inline constexpr int block_threads = 256;
 
@@ -202,4 +204,4 @@ __global__ void warp_shuffle(const In* in, std::uint64_t n, Acc* out, Op op) {
   if (threadIdx.x == 0) out[blockIdx.x] = total;
 }
 
-}  // namespace cuprim::detail::ladder
+}  // namespace cuprim::ladder::detail
