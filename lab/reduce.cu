@@ -34,11 +34,16 @@ void add_ladder(std::int64_t n, bool quick) {
   using acc = typename op_def<T, rop::sum>::acc;
   for (cuprim::ladder::reduce_variant v : cuprim::ladder::reduce_variants) {
     const std::string rung(cuprim::ladder::to_string(v));
-    add_case(device_case<T, rop::sum>("reduce/ladder/" + rung + "/" + name_of<T>() + "/" + size_label(n), "sum", rung, n,
-                                      quick,
-                                      [v](const T* in, acc* out, std::int64_t m, cuprim::workspace, cudaStream_t s) {
-                                        cuprim::ladder::reduce(v, in, out, m, cuprim::plus{}, acc(0), s);
-                                      }));
+    case_def c = device_case<T, rop::sum>("reduce/ladder/" + rung + "/" + name_of<T>() + "/" + size_label(n), "sum",
+                                          rung, n, quick,
+                                          [v](const T* in, acc* out, std::int64_t m, cuprim::workspace, cudaStream_t s) {
+                                            cuprim::ladder::reduce(v, in, out, m, cuprim::plus{}, acc(0), s);
+                                          });
+    if (cuprim::ladder::takes_reduce_policy(v))
+      c.policy = [] { return record_policy(cuprim::reduce_policy_for<T>(cuprim::current_tuned_arch())); };
+    else
+      c.policy = [v] { return record_policy(cuprim::ladder::reduce_rung_policy(v)); };
+    add_case(std::move(c));
   }
 }
 

@@ -13,3 +13,21 @@ using namespace cuprim::detail;
 inline constexpr char entry_prefix[] = "cuprim::ladder::";
 
 }  // namespace cuprim::ladder::detail
+
+namespace cuprim::ladder {
+
+/// The launch shape of a rung that takes no production policy, as the lab records it: threads per block and
+/// elements each thread loads before the block's first combining step.
+struct rung_policy {
+  static constexpr const char* name = "rung_policy";
+  int threads = 256;
+  int items = 1;
+  friend constexpr bool operator==(const rung_policy&, const rung_policy&) = default;
+  template <class F>
+  constexpr void fields(F&& f) const {
+    f("threads", threads);
+    f("items", items);
+  }
+};
+
+}  // namespace cuprim::ladder

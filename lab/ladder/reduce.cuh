@@ -67,6 +67,20 @@ constexpr std::string_view to_string(reduce_variant v) {
   return names[static_cast<int>(v)];
 }
 
+/// Rungs 1-8 use one launch shape (rung_policy); rungs 9-11 run the production kernel under the reduce_policy of
+/// their input type (reduce_policy_for).
+inline constexpr bool takes_reduce_policy(reduce_variant v) {
+  return v == reduce_variant::vector_loads || v == reduce_variant::single_pass || v == reduce_variant::dependent_launch;
+}
+
+/// The launch shape of rungs 1-8: 256 threads; rungs 4-8 load two elements per thread before the tree (7-8 then
+/// stride over the rest of the input).
+inline constexpr rung_policy reduce_rung_policy(reduce_variant v) {
+  const bool one = v == reduce_variant::interleaved_divergent || v == reduce_variant::interleaved_strided ||
+                   v == reduce_variant::sequential_addressing;
+  return {.threads = 256, .items = one ? 1 : 2};
+}
+
 namespace detail {
 
 template <class Acc, class Out, class Op>
@@ -80,10 +94,8 @@ std::uint64_t ladder_pass(reduce_variant v, const In* in, std::uint64_t n, Acc* 
   namespace L = cuprim::ladder::detail;
   constexpr int B = L::block_threads;
   const std::size_t smem = B * sizeof(Acc);
-  const std::uint64_t per_block = (v == reduce_variant::interleaved_divergent || v == reduce_variant::interleaved_strided ||
-                                   v == reduce_variant::sequential_addressing)
-                                      ? B
-                                      : 2 * B;
+  static_assert(B == reduce_rung_policy(reduce_variant::interleaved_divergent).threads);
+  const std::uint64_t per_block = std::uint64_t(B) * reduce_rung_policy(v).items;
   std::uint64_t grid = (n + per_block - 1) / per_block;
   if (v == reduce_variant::multiple_elements || v == reduce_variant::warp_shuffle) {
     // A fixed, occupancy-filling grid; each thread strides over many elements (the seed's final kernel).
