@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "provenance.inc"  // CUPRIM_BUILD_COMMIT, CUPRIM_BUILD_CHANGES (cmake/provenance.cmake, at build time)
+#include "provenance.inc"  // CUPRIM_BUILD_COMMIT, _TREE, _CHANGES (cmake/provenance.cmake, at build time)
 
 namespace lab {
 
@@ -360,6 +360,7 @@ environment record_environment(bool gpu) {
   environment env;
   env.gpu = gpu;
   env.commit = CUPRIM_BUILD_COMMIT;
+  env.tree = CUPRIM_BUILD_TREE;
   env.changes = CUPRIM_BUILD_CHANGES;
   env.date = iso8601_now();
   env.driver = cuprim::driver_version_string();
@@ -624,7 +625,8 @@ double throughput(const result& r) {  // GB/s (bytes) or GFLOP/s (flops)
 }  // namespace
 
 void print_header(std::FILE* f, const environment& env, const std::vector<std::string>& notes) {
-  std::fprintf(f, "cuprim-lab  commit %s  changes %s  %s\n", env.commit.c_str(), env.changes.c_str(), env.date.c_str());
+  std::fprintf(f, "cuprim-lab  commit %s  tree %s (changes: %s)  %s\n", env.commit.c_str(), env.tree.c_str(),
+               env.changes.c_str(), env.date.c_str());
   if (env.gpu) {
     std::fprintf(f, "device: %s  cc %d.%d  %d SMs  L2 %.0f MiB  %.1f GiB\n", env.device_name.c_str(), env.cc_major,
                  env.cc_minor, env.sm_count, env.l2_bytes / 1048576.0, env.global_mem_bytes / 1073741824.0);
@@ -784,13 +786,15 @@ bool write_json(const std::string& path, const environment& env, const std::vect
   o << ", \"driver\": " << json_string(env.driver);
   o << ", \"l2_bytes\": " << env.l2_bytes << "},\n";
   o << "  \"commit\": " << json_string(env.commit) << ",\n";
+  o << "  \"tree\": " << json_string(env.tree) << ",\n";
   o << "  \"changes\": " << json_string(env.changes) << ",\n";
   o << "  \"copy_ceiling_gbps\": " << json_number(env.copy_ceiling_gbps) << ",\n";
   o << "  \"date\": " << json_string(env.date) << ",\n";
   // Every row carries where it was measured and what was built, so that a row copied elsewhere keeps them.
-  const std::string provenance = "{\"commit\": " + json_string(env.commit) + ", \"changes\": " +
-                                 json_string(env.changes) + ", \"gpu\": " + json_string(env.device_name) +
-                                 ", \"driver\": " + json_string(env.driver) + ", \"date\": " + json_string(env.date) + "}";
+  const std::string provenance =
+      "{\"commit\": " + json_string(env.commit) + ", \"tree\": " + json_string(env.tree) +
+      ", \"changes\": " + json_string(env.changes) + ", \"gpu\": " + json_string(env.device_name) +
+      ", \"driver\": " + json_string(env.driver) + ", \"date\": " + json_string(env.date) + "}";
   o << "  \"results\": [";
   bool first = true;
   for (const auto& r : results) {

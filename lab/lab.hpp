@@ -268,8 +268,9 @@ struct environment {
   int sm_clock_khz = 0, memory_clock_khz = 0, memory_bus_bits = 0;
   std::size_t l2_bytes = 0, global_mem_bytes = 0;
   std::string driver, runtime, date;
-  std::string commit;   ///< the commit the lab was built from (stamped at build time: cmake/provenance.cmake)
-  std::string changes;  ///< its uncommitted changes then: "none", or "sha256:" and a hash of them
+  std::string commit;   ///< the commit checked out when the lab was built (stamped at build time: cmake/provenance.cmake)
+  std::string tree;     ///< the git tree id of the sources it was built from (scripts/provenance.py finds the commit)
+  std::string changes;  ///< "none" when the sources were that commit's, "uncommitted" otherwise
   double copy_ceiling_gbps = 0;  ///< device-to-device copy (or host memcpy on the host path), read + write
   std::string copy_ceiling_how;
 };
