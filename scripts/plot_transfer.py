@@ -3,7 +3,7 @@
 H2D, D2H and both-directions bandwidth, and the cost of allocation + free, against the buffer size (bytes, log
 scale), one line per kind of host memory.
 
-    python3 scripts/plot_transfer.py bench/ooc/h100-transfer.json docs/transfer-h100.png
+    python3 scripts/plot_transfer.py bench/studies/ooc/h100-transfer.json docs/figures/transfer-h100.png
 """
 import json
 import sys
