@@ -154,7 +154,8 @@ def file_table(path, data):
         if len(r.get("placements") or []) > 1:
             variant = f"{variant} (mean of {len(r['placements'])} placements)"
         lines.append(f"| {r.get('op')} | {variant} | {r.get('dtype')} | {fmt_n(r.get('n', 0))} | "
-                     f"{(r.get('median_ms') or 0):.4f} | {(r.get('gbps') or 0):.0f} | {(r.get('pct_copy') or 0):.0f}% | "
+                     f"{(r.get('median_ms') or 0):.4f} | {(r.get('gbps') or 0):.0f} | "
+                     f"{(r.get('pct_copy') or 0):.0f}% | "
                      f"{r.get('baseline') or '-'} | {f'{s:.3f}x' if s else '-'} |"
                      + ("" if r.get("correct", True) else " **incorrect** |"))
     return "\n".join(lines) + "\n"

@@ -37,7 +37,8 @@ def main(src, dst):
     for ax, key, title in panels:
         for k in kinds:
             label, color, marker = STYLE[k]
-            pts = [(r["bytes"], (r["alloc_ms"] + r["free_ms"]) if key is None else r[key]) for r in rows if r["kind"] == k]
+            pts = [(r["bytes"], (r["alloc_ms"] + r["free_ms"]) if key is None else r[key])
+                   for r in rows if r["kind"] == k]
             pts = [(b, v) for b, v in pts if v is not None]
             if not pts:
                 continue
