@@ -3,7 +3,7 @@
 H2D, D2H and both-directions bandwidth, and the cost of allocation + free, against the buffer size (bytes, log
 scale), one line per kind of host memory.
 
-    python3 scripts/plot_transfer.py bench/ooc/h100-transfer.json docs/transfer-h100.png
+    python3 scripts/plot_transfer.py bench/studies/ooc/h100-transfer.json docs/figures/transfer-h100.png
 """
 import json
 import sys
@@ -37,7 +37,8 @@ def main(src, dst):
     for ax, key, title in panels:
         for k in kinds:
             label, color, marker = STYLE[k]
-            pts = [(r["bytes"], (r["alloc_ms"] + r["free_ms"]) if key is None else r[key]) for r in rows if r["kind"] == k]
+            pts = [(r["bytes"], (r["alloc_ms"] + r["free_ms"]) if key is None else r[key])
+                   for r in rows if r["kind"] == k]
             pts = [(b, v) for b, v in pts if v is not None]
             if not pts:
                 continue
