@@ -196,6 +196,33 @@ protected:
     }
   }
 
+  /// For each n of `sizes`: captures device(in, out, n, ws, stream), where in and out hold n elements of T (one
+  /// array when in_place) and ws holds ws_bytes(n) bytes, and after each launch checks all n outputs against
+  /// host(in, out, n) run on the values fill(r, in) wrote to the input (and returned).
+  template <class T, class Sizer, class Fill, class Device, class Host>
+  void check_n_outputs(rng& r, std::span<const std::int64_t> sizes, Sizer ws_bytes, Fill fill, Device device,
+                       Host host, bool in_place = false) {
+    for (std::int64_t n : sizes) {
+      SCOPED_TRACE("n = " + std::to_string(n) + (in_place ? ", in place" : ""));
+      auto in = buffer<T>(n);
+      auto separate_out = buffer<T>(in_place ? 0 : n);
+      T* out = in_place ? in.data() : separate_out.data();
+      graph_workspace ws(ws_bytes(n), stream_);
+      std::vector<T> h, want(n);
+      replay(
+          ws, [&](cudaStream_t s) { device(in.data(), out, n, ws.get(), s); },
+          [&] {
+            separate_out.fill_bytes(poison_byte);
+            h = fill(r, in);
+          },
+          [&] {
+            host(h.data(), want.data(), n);
+            expect_prefix(download(out, std::size_t(n)), want, std::size_t(n));
+          });
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+
   cudaStream_t stream_ = nullptr;
 };
 

@@ -20,29 +20,14 @@ constexpr std::int64_t scan_sizes[] = {1, 3000, 60000, 1 << 20, (1 << 22) + 5};
 
 class ScanGraph : public graph_test {
 protected:
-  /// Captures device(in, out, n, ws, stream) over n elements of T and checks each launch against host(in, out, n).
-  /// In place (in_place): the scan reads and writes one array, refilled before each launch.
+  /// Captures device(in, out, n, ws, stream) over n elements of T at every size and checks each launch against
+  /// host(in, out, n); in place: one array, refilled before each launch.
   template <class T, class Device, class Host>
   void check(Device device, Host host, bool in_place = false) {
     CUPRIM_TEST_RNG(r);
-    for (std::int64_t n : scan_sizes) {
-      SCOPED_TRACE("n = " + std::to_string(n));
-      auto in = buffer<T>(n);
-      auto separate_out = buffer<T>(in_place ? 0 : n);
-      T* out = in_place ? in.data() : separate_out.data();
-      graph_workspace ws(cuprim::scan_workspace_bytes<T, T>(n), stream_);
-      std::vector<T> h, want(n);
-      replay(
-          ws, [&](cudaStream_t s) { device(in.data(), out, n, ws.get(), s); },
-          [&] {
-            separate_out.fill_bytes(poison_byte);
-            h = refill(r, in);
-          },
-          [&] {
-            host(h.data(), want.data(), n);
-            expect_prefix(download(out, std::size_t(n)), want, std::size_t(n));
-          });
-    }
+    check_n_outputs<T>(
+        r, scan_sizes, [](std::int64_t n) { return cuprim::scan_workspace_bytes<T, T>(n); },
+        [](rng& g, cuprim::device_buffer<T>& in) { return refill(g, in); }, device, host, in_place);
   }
 };
 
