@@ -148,7 +148,8 @@ void expect_prefix(const std::vector<T>& got, const std::vector<T>& want, std::s
   ASSERT_LE(count, want.size());
   std::size_t bad = 0;
   for (std::size_t i = 0; i < count; ++i)
-    if (!(got[i] == want[i]) && bad++ < 3) ADD_FAILURE() << "element " << i << ": " << got[i] << ", expected " << want[i];
+    if (!(got[i] == want[i]) && bad++ < 3)
+      ADD_FAILURE() << "element " << i << ": " << got[i] << ", expected " << want[i];
   EXPECT_EQ(bad, 0u) << "elements wrong of " << count;
   if (!rest_untouched || count == got.size()) return;
   const auto* b = reinterpret_cast<const unsigned char*>(got.data() + count);
