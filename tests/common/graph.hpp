@@ -29,13 +29,13 @@
 
 namespace cuprim_test {
 
-/// A memory resource that fails the running test on every allocation. It forwards the request to `upstream`, so
-/// that the call goes on and the test reports everything else it does wrong.
+/// A memory resource that fails the running test on every allocation (a request of 0 bytes allocates nothing). It
+/// forwards the request to `upstream`, so that the call goes on and the test reports everything else it does wrong.
 class no_allocation_resource final : public cuprim::memory_resource {
 public:
   explicit no_allocation_resource(cuprim::memory_resource& upstream) : upstream_(upstream) {}
   void* allocate(std::size_t bytes, cudaStream_t stream) override {
-    ADD_FAILURE() << "a call given its workspace took " << bytes << " bytes from the memory resource";
+    if (bytes > 0) ADD_FAILURE() << "a call given its workspace took " << bytes << " bytes from the memory resource";
     return upstream_.allocate(bytes, stream);
   }
   void deallocate(void* p, std::size_t bytes, cudaStream_t stream) noexcept override {

@@ -33,7 +33,50 @@ std::vector<float> tied_keys(rng& r, cuprim::device_buffer<float>& d) {
   return h;
 }
 
-class RadixSortGraph : public graph_test {};
+class RadixSortGraph : public graph_test {
+protected:
+  /// Captures radix_sort_pairs of tied keys of K with uint32 values, in the plain or (DoubleBuffer) the double-buffer
+  /// form, and checks each launch against host::radix_sort_pairs.
+  template <class K, bool DoubleBuffer>
+  void check_pairs(cuprim::radix_sort_options opt) {
+    using V = std::uint32_t;
+    CUPRIM_TEST_RNG(r);
+    for (std::int64_t n : sort_sizes) {
+      SCOPED_TRACE("n = " + std::to_string(n));
+      auto keys_in = buffer<K>(n), keys_out = buffer<K>(n);
+      auto values_in = buffer<V>(n), values_out = buffer<V>(n);
+      cuprim::double_buffer<K> keys(keys_in.data(), keys_out.data());
+      cuprim::double_buffer<V> values(values_in.data(), values_out.data());
+      graph_workspace ws(cuprim::radix_sort_pairs_workspace_bytes<K, V>(n, DoubleBuffer), stream_);
+      std::vector<K> hk, want_keys(n);
+      std::vector<V> hv, want_values(n);
+      replay(
+          ws,
+          [&](cudaStream_t s) {
+            if constexpr (DoubleBuffer)
+              cuprim::radix_sort_pairs(keys, values, n, ws.get(), opt, s);
+            else
+              cuprim::radix_sort_pairs(keys_in.data(), keys_out.data(), values_in.data(), values_out.data(), n,
+                                       ws.get(), opt, s);
+          },
+          [&] {
+            hk = tied_keys(r, keys_in);
+            hv = refill(r, values_in);
+            keys_out.fill_bytes(poison_byte);
+            values_out.fill_bytes(poison_byte);
+          },
+          [&] {
+            cuprim::host::radix_sort_pairs(hk.data(), want_keys.data(), hv.data(), want_values.data(), n,
+                                           opt.order == cuprim::sort_order::descending);
+            // The plain form's result is in the outputs; the double-buffer form's where the selectors say.
+            expect_prefix(download(DoubleBuffer ? keys.current() : keys_out.data(), std::size_t(n)), want_keys,
+                          std::size_t(n));
+            expect_prefix(download(DoubleBuffer ? values.current() : values_out.data(), std::size_t(n)), want_values,
+                          std::size_t(n));
+          });
+    }
+  }
+};
 
 TEST_F(RadixSortGraph, KeysUint32) {
   CUPRIM_TEST_RNG(r);
@@ -67,61 +110,12 @@ TEST_F(RadixSortGraph, KeysFloatDoubleBuffer) {
   }
 }
 
-TEST_F(RadixSortGraph, PairsUint32) {
-  CUPRIM_TEST_RNG(r);
-  for (std::int64_t n : sort_sizes) {
-    SCOPED_TRACE("n = " + std::to_string(n));
-    auto keys_in = buffer<std::uint32_t>(n), keys_out = buffer<std::uint32_t>(n);
-    auto values_in = buffer<std::uint32_t>(n), values_out = buffer<std::uint32_t>(n);
-    graph_workspace ws(cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t>(n), stream_);
-    std::vector<std::uint32_t> hk, hv, want_keys(n), want_values(n);
-    replay(
-        ws,
-        [&](cudaStream_t s) {
-          cuprim::radix_sort_pairs(keys_in.data(), keys_out.data(), values_in.data(), values_out.data(), n, ws.get(),
-                                   cuprim::radix_sort_options{}, s);
-        },
-        [&] {
-          hk = tied_keys(r, keys_in);
-          hv = refill(r, values_in);
-          keys_out.fill_bytes(poison_byte);
-          values_out.fill_bytes(poison_byte);
-        },
-        [&] {
-          cuprim::host::radix_sort_pairs(hk.data(), want_keys.data(), hv.data(), want_values.data(), n);
-          expect_prefix(keys_out.to_host_sync(), want_keys, std::size_t(n));
-          expect_prefix(values_out.to_host_sync(), want_values, std::size_t(n));
-        });
-  }
-}
+TEST_F(RadixSortGraph, PairsUint32) { check_pairs<std::uint32_t, false>({}); }
 
 TEST_F(RadixSortGraph, PairsFloatUint32DoubleBufferDescending) {
-  CUPRIM_TEST_RNG(r);
   cuprim::radix_sort_options descending;
   descending.order = cuprim::sort_order::descending;
-  for (std::int64_t n : sort_sizes) {
-    SCOPED_TRACE("n = " + std::to_string(n));
-    auto k0 = buffer<float>(n), k1 = buffer<float>(n);
-    auto v0 = buffer<std::uint32_t>(n), v1 = buffer<std::uint32_t>(n);
-    cuprim::double_buffer<float> keys(k0.data(), k1.data());
-    cuprim::double_buffer<std::uint32_t> values(v0.data(), v1.data());
-    graph_workspace ws(cuprim::radix_sort_pairs_workspace_bytes<float, std::uint32_t>(n, true), stream_);
-    std::vector<float> hk, want_keys(n);
-    std::vector<std::uint32_t> hv, want_values(n);
-    replay(
-        ws, [&](cudaStream_t s) { cuprim::radix_sort_pairs(keys, values, n, ws.get(), descending, s); },
-        [&] {
-          hk = tied_keys(r, k0);
-          hv = refill(r, v0);
-          k1.fill_bytes(poison_byte);
-          v1.fill_bytes(poison_byte);
-        },
-        [&] {
-          cuprim::host::radix_sort_pairs(hk.data(), want_keys.data(), hv.data(), want_values.data(), n, true);
-          expect_prefix(download(keys.current(), std::size_t(n)), want_keys, std::size_t(n));
-          expect_prefix(download(values.current(), std::size_t(n)), want_values, std::size_t(n));
-        });
-  }
+  check_pairs<float, true>(descending);
 }
 
 TEST_F(RadixSortGraph, ArgsortFloat) {
