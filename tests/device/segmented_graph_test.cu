@@ -1,0 +1,250 @@
+// CUDA-graph capture of the segmented family's explicit-workspace overloads: segmented_reduce and
+// segmented_transform_reduce over CSR offsets, and the scans restarted at segment boundaries (by key, by head
+// flags, by offsets). Captured with allocations forbidden, launched twice, checked against cuprim::host
+// (tests/common/graph.hpp). Before each launch every input changes: the values and what marks the segments (the
+// offsets, keys or flags), which the graph must read on the device.
+#include <cuprim/device/segmented_reduce.cuh>
+#include <cuprim/device/segmented_scan.cuh>
+#include <cuprim/host/segmented.hpp>
+
+#include "common/graph.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace cuprim_test {
+namespace {
+
+// ---- segmented_reduce
+
+/// num_segments + 1 CSR offsets from `first`, segment lengths uniform in [0, 2 · mean_length] (empty ones
+/// included); written to d (which holds num_segments + 1 offsets).
+std::vector<std::int32_t> refill_offsets(rng& r, cuprim::device_buffer<std::int32_t>& d, std::int32_t first,
+                                         int mean_length) {
+  std::vector<std::int32_t> h(d.size());
+  h[0] = first;
+  for (std::size_t s = 1; s < h.size(); ++s) h[s] = h[s - 1] + std::int32_t(r.between(0, 2 * mean_length));
+  d.copy_from_host(std::span<const std::int32_t>(h));
+  return h;
+}
+
+/// |x|.
+struct absolute {
+  CUPRIM_HD float operator()(float x) const { return x < 0 ? -x : x; }
+};
+
+class SegmentedGraph : public graph_test {
+protected:
+  /// Captures device(in, out, offsets, num_segments, ws, stream) over num_segments segments of mean_length values
+  /// of T each (results of R) and checks each launch against host(in, out, offsets, num_segments).
+  template <class T, class R, class Device, class Host>
+  void check_reduce(Device device, Host host) {
+    CUPRIM_TEST_RNG(r);
+    const struct {
+      std::int64_t segments;
+      int mean_length;
+    } shapes[] = {{1, 1000}, {100, 50}, {20000, 60}};
+    for (const auto& shape : shapes) {
+      const std::int64_t segments = shape.segments;
+      const int mean_length = shape.mean_length;
+      SCOPED_TRACE(std::to_string(segments) + " segments of about " + std::to_string(mean_length) + " values");
+      const std::int32_t first = 3;  // offsets[0] need not be 0
+      auto in = buffer<T>(first + segments * 2 * mean_length);
+      auto out = buffer<R>(segments);
+      auto offsets = buffer<std::int32_t>(segments + 1);
+      graph_workspace ws(cuprim::segmented_reduce_workspace_bytes<R>(segments), stream_);
+      std::vector<T> h;
+      std::vector<std::int32_t> h_offsets;
+      std::vector<R> want(segments);
+      replay(
+          ws, [&](cudaStream_t s) { device(in.data(), out.data(), offsets.data(), segments, ws.get(), s); },
+          [&] {
+            h = refill(r, in);
+            h_offsets = refill_offsets(r, offsets, first, mean_length);
+            out.fill_bytes(poison_byte);
+          },
+          [&] {
+            host(h.data(), want.data(), h_offsets.data(), segments);
+            expect_prefix(out.to_host_sync(), want, std::size_t(segments));
+          });
+    }
+  }
+};
+
+TEST_F(SegmentedGraph, SegmentedReduceSumUint32) {
+  check_reduce<std::uint32_t, std::uint32_t>(
+      [](const std::uint32_t* in, std::uint32_t* out, const std::int32_t* offsets, std::int64_t segments,
+         cuprim::workspace ws, cudaStream_t s) {
+        cuprim::segmented_reduce(in, out, offsets, segments, cuprim::plus{}, 1u, ws, s);
+      },
+      [](const std::uint32_t* in, std::uint32_t* out, const std::int32_t* offsets, std::int64_t segments) {
+        cuprim::host::segmented_reduce(in, out, offsets, segments, cuprim::plus{}, 1u);
+      });
+}
+
+TEST_F(SegmentedGraph, SegmentedTransformReduceMaxAbsFloat) {
+  check_reduce<float, float>(
+      [](const float* in, float* out, const std::int32_t* offsets, std::int64_t segments, cuprim::workspace ws,
+         cudaStream_t s) {
+        cuprim::segmented_transform_reduce(in, out, offsets, segments, absolute{}, cuprim::maximum{}, -1.0f, ws, s);
+      },
+      [](const float* in, float* out, const std::int32_t* offsets, std::int64_t segments) {
+        std::vector<float> magnitudes(in, in + (segments ? offsets[segments] : 0));
+        for (float& x : magnitudes) x = absolute{}(x);
+        cuprim::host::segmented_reduce(magnitudes.data(), out, offsets, segments, cuprim::maximum{}, -1.0f);
+      });
+}
+
+// ---- the segmented scans
+
+constexpr std::int64_t scan_sizes[] = {1000, 100000, (1 << 20) + 3};
+constexpr std::int64_t max_scan_size = scan_sizes[std::size(scan_sizes) - 1];
+
+/// Keys in runs: each key repeats the previous one except with probability 1/64.
+std::vector<std::uint32_t> refill_run_keys(rng& r, cuprim::device_buffer<std::uint32_t>& d) {
+  std::vector<std::uint32_t> h(d.size());
+  for (std::size_t i = 0; i < h.size(); ++i)
+    h[i] = (i == 0 || r.index(64) == 0) ? std::uint32_t(r.next()) : h[i - 1];
+  d.copy_from_host(std::span<const std::uint32_t>(h));
+  return h;
+}
+
+/// Head flags, set with probability 1/64.
+std::vector<std::uint8_t> refill_flags(rng& r, cuprim::device_buffer<std::uint8_t>& d) {
+  std::vector<std::uint8_t> h(d.size());
+  for (auto& f : h) f = r.index(64) == 0 ? std::uint8_t(1 + r.index(255)) : std::uint8_t(0);
+  d.copy_from_host(std::span<const std::uint8_t>(h));
+  return h;
+}
+
+/// CSR offsets of [0, n): offsets[0] = 0, offsets[num_segments] = n, the rest random (sorted; empty segments
+/// included).
+std::vector<std::int64_t> refill_scan_offsets(rng& r, cuprim::device_buffer<std::int64_t>& d, std::int64_t n) {
+  std::vector<std::int64_t> h(d.size());
+  for (auto& o : h) o = r.between(0, n);
+  std::sort(h.begin(), h.end());
+  h.front() = 0;
+  h.back() = n;
+  d.copy_from_host(std::span<const std::int64_t>(h));
+  return h;
+}
+
+/// What marks the segments of the scans, for every size (a call reads the first n keys or flags): written anew
+/// before each launch.
+struct segment_marks {
+  static constexpr std::int64_t num_segments = 1000;
+  cuprim::device_buffer<std::uint32_t> keys;
+  cuprim::device_buffer<std::uint8_t> flags;
+  cuprim::device_buffer<std::int64_t> offsets;
+  std::vector<std::uint32_t> h_keys;
+  std::vector<std::uint8_t> h_flags;
+  std::vector<std::int64_t> h_offsets;
+  void refill(rng& r, std::int64_t n) {
+    h_keys = refill_run_keys(r, keys);
+    h_flags = refill_flags(r, flags);
+    h_offsets = refill_scan_offsets(r, offsets, n);
+  }
+};
+
+class SegmentedScanGraph : public graph_test {
+protected:
+  void SetUp() override {
+    graph_test::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    marks_.keys = buffer<std::uint32_t>(max_scan_size);
+    marks_.flags = buffer<std::uint8_t>(max_scan_size);
+    marks_.offsets = buffer<std::int64_t>(segment_marks::num_segments + 1);
+  }
+  void TearDown() override {
+    marks_ = {};
+    graph_test::TearDown();
+  }
+
+  /// Captures device(marks, in, out, n, ws, stream) over n elements of T at every size and checks each launch
+  /// against host(marks, in, out, n), the values and the marks refilled before each launch.
+  template <class T, class Device, class Host>
+  void check(Device device, Host host) {
+    CUPRIM_TEST_RNG(r);
+    check_n_outputs<T>(
+        r, scan_sizes, [](std::int64_t n) { return cuprim::segmented_scan_workspace_bytes<T, T>(n); },
+        [&](rng& g, cuprim::device_buffer<T>& in) {
+          marks_.refill(g, std::int64_t(in.size()));
+          return refill(g, in);
+        },
+        [&](const T* in, T* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+          device(marks_, in, out, n, ws, s);
+        },
+        [&](const T* in, T* out, std::int64_t n) { host(marks_, in, out, n); });
+  }
+
+  segment_marks marks_;
+};
+
+TEST_F(SegmentedScanGraph, InclusiveScanByKeySumUint32) {
+  check<std::uint32_t>(
+      [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace ws,
+         cudaStream_t s) { cuprim::inclusive_scan_by_key(m.keys.data(), in, out, n, cuprim::plus{}, ws, s); },
+      [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+        cuprim::host::inclusive_scan_by_key(m.h_keys.data(), in, out, n, cuprim::plus{});
+      });
+}
+
+TEST_F(SegmentedScanGraph, ExclusiveScanByKeySumUint32) {
+  check<std::uint32_t>(
+      [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace ws,
+         cudaStream_t s) { cuprim::exclusive_scan_by_key(m.keys.data(), in, out, n, cuprim::plus{}, 3u, ws, s); },
+      [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+        cuprim::host::exclusive_scan_by_key(m.h_keys.data(), in, out, n, cuprim::plus{}, 3u);
+      });
+}
+
+TEST_F(SegmentedScanGraph, InclusiveFlaggedMaxFloat) {
+  check<float>(
+      [](segment_marks& m, const float* in, float* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::inclusive_segmented_scan(in, m.flags.data(), out, n, cuprim::maximum{}, ws, s);
+      },
+      [](segment_marks& m, const float* in, float* out, std::int64_t n) {
+        cuprim::host::inclusive_segmented_scan(in, m.h_flags.data(), out, n, cuprim::maximum{});
+      });
+}
+
+TEST_F(SegmentedScanGraph, ExclusiveFlaggedSumUint32) {
+  check<std::uint32_t>(
+      [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace ws,
+         cudaStream_t s) { cuprim::exclusive_segmented_scan(in, m.flags.data(), out, n, cuprim::plus{}, 2u, ws, s); },
+      [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+        cuprim::host::exclusive_segmented_scan(in, m.h_flags.data(), out, n, cuprim::plus{}, 2u);
+      });
+}
+
+TEST_F(SegmentedScanGraph, InclusiveOffsetsSumUint32) {
+  check<std::uint32_t>(
+      [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace ws,
+         cudaStream_t s) {
+        cuprim::inclusive_segmented_scan(in, m.offsets.data(), m.num_segments, out, n, cuprim::plus{}, ws, s);
+      },
+      [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+        cuprim::host::inclusive_segmented_scan(in, m.h_offsets.data(), m.num_segments, out, n, cuprim::plus{});
+      });
+}
+
+TEST_F(SegmentedScanGraph, ExclusiveOffsetsMaxFloat) {
+  check<float>(
+      [](segment_marks& m, const float* in, float* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::exclusive_segmented_scan(in, m.offsets.data(), m.num_segments, out, n, cuprim::maximum{}, -1e30f, ws,
+                                         s);
+      },
+      [](segment_marks& m, const float* in, float* out, std::int64_t n) {
+        cuprim::host::exclusive_segmented_scan(in, m.h_offsets.data(), m.num_segments, out, n, cuprim::maximum{},
+                                               -1e30f);
+      });
+}
+
+}  // namespace
+}  // namespace cuprim_test

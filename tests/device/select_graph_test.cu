@@ -1,0 +1,145 @@
+// CUDA-graph capture of stream compaction's explicit-workspace overloads (select_if, select_flagged, partition,
+// unique, run_length_encode): captured with allocations forbidden, launched twice on fresh inputs, checked against
+// cuprim::host (tests/common/graph.hpp), the count included, and nothing written past it. Sizes: under one tile,
+// many tiles, and (select_if) the persistent pipeline from 2^22 items.
+#include <cuprim/device/select.cuh>
+#include <cuprim/host/select.hpp>
+
+#include "common/graph.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace cuprim_test {
+namespace {
+
+constexpr std::int64_t select_sizes[] = {1000, 100000, (1 << 22) + 5};
+
+struct multiple_of_3 {
+  CUPRIM_HD bool operator()(std::uint32_t x) const { return x % 3 == 0; }
+};
+
+class SelectGraph : public graph_test {
+protected:
+  /// Captures device(in, out, count, n, ws, stream) over n items of T (ws_bytes(n) of workspace) and checks each
+  /// launch against host(in, out, n), which returns the count: the count, out[0, count), and (when written_all is
+  /// false) that nothing past the count was written. fill(r, in) writes fresh inputs and returns in's values.
+  template <class T, class Sizer, class Fill, class Device, class Host>
+  void check(Sizer ws_bytes, Fill fill, Device device, Host host, bool written_all = false) {
+    CUPRIM_TEST_RNG(r);
+    for (std::int64_t n : select_sizes) {
+      SCOPED_TRACE("n = " + std::to_string(n));
+      auto in = buffer<T>(n);
+      auto out = buffer<T>(n);
+      auto count = buffer<std::int64_t>(1);
+      graph_workspace ws(ws_bytes(n), stream_);
+      std::vector<T> h, want(n);
+      replay(
+          ws, [&](cudaStream_t s) { device(in.data(), out.data(), count.data(), n, ws.get(), s); },
+          [&] {
+            h = fill(r, in);
+            out.fill_bytes(poison_byte);
+            count.fill_bytes(poison_byte);
+          },
+          [&] {
+            const std::int64_t want_count = host(h.data(), want.data(), n);
+            ASSERT_EQ(count.to_host_sync()[0], want_count);
+            expect_prefix(out.to_host_sync(), want, std::size_t(written_all ? n : want_count), !written_all);
+          });
+    }
+  }
+};
+
+/// Fresh random values over the whole type.
+template <class T>
+std::vector<T> any_values(rng& r, cuprim::device_buffer<T>& d) {
+  return refill(r, d);
+}
+/// Fresh random values in [1, 3]: runs of equal neighbours for unique and run_length_encode.
+std::vector<std::uint32_t> few_values(rng& r, cuprim::device_buffer<std::uint32_t>& d) { return refill(r, d, 1, 3); }
+
+TEST_F(SelectGraph, SelectIfUint32) {
+  check<std::uint32_t>(
+      [](std::int64_t n) { return cuprim::select_if_workspace_bytes<std::uint32_t>(n); },
+      any_values<std::uint32_t>,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace ws,
+         cudaStream_t s) { cuprim::select_if(in, out, count, n, multiple_of_3{}, ws, s); },
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+        return cuprim::host::select_if(in, out, n, multiple_of_3{});
+      });
+}
+
+TEST_F(SelectGraph, PartitionUint32) {
+  check<std::uint32_t>(
+      [](std::int64_t n) { return cuprim::partition_workspace_bytes<std::uint32_t>(n); }, any_values<std::uint32_t>,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace ws,
+         cudaStream_t s) { cuprim::partition(in, out, count, n, multiple_of_3{}, ws, s); },
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+        return cuprim::host::partition(in, out, n, multiple_of_3{});
+      },
+      true);
+}
+
+TEST_F(SelectGraph, UniqueUint32) {
+  check<std::uint32_t>(
+      [](std::int64_t n) { return cuprim::unique_workspace_bytes<std::uint32_t>(n); }, few_values,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace ws,
+         cudaStream_t s) { cuprim::unique(in, out, count, n, ws, s); },
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n) { return cuprim::host::unique(in, out, n); });
+}
+
+TEST_F(SelectGraph, SelectFlaggedFloat) {
+  // The flags are an input too, written before each launch (one array for every size: a call reads its first n).
+  auto flags = buffer<std::uint8_t>(std::size_t(select_sizes[std::size(select_sizes) - 1]));
+  std::vector<std::uint8_t> h_flags;
+  check<float>(
+      [](std::int64_t n) { return cuprim::select_flagged_workspace_bytes<float>(n); },
+      [&](rng& r, cuprim::device_buffer<float>& in) {
+        h_flags = refill(r, flags, 0, 1);
+        return refill(r, in);
+      },
+      [&](const float* in, float* out, std::int64_t* count, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::select_flagged(in, flags.data(), out, count, n, ws, s);
+      },
+      [&](const float* in, float* out, std::int64_t n) {
+        return cuprim::host::select_flagged(in, h_flags.data(), out, n);
+      });
+}
+
+TEST_F(SelectGraph, RunLengthEncodeUint32) {
+  CUPRIM_TEST_RNG(r);
+  for (std::int64_t n : select_sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    auto in = buffer<std::uint32_t>(n);
+    auto unique_out = buffer<std::uint32_t>(n);
+    auto counts = buffer<std::uint32_t>(n);
+    auto runs = buffer<std::int64_t>(1);
+    graph_workspace ws(cuprim::run_length_encode_workspace_bytes<std::uint32_t>(n), stream_);
+    std::vector<std::uint32_t> h, want_unique(n), want_counts(n);
+    replay(
+        ws,
+        [&](cudaStream_t s) {
+          cuprim::run_length_encode(in.data(), unique_out.data(), counts.data(), runs.data(), n, ws.get(), s);
+        },
+        [&] {
+          h = few_values(r, in);
+          unique_out.fill_bytes(poison_byte);
+          counts.fill_bytes(poison_byte);
+          runs.fill_bytes(poison_byte);
+        },
+        [&] {
+          const std::int64_t want_runs =
+              cuprim::host::run_length_encode(h.data(), want_unique.data(), want_counts.data(), n);
+          ASSERT_EQ(runs.to_host_sync()[0], want_runs);
+          expect_prefix(unique_out.to_host_sync(), want_unique, std::size_t(want_runs), true);
+          expect_prefix(counts.to_host_sync(), want_counts, std::size_t(want_runs), true);
+        });
+  }
+}
+
+}  // namespace
+}  // namespace cuprim_test
