@@ -7,7 +7,7 @@ if(rc)
   message(FATAL_ERROR "cmake --install failed (${rc})")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
-                  -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHS}
+                  -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix "-DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHS}"
                 RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "configuring the consumer against the installed package failed (${rc})")
