@@ -1,7 +1,7 @@
-// Argument validation of the out-of-core entry points, and the chunk plan. Every rule checked here is enforced
-// before any CUDA call, so these tests run (label host) without a GPU: the pointers are made-up host addresses,
-// compared but never dereferenced. That nothing is copied when a rule is broken, and that device pointers are
-// rejected, is checked by the GPU tests (ooc_test).
+// Argument validation of the out-of-core entry points, the chunk plan and its policy, the lanes and the staging
+// threads' copies. Every rule checked here is enforced before any CUDA call, so these tests run (label host) without
+// a GPU: the pointers are made-up host addresses, compared but never dereferenced. That nothing is copied when a rule
+// is broken, and that device pointers are rejected, is checked by the GPU tests (ooc_test).
 #include "common/expect_invalid.hpp"
 #include <cuprim/ooc.cuh>
 
@@ -175,6 +175,28 @@ TEST(OocPlan, SmallInputsStillPipeline) {
   const auto q = cuprim::ooc::make_plan("f", 1 << 18, 4, 0, 0, 0, false, false, {}, std::size_t(80) << 30, policy);
   EXPECT_EQ(q.chunks, 1);
   EXPECT_EQ(q.streams, 1);
+}
+
+// The lanes: which stream runs which stage of which slot (the seed's amounts of concurrency).
+TEST(OocLanes, StagesShareStreamsAsTheLayoutSays) {
+  using namespace cuprim::ooc::detail;
+  constexpr stage in_ = stage::in, compute = stage::compute, out_ = stage::out;
+  // per_slot: a stream per slot, running all three stages of its item.
+  EXPECT_EQ(lane_count(lane_layout::per_slot, 4), 4);
+  for (int s = 0; s < 4; ++s)
+    for (stage st : {in_, compute, out_}) EXPECT_EQ(lane_of(lane_layout::per_slot, st, s), s);
+  // serial: one stream; two_way: copies both ways on one stream, compute on the other; three_way: one each.
+  EXPECT_EQ(lane_count(lane_layout::serial, 3), 1);
+  EXPECT_EQ(lane_count(lane_layout::two_way, 3), 2);
+  EXPECT_EQ(lane_count(lane_layout::three_way, 3), 3);
+  for (int s = 0; s < 3; ++s) {
+    for (stage st : {in_, compute, out_}) EXPECT_EQ(lane_of(lane_layout::serial, st, s), 0);
+    EXPECT_EQ(lane_of(lane_layout::two_way, in_, s), lane_of(lane_layout::two_way, out_, s));
+    EXPECT_NE(lane_of(lane_layout::two_way, in_, s), lane_of(lane_layout::two_way, compute, s));
+    EXPECT_EQ(lane_of(lane_layout::three_way, in_, s), 0);
+    EXPECT_EQ(lane_of(lane_layout::three_way, compute, s), 1);
+    EXPECT_EQ(lane_of(lane_layout::three_way, out_, s), 2);
+  }
 }
 
 // The staging threads' copy: every byte, for sizes below and above the split threshold, odd sizes and offsets.

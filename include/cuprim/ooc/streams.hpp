@@ -66,14 +66,33 @@ private:
   cudaEvent_t e_ = nullptr;
 };
 
+/// How many streams `layout` takes for `slots` slots.
+constexpr int lane_count(lane_layout layout, int slots) {
+  switch (layout) {
+    case lane_layout::per_slot: return slots;
+    case lane_layout::serial: return 1;
+    case lane_layout::two_way: return 2;
+    case lane_layout::three_way: return 3;
+  }
+  return 1;
+}
+
+/// Which of those streams runs stage `st` of slot `slot`.
+constexpr int lane_of(lane_layout layout, stage st, int slot) {
+  switch (layout) {
+    case lane_layout::per_slot: return slot;
+    case lane_layout::serial: return 0;
+    case lane_layout::two_way: return st == stage::compute ? 1 : 0;
+    case lane_layout::three_way: return st == stage::in ? 0 : st == stage::compute ? 1 : 2;
+  }
+  return 0;
+}
+
 /// The streams of a schedule, laid out by lane_layout. Destroying it waits for every stream first.
 class lanes {
 public:
   lanes(lane_layout layout, int slots) : layout_(layout) {
-    const int n = layout == lane_layout::per_slot ? slots
-                  : layout == lane_layout::serial ? 1
-                  : layout == lane_layout::two_way ? 2
-                                                   : 3;
+    const int n = lane_count(layout, slots);
     streams_.reserve(std::size_t(n));
     try {
       for (int i = 0; i < n; ++i) {
@@ -91,9 +110,11 @@ public:
   ~lanes() { release(); }
 
   /// The stream that runs stage `st` of slot `slot`.
-  cudaStream_t stream(stage st, int slot) const noexcept { return streams_[std::size_t(index(st, slot))]; }
+  cudaStream_t stream(stage st, int slot) const noexcept {
+    return streams_[std::size_t(lane_of(layout_, st, slot))];
+  }
   /// Whether one stream runs both stages of a slot.
-  bool shared(stage a, stage b) const noexcept { return index(a, 0) == index(b, 0); }
+  bool shared(stage a, stage b) const noexcept { return lane_of(layout_, a, 0) == lane_of(layout_, b, 0); }
   int count() const noexcept { return int(streams_.size()); }
   cudaStream_t at(int i) const noexcept { return streams_[std::size_t(i)]; }
   /// Waits for every stream (errors are left to the calls that follow).
@@ -106,15 +127,6 @@ public:
   }
 
 private:
-  int index(stage st, int slot) const noexcept {
-    switch (layout_) {
-      case lane_layout::per_slot: return slot;
-      case lane_layout::serial: return 0;
-      case lane_layout::two_way: return st == stage::compute ? 1 : 0;
-      case lane_layout::three_way: return st == stage::in ? 0 : st == stage::compute ? 1 : 2;
-    }
-    return 0;
-  }
   void release() noexcept {
     synchronize();
     for (cudaStream_t s : streams_) (void)cudaStreamDestroy(s);
