@@ -1,4 +1,4 @@
-// Example 04: out-of-core primitives. A day of 1 kHz meter readings from 500 meters (43 million int32 values,
+// Example 06: out-of-core primitives. A day of 1 kHz meter readings from 500 meters (43 million int32 values,
 // 172 MB) stays in ordinary host memory (a std::vector); a device-memory cap of 16 MiB makes the GPU treat it
 // as data far larger than its memory. cuprim::ooc streams it through the GPU in chunks: the total (reduce), the
 // running total (inclusive scan, carried across chunks), the readings above a threshold (select_if) and a
@@ -59,6 +59,7 @@ int main() {
   }
   ok = ok && total == run && num_high == k && hist == ref;
   std::printf("%lld readings: total %lld, %lld above 9900, busiest bin %u; %s\n", static_cast<long long>(n), total,
-              static_cast<long long>(num_high), *std::max_element(hist.begin(), hist.end()), ok ? "verified" : "MISMATCH");
+              static_cast<long long>(num_high), *std::max_element(hist.begin(), hist.end()),
+              ok ? "verified" : "MISMATCH");
   return ok ? 0 : 1;
 }

@@ -230,7 +230,7 @@ void register_scan();
 void register_scan_kernels();
 void register_select();
 void register_segmented();
-void register_gemm_ooc();
+void register_ooc_gemm();
 void register_sort();
 void register_histogram();
 inline void register_all() {
@@ -240,7 +240,7 @@ inline void register_all() {
   register_scan_kernels();
   register_select();
   register_segmented();
-  register_gemm_ooc();
+  register_ooc_gemm();
   register_sort();
   register_histogram();
 }

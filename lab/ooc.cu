@@ -11,7 +11,8 @@
 // Data: uint32 values from lab's hash generator (fill_random_host, filled with several threads). Every result is
 // checked against a host computation (several threads) once; times are steady_clock around the synchronous call,
 // median of --reps after one untimed call (which also fills the staging cache and the device pool).
-// Output: a table and, with --json FILE, the document described in docs/ooc.md ("ooc JSON").
+// Output: a table and, with --json FILE, the document described in docs/ooc.md ("ooc JSON"); both name the
+// out-of-core policy the defaults came from (ooc/tuning.hpp).
 #include "lab.hpp"
 
 #include <cuprim/ooc.cuh>
@@ -63,7 +64,8 @@ struct below_half {
 
 std::string plan_text(const cuprim::ooc::options& o) {
   std::string s;
-  s += o.order == cuprim::ooc::issue_order::by_stage ? "by_stage" : o.order == cuprim::ooc::issue_order::by_chunk ? "by_chunk" : "default";
+  using cuprim::ooc::issue_order;
+  s += o.order == issue_order::by_stage ? "by_stage" : o.order == issue_order::by_chunk ? "by_chunk" : "default";
   if (o.chunk_bytes) s += ", chunk " + std::to_string(o.chunk_bytes >> 20) + " MiB";
   if (o.streams) s += ", " + std::to_string(o.streams) + " streams";
   return s;
@@ -87,6 +89,7 @@ int run_ooc_study(int argc, char** argv) {
   }
   check(cudaSetDevice(0), "cudaSetDevice");
   const environment env = record_environment(true);
+  const policy_record policy = record_policy(cuprim::ooc::ooc_policy_for(cuprim::current_tuned_arch()));
   const int threads = int(std::max(2u, std::min(16u, std::thread::hardware_concurrency())));
   const std::size_t n = std::size_t(gib * double(std::size_t(1) << 30)) / sizeof(T);
   const std::size_t bytes = n * sizeof(T);
@@ -174,7 +177,8 @@ int run_ooc_study(int argc, char** argv) {
     check(cudaStreamSynchronize(s1), "sync");
     check(cudaStreamSynchronize(s2), "sync");
   });
-  const double pageable_s = time_reps([&] { check(cudaMemcpy(d_a.get(), pag_in, bytes, cudaMemcpyHostToDevice), "pageable H2D"); });
+  const double pageable_s =
+      time_reps([&] { check(cudaMemcpy(d_a.get(), pag_in, bytes, cudaMemcpyHostToDevice), "pageable H2D"); });
   const double h2d = double(bytes) / h2d_s / 1e9, both = 2.0 * double(bytes) / both_s / 1e9,
                pageable = double(bytes) / pageable_s / 1e9;
   std::fprintf(stderr, "references: pinned H2D %.2f GB/s, pinned H2D+D2H %.2f GB/s, pageable H2D %.2f GB/s\n", h2d,
@@ -194,7 +198,9 @@ int run_ooc_study(int argc, char** argv) {
     r.goal = goal;
     r.met = goal > 0 && r.ratio >= goal;
     r.correct = correct;
-    r.target = goal > 0 ? (ratio_is_speedup ? ">= " + std::to_string(goal).substr(0, 4) + "x" : ">= " + std::to_string(int(goal * 100)) + "%") : "-";
+    r.target = goal <= 0          ? "-"
+               : ratio_is_speedup ? ">= " + std::to_string(goal).substr(0, 4) + "x"
+                                  : ">= " + std::to_string(int(goal * 100)) + "%";
     r.plan = plan_text(o);
     std::fprintf(stderr, "%-40s %8.3f s %8.2f GB/s  %.3f of %s  %s%s\n", r.name.c_str(), secs, r.gbps, r.ratio,
                  ref_name, correct ? "" : "WRONG ", goal > 0 ? (r.met ? "met" : "MISSED") : "");
@@ -220,7 +226,8 @@ int run_ooc_study(int argc, char** argv) {
   for (auto order : {cuprim::ooc::issue_order::by_chunk, cuprim::ooc::issue_order::by_stage}) {
     cuprim::ooc::options o;
     o.order = order;
-    const double t = time_reps([&] { cuprim::ooc::inclusive_scan(pin_in, pin_out, std::int64_t(n), cuprim::plus{}, o); });
+    const double t =
+        time_reps([&] { cuprim::ooc::inclusive_scan(pin_in, pin_out, std::int64_t(n), cuprim::plus{}, o); });
     add(std::string("inclusive_scan pinned->pinned ") + plan_text(o), t, 2.0 * double(bytes), "pinned H2D+D2H", both,
         0.85, check_scan(pin_out), o, false);
   }
@@ -233,8 +240,10 @@ int run_ooc_study(int argc, char** argv) {
     const double th = time_reps([&] {
       cuprim::ooc::histogram_even(pag_in, std::int64_t(n), hist.data(), 256, 0ll, 1ll << 32, o);
     });
-    add("histogram_even 256 bins pageable", th, double(bytes), "pageable H2D", pageable, 1.5, hist == ref_hist, o, true);
-    const double ts = time_reps([&] { cuprim::ooc::inclusive_scan(pag_in, pag_out, std::int64_t(n), cuprim::plus{}, o); });
+    add("histogram_even 256 bins pageable", th, double(bytes), "pageable H2D", pageable, 1.5, hist == ref_hist, o,
+        true);
+    const double ts =
+        time_reps([&] { cuprim::ooc::inclusive_scan(pag_in, pag_out, std::int64_t(n), cuprim::plus{}, o); });
     add("inclusive_scan pageable->pageable", ts, double(bytes), "pageable H2D", pageable, 0, check_scan(pag_out), o,
         true);
   }
@@ -259,6 +268,7 @@ int run_ooc_study(int argc, char** argv) {
               env.driver.c_str(), env.commit.c_str(), double(bytes) / (1 << 30), reps);
   std::printf("references: pinned H2D %.2f GB/s | pinned H2D+D2H (both at once) %.2f GB/s | pageable H2D %.2f GB/s\n",
               h2d, both, pageable);
+  std::printf("policy: %s\n", policy.text.c_str());
   std::printf("%-52s %9s %9s %-16s %7s %7s %-7s %s\n", "row", "seconds", "GB/s", "reference", "ratio", "target", "met",
               "correct");
   bool all_ok = true;
@@ -272,8 +282,9 @@ int run_ooc_study(int argc, char** argv) {
     if (f) {
       std::fprintf(f, "{\n  \"study\": \"ooc\",\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"commit\": \"%s\",\n",
                    env.device_name.c_str(), env.driver.c_str(), env.commit.c_str());
-      std::fprintf(f, "  \"bytes_per_array\": %zu,\n  \"reps\": %d,\n  \"pinned_alloc_seconds_2_arrays\": %.4f,\n", bytes,
-                   reps, pin_alloc_s);
+      std::fprintf(f, "  \"bytes_per_array\": %zu,\n  \"reps\": %d,\n  \"pinned_alloc_seconds_2_arrays\": %.4f,\n",
+                   bytes, reps, pin_alloc_s);
+      std::fprintf(f, "  \"policy\": %s,\n", policy.json.c_str());
       std::fprintf(f,
                    "  \"references_gbps\": {\"pinned_h2d\": %.4f, \"pinned_h2d_d2h\": %.4f, \"pageable_h2d\": %.4f},\n",
                    h2d, both, pageable);
@@ -281,7 +292,8 @@ int run_ooc_study(int argc, char** argv) {
       for (std::size_t i = 0; i < rows.size(); ++i) {
         const row& r = rows[i];
         std::fprintf(f,
-                     "    {\"name\": \"%s\", \"seconds\": %.6f, \"bytes\": %.0f, \"gbps\": %.4f, \"reference\": \"%s\", "
+                     "    {\"name\": \"%s\", \"seconds\": %.6f, \"bytes\": %.0f, \"gbps\": %.4f, "
+                     "\"reference\": \"%s\", "
                      "\"reference_gbps\": %.4f, \"ratio\": %.4f, \"goal\": %.2f, \"met\": %s, \"correct\": %s}%s\n",
                      r.name.c_str(), r.seconds, r.bytes, r.gbps, r.reference.c_str(), r.ref_gbps, r.ratio, r.goal,
                      r.goal > 0 ? (r.met ? "true" : "false") : "null", r.correct ? "true" : "false",

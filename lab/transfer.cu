@@ -250,8 +250,9 @@ int run_transfer_study(int argc, char** argv) {
     }
     std::fprintf(f, "{\n  \"study\": \"transfer\",\n  \"device\": \"%s\",\n  \"copy_engines\": %d,\n",
                  env.device_name.c_str(), engines);
-    std::fprintf(f, "  \"concurrent_managed_access\": %d,\n  \"driver\": \"%s\",\n  \"commit\": \"%s\",\n  \"date\": \"%s\",\n",
-                 concurrent_managed, env.driver.c_str(), env.commit.c_str(), env.date.c_str());
+    std::fprintf(f, "  \"concurrent_managed_access\": %d,\n  \"driver\": \"%s\",\n", concurrent_managed,
+                 env.driver.c_str());
+    std::fprintf(f, "  \"commit\": \"%s\",\n  \"date\": \"%s\",\n", env.commit.c_str(), env.date.c_str());
     std::fprintf(f, "  \"rows\": [\n");
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const row& r = rows[i];

@@ -1,7 +1,7 @@
 // GPU tests of the out-of-core primitives: results equal the host references and the in-core results, for sizes
-// that do not divide the chunk, for pageable, page-locked and mixed arrays, under a device-memory cap that forces
-// many chunks (its peak use is checked), in both issue orders; the scan's carry across chunks; no page-locked or
-// device memory left after an allocation fails mid-run; bad arguments copy and write nothing.
+// that do not divide the chunk, for pageable, page-locked, managed and mixed arrays, under a device-memory cap that
+// forces many chunks (its peak use is checked), in both issue orders; the scan's carry across chunks; no page-locked
+// or device memory left after an allocation fails mid-run; bad arguments copy and write nothing.
 #include <cuprim/device/reduce.cuh>
 #include <cuprim/device/scan.cuh>
 #include <cuprim/device/select.cuh>
@@ -91,7 +91,8 @@ std::vector<config> configs() {
   std::vector<config> v;
   const bool large = cuprim_test::large_enabled();
   const std::int64_t big = large ? 3'333'331 : 100'003, cap_n = large ? 2'000'001 : 200'001;
-  for (std::int64_t n : {std::int64_t(1), std::int64_t(1000), large ? std::int64_t(1'000'003) : std::int64_t(50'003), big})
+  const std::int64_t mid = large ? 1'000'003 : 50'003;
+  for (std::int64_t n : {std::int64_t(1), std::int64_t(1000), mid, big})
     for (bool pin : {false, true}) {
       v.push_back({n, pin, pin, 0, 0, issue_order::automatic});
       v.push_back({n, pin, !pin, 40'000 * 4 + 12, 0, issue_order::by_stage});  // chunks of 40003 ints
@@ -304,6 +305,34 @@ TEST(OocHistogram, EvenBinsMatchHost) {
   o.chunk_bytes = 65536;
   cuprim::ooc::histogram_even(f.data(), n, hist.data(), 20000, 0.0, 1.0, o);
   EXPECT_EQ(hist, ref);
+}
+
+// Managed memory is staged through page-locked buffers like pageable memory (cuprim::detail::host_memory_kind, the
+// rule every out-of-core call shares: the copy engines cannot stream it without page faults).
+TEST(OocManaged, StagedLikePageable) {
+  const std::int64_t n = 300'007;
+  int* in = nullptr;
+  long long* out = nullptr;
+  ASSERT_EQ(cudaMallocManaged(&in, std::size_t(n) * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMallocManaged(&out, std::size_t(n) * sizeof(long long)), cudaSuccess);
+  for (std::int64_t i = 0; i < n; ++i) in[i] = int(i % 1000) - 500;
+  cuprim::ooc::options o;
+  o.chunk_bytes = 40'000 * 4;
+  {
+    cuprim::ooc::pipeline<int, long long> p("test", in, n, out, o);
+    EXPECT_TRUE(p.get_plan().stage_in);
+    EXPECT_TRUE(p.get_plan().stage_out);
+  }
+  cuprim::ooc::inclusive_scan(in, out, n, cuprim::plus{}, o);
+  long long run = 0;
+  bool ok = true;
+  for (std::int64_t i = 0; i < n; ++i) ok = ok && (run += in[i]) == out[i];
+  EXPECT_TRUE(ok);
+  long long total = 0;
+  cuprim::ooc::reduce(in, &total, n, cuprim::plus{}, 0LL, o);
+  EXPECT_EQ(total, run);
+  EXPECT_EQ(cudaFree(in), cudaSuccess);
+  EXPECT_EQ(cudaFree(out), cudaSuccess);
 }
 
 TEST(OocRaii, FailedAllocationMidRunReleasesEverything) {

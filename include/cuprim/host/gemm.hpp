@@ -6,7 +6,8 @@
 //   cuprim::host::gemm_abs_bound(...)   the same shape: bound[i + j*m] = |alpha| * sum_l |op(A)(i,l)| |op(B)(l,j)|
 //       + |beta| |C(i,j)|, the scale a floating-point GEMM's error is measured against (tests: |err| <= c * k * eps
 //       * bound).
-// No argument checks: the caller passes valid dimensions (the device entry points check theirs).
+// No argument checks: the caller passes valid dimensions (cuprim::ooc::gemm_sync checks its own). The out-of-core
+// GEMM's tests (tests/ooc/gemm_*_test.cpp) check it against this reference.
 #pragma once
 
 #include <cmath>

@@ -53,20 +53,22 @@ void histogram_even_impl(const char* fn, const T* samples, std::int64_t n, Count
 }
 
 }  // namespace detail
+
 /// histogram[b] = number of samples of the host array in bin b of num_bins equal bins over [lower, upper).
 /// Overwrites histogram (host, num_bins uint32/uint64 counters). Synchronous.
 template <class T, class Counter, class Level>
 void histogram_even(const T* samples, std::int64_t n, Counter* histogram, int num_bins, Level lower, Level upper,
                     const options& o = {}) {
-  detail::histogram_even_impl("cuprim::ooc::histogram_even", samples, n, histogram, num_bins, lower, upper, false, o);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::histogram_even_impl(fn, samples, n, histogram, num_bins, lower, upper, false, o);
 }
 
 /// As histogram_even, adding to the counts already in histogram. Synchronous.
 template <class T, class Counter, class Level>
 void histogram_even_add(const T* samples, std::int64_t n, Counter* histogram, int num_bins, Level lower,
                         Level upper, const options& o = {}) {
-  detail::histogram_even_impl("cuprim::ooc::histogram_even_add", samples, n, histogram, num_bins, lower, upper, true,
-                              o);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::histogram_even_impl(fn, samples, n, histogram, num_bins, lower, upper, true, o);
 }
 
 }  // namespace cuprim::ooc

@@ -18,21 +18,24 @@
 // input, options out of range, a device pointer. cuprim::bad_alloc / cuda_error: everything is released first.
 #pragma once
 
+#include <cuprim/core/validate.hpp>
 #include <cuprim/device/reduce.cuh>
 #include <cuprim/ooc/detail/kernels.cuh>
 #include <cuprim/ooc/pipeline.cuh>
 
 namespace cuprim::ooc {
 
-/// *out = init ⊕ in[0] ⊕ ... ⊕ in[n-1] over a host array; *out is a host location. Synchronous.
+namespace detail {
+
 template <class In, class Out, class Op, class Init>
-void reduce(const In* in, Out* out, std::int64_t n, Op op, Init init, const options& o = {}) {
-  constexpr const char* fn = "cuprim::ooc::reduce";
+void reduce_run(const char* fn, const In* in, Out* out, std::int64_t n, Op op, Init init, const options& o) {
   using Acc = accumulator_t<Init>;
-  detail::validate_input(fn, in, n, o);
-  if (out == nullptr) cuprim::detail::throw_invalid(fn, "out", "must not be null");
-  if (detail::overlap(in, std::size_t(n) * sizeof(In), out, sizeof(Out)))
-    cuprim::detail::throw_invalid(fn, "out", "must not overlap the input range [in, in + n)");
+  using cuprim::detail::read_only;
+  using cuprim::detail::written;
+  validate_input(fn, in, n, o);
+  cuprim::detail::check_pointer(fn, "out", out);
+  cuprim::detail::check_overlaps(fn, {{"in", in, std::size_t(n) * sizeof(In), read_only},
+                                      {"out", out, sizeof(Out), written}});
   cuprim::detail::check_no_pending_error(fn);
   const Acc init_acc = cuprim::detail::convert<Acc>(init);
   if (n == 0) {
@@ -51,12 +54,12 @@ void reduce(const In* in, Out* out, std::int64_t n, Op op, Init init, const opti
         // The chunk's first element (read on the host) starts its accumulator: no identity needed.
         cuprim::reduce(d_in + 1, part, c.count - 1, op, cuprim::detail::convert<Acc>(in[c.first]), c.stream);
         p.ordered_begin(c);
-        detail::combine_kernel<<<1, 1, 0, c.stream>>>(acc_p, part, c.index == 0, op);
+        combine_kernel<<<1, 1, 0, c.stream>>>(acc_p, part, c.index == 0, op);
         cuprim::detail::check_launch(fn);
         p.ordered_end(c);
       },
       [](const chunk&, const char*) {});
-  detail::finish_kernel<<<1, 1, 0, p.stream(0)>>>(result.data(), acc_p, init_acc, op);
+  finish_kernel<<<1, 1, 0, p.stream(0)>>>(result.data(), acc_p, init_acc, op);
   cuprim::detail::check_launch(fn);
   Out host{};
   CUPRIM_CUDA_CHECK(cudaMemcpyAsync(&host, result.data(), sizeof(Out), cudaMemcpyDeviceToHost, p.stream(0)));
@@ -64,10 +67,20 @@ void reduce(const In* in, Out* out, std::int64_t n, Op op, Init init, const opti
   *out = host;
 }
 
+}  // namespace detail
+
+/// *out = init ⊕ in[0] ⊕ ... ⊕ in[n-1] over a host array; *out is a host location. Synchronous.
+template <class In, class Out, class Op, class Init>
+void reduce(const In* in, Out* out, std::int64_t n, Op op, Init init, const options& o = {}) {
+  CUPRIM_ENTRY_NAME(fn);
+  detail::reduce_run(fn, in, out, n, op, init, o);
+}
+
 /// *out = Σ in[i], accumulated in *out's type (float for 16-bit floats). Synchronous.
 template <class In, class Out>
 void sum(const In* in, Out* out, std::int64_t n, const options& o = {}) {
-  reduce(in, out, n, plus{}, cuprim::detail::convert<accumulator_t<Out>>(0), o);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::reduce_run(fn, in, out, n, plus{}, cuprim::detail::convert<accumulator_t<Out>>(0), o);
 }
 
 }  // namespace cuprim::ooc

@@ -22,6 +22,7 @@
 // out, options out of range, device pointers. cuprim::bad_alloc / cuda_error: everything is released first.
 #pragma once
 
+#include <cuprim/core/validate.hpp>
 #include <cuprim/device/scan.cuh>
 #include <cuprim/ooc/detail/kernels.cuh>
 #include <cuprim/ooc/pipeline.cuh>
@@ -33,10 +34,12 @@ namespace detail {
 template <bool Exclusive, class In, class Out, class Op, class Acc>
 void scan_impl(const char* fn, const In* in, Out* out, std::int64_t n, Op op, Acc init, const options& o) {
   validate_input(fn, in, n, o);
-  if (n > 0 && out == nullptr) cuprim::detail::throw_invalid(fn, "out", "must not be null when n > 0");
+  cuprim::detail::check_pointer(fn, "out", out, n > 0);
+  // In place (out == in, elements of one size) is allowed; any other overlap is not.
   const bool same = static_cast<const void*>(in) == static_cast<const void*>(out) && sizeof(In) == sizeof(Out);
-  if (!same && overlap(in, std::size_t(n) * sizeof(In), out, std::size_t(n) * sizeof(Out)))
-    cuprim::detail::throw_invalid(fn, "out", "must either equal in (in place) or not overlap [in, in + n)");
+  if (!same)
+    cuprim::detail::check_overlaps(fn, {{"in", in, std::size_t(n) * sizeof(In), cuprim::detail::read_only},
+                                        {"out", out, std::size_t(n) * sizeof(Out), cuprim::detail::written}});
   cuprim::detail::check_no_pending_error(fn);
   if (n == 0) return;
   pipeline<In, Out> p(fn, in, n, out, o, true, Exclusive ? 1 : 0, 0, 0);
@@ -65,26 +68,29 @@ void scan_impl(const char* fn, const In* in, Out* out, std::int64_t n, Op op, Ac
 /// out[i] = in[0] ⊕ ... ⊕ in[i] over host arrays. Synchronous.
 template <class In, class Out, class Op>
 void inclusive_scan(const In* in, Out* out, std::int64_t n, Op op, const options& o = {}) {
-  detail::scan_impl<false>("cuprim::ooc::inclusive_scan", in, out, n, op, accumulator_t<Out>{}, o);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::scan_impl<false>(fn, in, out, n, op, accumulator_t<Out>{}, o);
 }
 
 /// out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i-1] (out[0] = init) over host arrays. Synchronous.
 template <class In, class Out, class Op, class Init>
 void exclusive_scan(const In* in, Out* out, std::int64_t n, Op op, Init init, const options& o = {}) {
-  detail::scan_impl<true>("cuprim::ooc::exclusive_scan", in, out, n, op,
-                          cuprim::detail::convert<accumulator_t<Out>>(init), o);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::scan_impl<true>(fn, in, out, n, op, cuprim::detail::convert<accumulator_t<Out>>(init), o);
 }
 
 /// out[i] = in[0] + ... + in[i]. Synchronous.
 template <class In, class Out>
 void inclusive_sum(const In* in, Out* out, std::int64_t n, const options& o = {}) {
-  inclusive_scan(in, out, n, plus{}, o);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::scan_impl<false>(fn, in, out, n, plus{}, accumulator_t<Out>{}, o);
 }
 
 /// out[i] = in[0] + ... + in[i-1] (out[0] = 0). Synchronous.
 template <class In, class Out>
 void exclusive_sum(const In* in, Out* out, std::int64_t n, const options& o = {}) {
-  exclusive_scan(in, out, n, plus{}, cuprim::detail::convert<accumulator_t<Out>>(0), o);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::scan_impl<true>(fn, in, out, n, plus{}, cuprim::detail::convert<accumulator_t<Out>>(0), o);
 }
 
 }  // namespace cuprim::ooc

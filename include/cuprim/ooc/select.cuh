@@ -17,6 +17,7 @@
 // overlapping in, num_selected overlapping either, options out of range, device pointers.
 #pragma once
 
+#include <cuprim/core/validate.hpp>
 #include <cuprim/device/select.cuh>
 #include <cuprim/ooc/pipeline.cuh>
 
@@ -26,15 +27,16 @@ namespace cuprim::ooc {
 /// *num_selected (host). Synchronous.
 template <class T, class Pred>
 void select_if(const T* in, T* out, std::int64_t* num_selected, std::int64_t n, Pred pred, const options& o = {}) {
-  constexpr const char* fn = "cuprim::ooc::select_if";
+  CUPRIM_ENTRY_NAME(fn);
+  using cuprim::detail::read_only;
+  using cuprim::detail::written;
   detail::validate_input(fn, in, n, o);
-  if (n > 0 && out == nullptr) cuprim::detail::throw_invalid(fn, "out", "must not be null when n > 0");
-  if (num_selected == nullptr) cuprim::detail::throw_invalid(fn, "num_selected", "must not be null");
+  cuprim::detail::check_pointer(fn, "out", out, n > 0);
+  cuprim::detail::check_pointer(fn, "num_selected", num_selected);
   const std::size_t bytes = std::size_t(n) * sizeof(T);
-  if (detail::overlap(in, bytes, out, bytes)) cuprim::detail::throw_invalid(fn, "out", "must not overlap the input [in, in + n)");
-  if (detail::overlap(num_selected, sizeof(std::int64_t), in, bytes) ||
-      detail::overlap(num_selected, sizeof(std::int64_t), out, bytes))
-    cuprim::detail::throw_invalid(fn, "num_selected", "must not overlap the input or the output");
+  cuprim::detail::check_overlaps(fn, {{"in", in, bytes, read_only},
+                                      {"out", out, bytes, written},
+                                      {"num_selected", num_selected, sizeof(std::int64_t), written}});
   cuprim::detail::check_no_pending_error(fn);
   if (n == 0) {
     *num_selected = 0;

@@ -1,15 +1,15 @@
-// cuprim/device/gemm_ooc.hpp: out-of-core GEMM over host-resident matrices (library target cuprim::gemm).
+// cuprim/ooc/gemm.hpp: out-of-core GEMM over host-resident matrices (library target cuprim::ooc_gemm).
 //
-//   cuprim::gemm_ooc_sync<T>(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, options, engine)
-//       C = alpha * op(A) * op(B) + beta * C, T = float or double. A, B and C live in HOST memory (pinned or
-//       pageable) and may be far larger than the device memory the call is allowed to use. Blocks the calling
-//       thread until C is complete (hence _sync). Returns a gemm_ooc_report (tiles, bytes moved, CPU share).
-//   cuprim::gemm_ooc_plan<T>(...)   the same arguments: validates them and returns the plan (tile shape, device
-//       bytes, bytes each way) without running anything; throws what gemm_ooc_sync would throw for them (except the
+//   cuprim::ooc::gemm_sync<T>(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, options, engine)
+//       C = alpha * op(A) * op(B) + beta * C, T = float or double. A, B and C live in HOST memory (page-locked,
+//       pageable or managed) and may be far larger than the device memory the call is allowed to use. Blocks the
+//       calling thread until C is complete (hence _sync). Returns a gemm_report (tiles, bytes moved, CPU share).
+//   cuprim::ooc::gemm_plan<T>(...)   the same arguments: validates them and returns the plan (tile shape, device
+//       bytes, bytes each way) without running anything; throws what gemm_sync would throw for them (except the
 //       device-pointer check). It needs the device only for device_budget_bytes == 0 (free memory) and for
 //       four_way with a negative cpu_share (the measured rates).
-//   cuprim::gemm_ooc_measure_rates<T>(options, engine)   the rates the 4-way split is chosen from (cached).
-//   cuprim::cpu_blas_available() / cpu_blas_name()   whether a CPU BLAS could be loaded (for 4-way), and which.
+//   cuprim::ooc::gemm_measure_rates<T>(options, engine)   the rates the 4-way split is chosen from (cached).
+//   cuprim::ooc::cpu_blas_available() / cpu_blas_name()   whether a CPU BLAS could be loaded (for 4-way), and which.
 //
 // Layout (as in BLAS). Column-major: element (i, j) of a matrix X with leading dimension ldX is X[i + j*ldX].
 // transa / transb: 'N' (op(X) = X) or 'T' (op(X) = X^T); lower case and 'C' (= 'T' for real types) accepted.
@@ -22,8 +22,8 @@
 // Algorithm. C is cut into tiles (tile_m x tile_n); each tile is copied in (unless beta == 0), accumulated over
 // k-panels of depth tile_k (op(A) row panel x op(B) column panel, streamed in), and copied back. The row panel of A
 // is loaded once per row of tiles and shared by its tiles when k fits one panel (tile_k == k, the usual case), so
-// the bytes sent to the device are then C (if beta != 0) + A + B * (m / tile_m), and C comes back once. Tiles run
-// in one of the seed's concurrency modes:
+// the bytes sent to the device are then C (if beta != 0) + A + B * (m / tile_m), and C comes back once. The tiles
+// run on the out-of-core pipeline's lanes (ooc/streams.hpp), in one of the seed's concurrency modes:
 //   serial     one stream: copy in, compute, copy out, tile after tile (nothing overlaps);
 //   two_way    2 buffer sets; one copy stream carries both directions (one copy engine's worth) while the compute
 //              stream works on the other tile: compute overlaps copies;
@@ -31,54 +31,56 @@
 //              (the default);
 //   four_way   three_way on the first columns of C, while CPU threads compute the last cpu_columns columns in place
 //              through a CPU BLAS (those columns never cross PCIe). The CPU share is chosen so that both sides end
-//              together, from measured rates (gemm_ooc_measure_rates: concurrent pinned H2D/D2H, the tile engine's
+//              together, from measured rates (gemm_measure_rates: concurrent pinned H2D/D2H, the tile engine's
 //              GEMM rate, the CPU BLAS's rate), or set with options.cpu_share.
 //
-// Host memory. Pinned host memory (cudaMallocHost / cudaHostAlloc / cudaHostRegister) is copied directly with
-// cudaMemcpy2DAsync; that is the fast path. A pageable array is staged through page-locked buffers of one tile
-// each (allocated per call, RAII), packed and unpacked by host callbacks ordered in the streams, which adds a host
-// memcpy per tile and costs speed. Device pointers are rejected (invalid_argument).
+// Host memory. cuprim::detail::host_memory_kind (core/validate.hpp), the rule every out-of-core call shares,
+// decides: page-locked host memory (cudaMallocHost / cudaHostAlloc / cudaHostRegister) is copied directly with
+// cudaMemcpy2DAsync; that is the fast path. A pageable or managed array is staged through page-locked buffers of one
+// tile each, taken from the out-of-core staging cache (ooc/staging.hpp: cached between calls, trim_staging frees
+// them), packed and unpacked in stream order by host functions split over the staging threads; this adds a host
+// copy per tile and costs speed. Device pointers are rejected (invalid_argument).
 //
 // Device memory. All device buffers of a call come from cuprim::current_resource() (by default cuprim's caching
 // pool, so memory stays reserved after the call: pool_resource::trim releases it) and together stay within
 // options.device_budget_bytes (0 = 80% of the free device memory at the call). The tile engine's own workspace
 // (cuBLAS's) is not counted. The call uses the current device.
 //
-// Tile engine. Tiles are computed by a gemm_tile_engine<T> (pluggable): default cublas_tile_engine<T> (one cuBLAS
-// handle per thread and device, kept for the life of the thread), until cuprim has its own GEMM.
+// Tile engine. Tiles are computed by a gemm_tile_engine<T> (ooc/gemm_engine.hpp; pluggable): by default a
+// cublas_tile_engine<T> (one cuBLAS handle per thread and device, kept for the life of the thread).
 //
 // CPU BLAS (four_way). Loaded at run time with dlopen/dlsym, so cuprim has no build dependency on it: the path in
 // the environment variable CUPRIM_CBLAS if set (and then only that), else libopenblas.so.0, libopenblas.so,
 // libcblas.so.3, libblis.so.4, libmkl_rt.so, libblas.so.3 (the first that exports cblas_dgemm and cblas_sgemm).
-// If none loads, four_way throws cuprim::cpu_blas_unavailable (naming what was tried) before anything else happens,
-// unless options.cpu_share == 0 (then it runs as three_way). The CPU's dimensions must fit a 32-bit int.
+// If none loads, four_way throws cuprim::ooc::cpu_blas_unavailable (naming what was tried) before anything else
+// happens, unless options.cpu_share == 0 (then it runs as three_way). The CPU's dimensions must fit a 32-bit int.
 // OpenBLAS's thread count is set to options.cpu_threads (0 = hardware threads - 1) while the CPU part runs. Under
 // a VM that hides the CPU's features OpenBLAS may pick a slow generic kernel: OPENBLAS_CORETYPE (e.g. SkylakeX)
-// overrides it (docs/tuning.md, "Out-of-core GEMM", has the measured effect).
+// overrides it (docs/tuning/ooc.md has the measured effect).
 //
 // Errors. cuprim::invalid_argument before any allocation or transfer: transa/transb not N/T/C, m, n or k < 0,
 // lda/ldb/ldc below the rule above, a null A, B (when m, n, k > 0) or C (when m, n > 0), C overlapping A or B,
 // a device pointer for A, B or C, options out of range (cpu_share not in [0, 1] and not negative, cpu_threads < 0,
 // tile sizes < 0), and options.device_budget_bytes (or the memory free) too small for one tile of at least
-// min(m,32) x min(n,32) x min(k,32) (or for the tile asked for). cuprim::cpu_blas_unavailable as said above;
+// min(m,32) x min(n,32) x min(k,32) (or for the tile asked for). cuprim::ooc::cpu_blas_unavailable as said above;
 // cuprim::bad_alloc / cuprim::cuda_error for failures while running, after which every stream is synchronised and
 // every buffer (device and pinned) released before the exception leaves the call. C is then partly updated.
 #pragma once
 
-#include <cuda_runtime_api.h>
+#include <cuprim/ooc/gemm_engine.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
-namespace cuprim {
+namespace cuprim::ooc {
 
 /// The seed's amounts of concurrency.
-enum class ooc_mode { serial, two_way, three_way, four_way };
+enum class gemm_mode { serial, two_way, three_way, four_way };
 
 /// "serial", "2-way", "3-way", "4-way".
-const char* ooc_mode_name(ooc_mode m) noexcept;
+const char* gemm_mode_name(gemm_mode m) noexcept;
 
 /// No CPU BLAS could be loaded for four_way; what() lists the paths tried.
 class cpu_blas_unavailable : public std::runtime_error {
@@ -86,37 +88,8 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-/// Computes GEMM tiles on the device: C = alpha * op(A) * op(B) + beta * C, all pointers device memory,
-/// column-major, ordered on `stream` (must not synchronise it). trans* are 'N' or 'T'. Called from the thread that
-/// called gemm_ooc_sync, with that call's current device. With beta == 0 it must not read C.
-template <class T>
-class gemm_tile_engine {
-public:
-  virtual ~gemm_tile_engine() = default;
-  virtual void gemm(cudaStream_t stream, char transa, char transb, int m, int n, int k, T alpha, const T* A, int lda,
-                    const T* B, int ldb, T beta, T* C, int ldc) = 0;
-  virtual const char* name() const noexcept = 0;
-};
-
-/// The default engine: cublasDgemm / cublasSgemm on a handle of its own (created on first use on each device).
-template <class T>
-class cublas_tile_engine final : public gemm_tile_engine<T> {
-public:
-  cublas_tile_engine();
-  ~cublas_tile_engine() override;
-  cublas_tile_engine(const cublas_tile_engine&) = delete;
-  cublas_tile_engine& operator=(const cublas_tile_engine&) = delete;
-  void gemm(cudaStream_t stream, char transa, char transb, int m, int n, int k, T alpha, const T* A, int lda,
-            const T* B, int ldb, T beta, T* C, int ldc) override;
-  const char* name() const noexcept override { return "cublas"; }
-
-private:
-  void* handle_ = nullptr;  // cublasHandle_t
-  int device_ = -1;
-};
-
-struct gemm_ooc_options {
-  ooc_mode mode = ooc_mode::three_way;
+struct gemm_options {
+  gemm_mode mode = gemm_mode::three_way;
   /// Cap on the device memory the call's buffers take (bytes); 0 = 80% of the memory free when the call starts.
   std::size_t device_budget_bytes = 0;
   /// Tile shape; 0 = chosen (C tiles of about 8 MiB, full columns of C where they fit, tile_k = k where it fits).
@@ -127,9 +100,9 @@ struct gemm_ooc_options {
   int cpu_threads = 0;
 };
 
-/// What a call did (or, from gemm_ooc_plan, will do).
-struct gemm_ooc_report {
-  ooc_mode mode = ooc_mode::three_way;
+/// What a call did (or, from gemm_plan, will do).
+struct gemm_report {
+  gemm_mode mode = gemm_mode::three_way;
   std::int64_t tile_m = 0, tile_n = 0, tile_k = 0;
   std::int64_t tiles = 0;          ///< C tiles computed on the GPU
   std::int64_t gpu_columns = 0;    ///< columns of C computed on the GPU
@@ -145,7 +118,7 @@ struct gemm_ooc_report {
 };
 
 /// Rates measured on the current device (cached per device, T and thread count after the first call).
-struct gemm_ooc_rates {
+struct gemm_rates {
   double h2d_gbps = 0, d2h_gbps = 0;  ///< pinned copies, both directions running at once (GB/s)
   double gpu_gflops = 0;              ///< the tile engine's GEMM rate on a 2048 x 2048 x min(k,256)-class tile
   double cpu_gflops = 0;              ///< the CPU BLAS's rate (0 when none is available)
@@ -153,22 +126,21 @@ struct gemm_ooc_rates {
 };
 
 template <class T>
-gemm_ooc_report gemm_ooc_sync(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
-                              const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
-                              std::int64_t ldc, const gemm_ooc_options& options = {},
-                              gemm_tile_engine<T>* engine = nullptr);
+gemm_report gemm_sync(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* A,
+                      std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc,
+                      const gemm_options& options = {}, gemm_tile_engine<T>* engine = nullptr);
 
 template <class T>
-gemm_ooc_report gemm_ooc_plan(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
-                              const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, const T* C,
-                              std::int64_t ldc, const gemm_ooc_options& options = {});
+gemm_report gemm_plan(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* A,
+                      std::int64_t lda, const T* B, std::int64_t ldb, T beta, const T* C, std::int64_t ldc,
+                      const gemm_options& options = {});
 
 template <class T>
-gemm_ooc_rates gemm_ooc_measure_rates(const gemm_ooc_options& options = {}, gemm_tile_engine<T>* engine = nullptr);
+gemm_rates gemm_measure_rates(const gemm_options& options = {}, gemm_tile_engine<T>* engine = nullptr);
 
 /// True when a CPU BLAS (cblas_dgemm and cblas_sgemm) could be loaded; never throws.
 bool cpu_blas_available() noexcept;
 /// The path of the loaded CPU BLAS (with OpenBLAS's core name in parentheses when it reports one), or "" when none.
 std::string cpu_blas_name();
 
-}  // namespace cuprim
+}  // namespace cuprim::ooc

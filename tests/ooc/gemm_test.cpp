@@ -1,10 +1,11 @@
 // Out-of-core GEMM on the GPU: every mode against the host reference (small sizes) and against in-core cuBLAS
 // (medium sizes), with sizes that do not divide the tile, device caps forcing many tiles and several k-panels,
-// pinned and pageable host arrays, alpha/beta variants (beta = 0 over NaN-poisoned C), transposes; device memory
-// released after a failure in the middle of a run; a custom tile engine; bad pointers rejected before any transfer.
+// pinned, pageable and managed host arrays, alpha/beta variants (beta = 0 over NaN-poisoned C), transposes; device
+// memory released after a failure in the middle of a run; a custom tile engine; bad pointers rejected before any
+// transfer.
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/memory.hpp>
-#include <cuprim/device/gemm_ooc.hpp>
+#include <cuprim/ooc/gemm.hpp>
 #include <cuprim/host/gemm.hpp>
 
 #include "common/test_util.hpp"
@@ -24,9 +25,9 @@
 
 namespace {
 
-using cuprim::ooc_mode;
+using cuprim::ooc::gemm_mode;
 
-constexpr ooc_mode all_modes[] = {ooc_mode::serial, ooc_mode::two_way, ooc_mode::three_way, ooc_mode::four_way};
+constexpr gemm_mode all_modes[] = {gemm_mode::serial, gemm_mode::two_way, gemm_mode::three_way, gemm_mode::four_way};
 
 /// Host storage that is pinned (cudaMallocHost) or pageable (std::vector).
 template <class T>
@@ -59,7 +60,8 @@ struct inputs {
   std::vector<T> C0;
   inputs(const problem& p, bool pinned, std::uint64_t seed, std::int64_t pad)
       : lda((p.ta == 'N' ? p.m : p.k) + pad), ldb((p.tb == 'N' ? p.k : p.n) + pad), ldc(p.m + pad),
-        A(std::size_t(lda * (p.ta == 'N' ? p.k : p.m)), pinned), B(std::size_t(ldb * (p.tb == 'N' ? p.n : p.k)), pinned),
+        A(std::size_t(lda * (p.ta == 'N' ? p.k : p.m)), pinned),
+        B(std::size_t(ldb * (p.tb == 'N' ? p.n : p.k)), pinned),
         C(std::size_t(ldc * p.n), pinned) {
     std::mt19937_64 g(seed);
     std::uniform_real_distribution<double> u(-1, 1);
@@ -101,16 +103,16 @@ void expect_close(const problem& p, inputs<T>& in, const std::vector<T>& expect,
     }
 }
 
-std::string label(const problem& p, ooc_mode mode, bool pinned) {
-  return std::string(cuprim::ooc_mode_name(mode)) + " " + p.ta + p.tb + " m=" + std::to_string(p.m) +
+std::string label(const problem& p, gemm_mode mode, bool pinned) {
+  return std::string(cuprim::ooc::gemm_mode_name(mode)) + " " + p.ta + p.tb + " m=" + std::to_string(p.m) +
          " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) + " alpha=" + std::to_string(p.alpha) +
          " beta=" + std::to_string(p.beta) + (pinned ? " pinned" : " pageable") + " " + cuprim_test::seed_message();
 }
 
 template <class T>
-void check_against_host(const problem& p, ooc_mode mode, bool pinned, cuprim::gemm_ooc_options o) {
+void check_against_host(const problem& p, gemm_mode mode, bool pinned, cuprim::ooc::gemm_options o) {
   o.mode = mode;
-  if (mode == ooc_mode::four_way && !cuprim::cpu_blas_available()) GTEST_SKIP() << "no CPU BLAS for four_way";
+  if (mode == gemm_mode::four_way && !cuprim::ooc::cpu_blas_available()) GTEST_SKIP() << "no CPU BLAS for four_way";
   inputs<T> in(p, pinned, cuprim_test::test_seed(), 3);
   std::vector<T> expect(in.C0);
   cuprim::host::gemm<T>(p.ta, p.tb, p.m, p.n, p.k, T(p.alpha), in.A.data(), in.lda, in.B.data(), in.ldb, T(p.beta),
@@ -120,12 +122,12 @@ void check_against_host(const problem& p, ooc_mode mode, bool pinned, cuprim::ge
     for (std::int64_t i = 0; i < p.m; ++i) c0_dense[std::size_t(i + j * p.m)] = in.C0[std::size_t(i + j * in.ldc)];
   const auto bound = cuprim::host::gemm_abs_bound<T>(p.ta, p.tb, p.m, p.n, p.k, T(p.alpha), in.A.data(), in.lda,
                                                      in.B.data(), in.ldb, T(p.beta), c0_dense.data(), p.m);
-  const auto r = cuprim::gemm_ooc_sync<T>(p.ta, p.tb, p.m, p.n, p.k, T(p.alpha), in.A.data(), in.lda, in.B.data(),
+  const auto r = cuprim::ooc::gemm_sync<T>(p.ta, p.tb, p.m, p.n, p.k, T(p.alpha), in.A.data(), in.lda, in.B.data(),
                                           in.ldb, T(p.beta), in.C.data(), in.ldc, o);
   if (o.device_budget_bytes) {
     EXPECT_LE(r.device_bytes, o.device_budget_bytes);
   }
-  if (mode == ooc_mode::four_way && o.cpu_share > 0 && o.cpu_share < 1) {
+  if (mode == gemm_mode::four_way && o.cpu_share > 0 && o.cpu_share < 1) {
     EXPECT_GT(r.cpu_columns, 0);
     EXPECT_GT(r.gpu_columns, 0);
   }
@@ -135,13 +137,13 @@ void check_against_host(const problem& p, ooc_mode mode, bool pinned, cuprim::ge
 // ---------------------------------------------------------------------------------------------------------------
 // Small sizes against the host reference
 
-TEST(GemmOoc, SmallAllModesTransposesAlphaBetaAgainstHost) {
+TEST(OocGemm, SmallAllModesTransposesAlphaBetaAgainstHost) {
   const problem shapes[] = {{'N', 'N', 37, 53, 29, 1.5, -0.75}, {'T', 'N', 61, 45, 70, 1.0, 0.0},
                             {'N', 'T', 50, 66, 33, -2.0, 1.0},  {'T', 'T', 45, 38, 81, 0.5, 2.0}};
   for (const auto& p : shapes)
-    for (ooc_mode mode : all_modes)
+    for (gemm_mode mode : all_modes)
       for (bool pinned : {true, false}) {
-        cuprim::gemm_ooc_options o;
+        cuprim::ooc::gemm_options o;
         o.tile_m = 16;  // tiles and k-panels that do not divide the sizes
         o.tile_n = 12;
         o.tile_k = 20;
@@ -154,10 +156,10 @@ TEST(GemmOoc, SmallAllModesTransposesAlphaBetaAgainstHost) {
       }
 }
 
-TEST(GemmOoc, SmallFloatAgainstHost) {
+TEST(OocGemm, SmallFloatAgainstHost) {
   const problem p{'T', 'N', 47, 39, 64, 1.0, 0.5};
-  for (ooc_mode mode : all_modes) {
-    cuprim::gemm_ooc_options o;
+  for (gemm_mode mode : all_modes) {
+    cuprim::ooc::gemm_options o;
     o.tile_m = 20;
     o.tile_n = 16;
     o.tile_k = 24;
@@ -168,13 +170,13 @@ TEST(GemmOoc, SmallFloatAgainstHost) {
   }
 }
 
-TEST(GemmOoc, SpecialAlphaBetaAndK) {
-  cuprim::gemm_ooc_options o;
+TEST(OocGemm, SpecialAlphaBetaAndK) {
+  cuprim::ooc::gemm_options o;
   o.device_budget_bytes = 1 << 20;
   // alpha = 0 and k = 0: C = beta * C; beta = 0 clears NaN.
   for (const problem& p : {problem{'N', 'N', 20, 30, 10, 0.0, -1.5}, problem{'N', 'N', 20, 30, 10, 0.0, 0.0},
                            problem{'N', 'N', 20, 30, 0, 1.0, 0.5}})
-    for (ooc_mode mode : all_modes) check_against_host<double>(p, mode, true, o);
+    for (gemm_mode mode : all_modes) check_against_host<double>(p, mode, true, o);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -213,14 +215,14 @@ void check_against_cublas(const problem& p, std::size_t cap, bool pinned, std::i
     for (std::int64_t i = 0; i < p.m; ++i) c0_dense[std::size_t(i + j * p.m)] = in.C0[std::size_t(i + j * in.ldc)];
   const auto bound = cuprim::host::gemm_abs_bound<T>(p.ta, p.tb, p.m, p.n, p.k, T(p.alpha), in.A.data(), in.lda,
                                                      in.B.data(), in.ldb, T(p.beta), c0_dense.data(), p.m);
-  for (ooc_mode mode : all_modes) {
-    if (mode == ooc_mode::four_way && !cuprim::cpu_blas_available()) continue;
+  for (gemm_mode mode : all_modes) {
+    if (mode == gemm_mode::four_way && !cuprim::ooc::cpu_blas_available()) continue;
     std::copy(in.C0.begin(), in.C0.end(), in.C.data());
-    cuprim::gemm_ooc_options o;
+    cuprim::ooc::gemm_options o;
     o.mode = mode;
     o.device_budget_bytes = cap;
-    o.cpu_share = mode == ooc_mode::four_way ? 0.2 : -1;
-    const auto r = cuprim::gemm_ooc_sync<T>(p.ta, p.tb, p.m, p.n, p.k, T(p.alpha), in.A.data(), in.lda, in.B.data(),
+    o.cpu_share = mode == gemm_mode::four_way ? 0.2 : -1;
+    const auto r = cuprim::ooc::gemm_sync<T>(p.ta, p.tb, p.m, p.n, p.k, T(p.alpha), in.A.data(), in.lda, in.B.data(),
                                             in.ldb, T(p.beta), in.C.data(), in.ldc, o);
     EXPECT_LE(r.device_bytes, cap);
     EXPECT_GE(r.tiles, min_tiles) << "the cap should force many tiles";
@@ -231,7 +233,7 @@ void check_against_cublas(const problem& p, std::size_t cap, bool pinned, std::i
   }
 }
 
-TEST(GemmOoc, MediumAgainstInCoreCublasDouble) {
+TEST(OocGemm, MediumAgainstInCoreCublasDouble) {
   // C is 1000 x 1500 doubles (12 MB); caps of 4 MiB (one k-panel, tiles of a few hundred columns) and 600 KiB
   // (small tiles, several k-panels).
   check_against_cublas<double>({'N', 'N', 1000, 1500, 300, 1.0, 0.5}, std::size_t(4) << 20, true);
@@ -241,7 +243,7 @@ TEST(GemmOoc, MediumAgainstInCoreCublasDouble) {
   check_against_cublas<double>({'N', 'N', 1000, 1500, 300, 1.0, 0.5}, std::size_t(64) << 20, false, 2);
 }
 
-TEST(GemmOoc, MediumAgainstInCoreCublasFloat) {
+TEST(OocGemm, MediumAgainstInCoreCublasFloat) {
   check_against_cublas<float>({'T', 'T', 1100, 900, 257, 1.0, -1.0}, std::size_t(1) << 20, true);
 }
 
@@ -275,7 +277,7 @@ private:
 };
 
 /// A tile engine that delegates to cuBLAS, counts its calls, and can fail at call `fail_at`.
-class test_engine final : public cuprim::gemm_tile_engine<double> {
+class test_engine final : public cuprim::ooc::gemm_tile_engine<double> {
 public:
   explicit test_engine(int fail_at = -1) : fail_at_(fail_at) {}
   void gemm(cudaStream_t s, char ta, char tb, int m, int n, int k, double alpha, const double* A, int lda,
@@ -287,24 +289,24 @@ public:
   int calls() const { return calls_; }
 
 private:
-  cuprim::cublas_tile_engine<double> inner_;
+  cuprim::ooc::cublas_tile_engine<double> inner_;
   int fail_at_;
   int calls_ = 0;
 };
 
-TEST(GemmOoc, CustomEngineIsUsed) {
+TEST(OocGemm, CustomEngineIsUsed) {
   const problem p{'N', 'N', 300, 400, 90, 1.0, 1.0};
   inputs<double> in(p, true, cuprim_test::test_seed(), 0);
   std::vector<double> expect(in.C0);
   cuprim::host::gemm<double>('N', 'N', p.m, p.n, p.k, 1.0, in.A.data(), in.lda, in.B.data(), in.ldb, 1.0,
                              expect.data(), in.ldc);
   test_engine eng;
-  cuprim::gemm_ooc_options o;
+  cuprim::ooc::gemm_options o;
   o.tile_m = 128;
   o.tile_n = 100;
   o.tile_k = 40;
   o.device_budget_bytes = 1 << 20;
-  const auto r = cuprim::gemm_ooc_sync<double>('N', 'N', p.m, p.n, p.k, 1.0, in.A.data(), in.lda, in.B.data(),
+  const auto r = cuprim::ooc::gemm_sync<double>('N', 'N', p.m, p.n, p.k, 1.0, in.A.data(), in.lda, in.B.data(),
                                                in.ldb, 1.0, in.C.data(), in.ldc, o, &eng);
   EXPECT_EQ(r.engine, "test");
   EXPECT_EQ(r.tiles, 3 * 4);
@@ -315,24 +317,24 @@ TEST(GemmOoc, CustomEngineIsUsed) {
   expect_close<double>(p, in, expect, bound, "custom engine");
 }
 
-TEST(GemmOoc, FailureMidRunReleasesEverything) {
+TEST(OocGemm, FailureMidRunReleasesEverything) {
   counting_resource counter(cuprim::current_resource());
   cuprim::set_current_resource(&counter);
   const problem p{'N', 'N', 256, 512, 64, 1.0, 1.0};
   for (bool pinned : {true, false})
-    for (ooc_mode mode : {ooc_mode::serial, ooc_mode::two_way, ooc_mode::three_way}) {
+    for (gemm_mode mode : {gemm_mode::serial, gemm_mode::two_way, gemm_mode::three_way}) {
       inputs<double> in(p, pinned, cuprim_test::test_seed(), 0);
       test_engine eng(5);  // fails at the sixth tile
-      cuprim::gemm_ooc_options o;
+      cuprim::ooc::gemm_options o;
       o.mode = mode;
       o.tile_m = 128;
       o.tile_n = 64;
       o.device_budget_bytes = 4 << 20;
-      EXPECT_THROW(cuprim::gemm_ooc_sync<double>('N', 'N', p.m, p.n, p.k, 1.0, in.A.data(), in.lda, in.B.data(),
+      EXPECT_THROW(cuprim::ooc::gemm_sync<double>('N', 'N', p.m, p.n, p.k, 1.0, in.A.data(), in.lda, in.B.data(),
                                                  in.ldb, 1.0, in.C.data(), in.ldc, o, &eng),
                    std::runtime_error);
       EXPECT_GT(counter.allocations(), 0);
-      EXPECT_EQ(counter.outstanding(), 0u) << cuprim::ooc_mode_name(mode) << (pinned ? " pinned" : " pageable");
+      EXPECT_EQ(counter.outstanding(), 0u) << cuprim::ooc::gemm_mode_name(mode) << (pinned ? " pinned" : " pageable");
       EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       EXPECT_EQ(cudaGetLastError(), cudaSuccess);
     }
@@ -342,14 +344,14 @@ TEST(GemmOoc, FailureMidRunReleasesEverything) {
 // ---------------------------------------------------------------------------------------------------------------
 // Bad pointers need the device to tell them apart, and are still rejected before any transfer
 
-TEST(GemmOoc, DevicePointersRejected) {
+TEST(OocGemm, DevicePointersRejected) {
   cuprim::device_buffer<double> d(64);
   std::vector<double> A(64, 1.0), B(64, 1.0), C(64, 3.0);
-  cuprim::gemm_ooc_options o;
+  cuprim::ooc::gemm_options o;
   o.device_budget_bytes = 1 << 20;
   for (int which = 0; which < 3; ++which) {
     try {
-      cuprim::gemm_ooc_sync<double>('N', 'N', 8, 8, 8, 1.0, which == 0 ? d.data() : A.data(), 8,
+      cuprim::ooc::gemm_sync<double>('N', 'N', 8, 8, 8, 1.0, which == 0 ? d.data() : A.data(), 8,
                                     which == 1 ? d.data() : B.data(), 8, 1.0, which == 2 ? d.data() : C.data(), 8, o);
       ADD_FAILURE() << "device pointer accepted";
     } catch (const cuprim::invalid_argument& e) {
@@ -359,17 +361,54 @@ TEST(GemmOoc, DevicePointersRejected) {
   for (double c : C) EXPECT_EQ(c, 3.0);
 }
 
-TEST(GemmOoc, RatesAreMeasured) {
-  const auto r = cuprim::gemm_ooc_measure_rates<double>();
+// Managed memory follows the rule every out-of-core call shares (cuprim::detail::host_memory_kind): the copy
+// engines cannot stream it without page faults, so it is staged through page-locked buffers like pageable memory.
+TEST(OocGemm, ManagedArraysAreStaged) {
+  const problem p{'N', 'T', 130, 90, 40, 1.0, 0.5};
+  const std::int64_t lda = p.m, ldb = p.n, ldc = p.m;
+  double *A = nullptr, *B = nullptr, *C = nullptr;
+  ASSERT_EQ(cudaMallocManaged(reinterpret_cast<void**>(&A), sizeof(double) * std::size_t(lda * p.k)), cudaSuccess);
+  ASSERT_EQ(cudaMallocManaged(reinterpret_cast<void**>(&B), sizeof(double) * std::size_t(ldb * p.k)), cudaSuccess);
+  ASSERT_EQ(cudaMallocManaged(reinterpret_cast<void**>(&C), sizeof(double) * std::size_t(ldc * p.n)), cudaSuccess);
+  std::mt19937_64 g(cuprim_test::test_seed());
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (std::int64_t i = 0; i < lda * p.k; ++i) A[i] = u(g);
+  for (std::int64_t i = 0; i < ldb * p.k; ++i) B[i] = u(g);
+  for (std::int64_t i = 0; i < ldc * p.n; ++i) C[i] = u(g);
+  std::vector<double> expect(C, C + ldc * p.n), c0(expect);
+  cuprim::host::gemm<double>(p.ta, p.tb, p.m, p.n, p.k, p.alpha, A, lda, B, ldb, p.beta, expect.data(), ldc);
+  const auto bound = cuprim::host::gemm_abs_bound<double>(p.ta, p.tb, p.m, p.n, p.k, p.alpha, A, lda, B, ldb, p.beta,
+                                                          c0.data(), p.m);
+  cuprim::ooc::gemm_options o;
+  o.device_budget_bytes = 1 << 20;
+  o.tile_n = 32;
+  const auto r = cuprim::ooc::gemm_sync<double>(p.ta, p.tb, p.m, p.n, p.k, p.alpha, A, lda, B, ldb, p.beta, C, ldc, o);
+  EXPECT_TRUE(r.staged_a && r.staged_b && r.staged_c);
+  EXPECT_GT(r.tiles, 1);
+  int bad = 0;
+  for (std::int64_t i = 0; i < ldc * p.n && bad < 5; ++i) {
+    const double tol = 4.0 * double(p.k + 2) * eps<double>() * bound[std::size_t(i)] + 1e-30;
+    if (!(std::fabs(C[i] - expect[std::size_t(i)]) <= tol)) {
+      ADD_FAILURE() << "C[" << i << "] = " << C[i] << ", expected " << expect[std::size_t(i)];
+      ++bad;
+    }
+  }
+  EXPECT_EQ(cudaFree(A), cudaSuccess);
+  EXPECT_EQ(cudaFree(B), cudaSuccess);
+  EXPECT_EQ(cudaFree(C), cudaSuccess);
+}
+
+TEST(OocGemm, RatesAreMeasured) {
+  const auto r = cuprim::ooc::gemm_measure_rates<double>();
   EXPECT_GT(r.h2d_gbps, 1.0);
   EXPECT_GT(r.d2h_gbps, 1.0);
   EXPECT_GT(r.gpu_gflops, 10.0);
-  if (cuprim::cpu_blas_available()) {
+  if (cuprim::ooc::cpu_blas_available()) {
     EXPECT_GT(r.cpu_gflops, 0.1);
   }
   std::printf("rates: H2D %.1f GB/s, D2H %.1f GB/s (concurrent), GPU DGEMM %.0f GFLOP/s, CPU DGEMM %.1f GFLOP/s "
               "(%d threads, %s)\n",
-              r.h2d_gbps, r.d2h_gbps, r.gpu_gflops, r.cpu_gflops, r.cpu_threads, cuprim::cpu_blas_name().c_str());
+              r.h2d_gbps, r.d2h_gbps, r.gpu_gflops, r.cpu_gflops, r.cpu_threads, cuprim::ooc::cpu_blas_name().c_str());
 }
 
 }  // namespace

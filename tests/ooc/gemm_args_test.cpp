@@ -1,7 +1,7 @@
 // Argument validation and planning of the out-of-core GEMM, and the host GEMM reference. Every rule checked here is
 // enforced before any CUDA call, so these tests run (label host) on a machine without a GPU: the matrices are small
 // host arrays and a rejected call must leave C untouched.
-#include <cuprim/device/gemm_ooc.hpp>
+#include <cuprim/ooc/gemm.hpp>
 #include <cuprim/core/error.hpp>
 #include <cuprim/host/gemm.hpp>
 
@@ -18,9 +18,11 @@
 
 namespace {
 
-constexpr const char* fn = "cuprim::gemm_ooc_sync";
+using cuprim::ooc::gemm_mode;
 
-/// cuprim_test::expect_invalid, from gemm_ooc_sync unless said.
+constexpr const char* fn = "cuprim::ooc::gemm_sync";
+
+/// cuprim_test::expect_invalid, from gemm_sync unless said.
 template <class F>
 void expect_invalid(F&& call, const std::string& argument, const std::string& function = fn) {
   cuprim_test::expect_invalid(static_cast<F&&>(call), argument, function);
@@ -28,23 +30,24 @@ void expect_invalid(F&& call, const std::string& argument, const std::string& fu
 
 struct mats {
   std::int64_t m = 6, n = 5, k = 4;
-  std::vector<double> A = std::vector<double>(64, 1.0), B = std::vector<double>(64, 2.0), C = std::vector<double>(64, 7.0);
+  std::vector<double> A = std::vector<double>(64, 1.0), B = std::vector<double>(64, 2.0),
+                      C = std::vector<double>(64, 7.0);
 };
 
-cuprim::gemm_ooc_options budget(std::size_t bytes, cuprim::ooc_mode mode = cuprim::ooc_mode::three_way) {
-  cuprim::gemm_ooc_options o;
+cuprim::ooc::gemm_options budget(std::size_t bytes, gemm_mode mode = gemm_mode::three_way) {
+  cuprim::ooc::gemm_options o;
   o.device_budget_bytes = bytes;
   o.mode = mode;
   return o;
 }
 
-TEST(GemmOocArgs, RejectsBadArgumentsBeforeTouchingC) {
+TEST(OocGemmArgs, RejectsBadArgumentsBeforeTouchingC) {
   mats x;
   const auto o = budget(std::size_t(1) << 20);
   auto call = [&](char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, const double* A, std::int64_t lda,
                   const double* B, std::int64_t ldb, double* C, std::int64_t ldc,
-                  const cuprim::gemm_ooc_options& opt) {
-    return [=] { cuprim::gemm_ooc_sync<double>(ta, tb, m, n, k, 1.0, A, lda, B, ldb, 0.5, C, ldc, opt); };
+                  const cuprim::ooc::gemm_options& opt) {
+    return [=] { cuprim::ooc::gemm_sync<double>(ta, tb, m, n, k, 1.0, A, lda, B, ldb, 0.5, C, ldc, opt); };
   };
   const double* A = x.A.data();
   const double* B = x.B.data();
@@ -80,54 +83,54 @@ TEST(GemmOocArgs, RejectsBadArgumentsBeforeTouchingC) {
   bad.tile_n = -1;
   expect_invalid(call('N', 'N', 6, 5, 4, A, 6, B, 4, C, 6, bad), "options.tile_m");
   bad = o;
-  bad.mode = static_cast<cuprim::ooc_mode>(17);
+  bad.mode = static_cast<gemm_mode>(17);
   expect_invalid(call('N', 'N', 6, 5, 4, A, 6, B, 4, C, 6, bad), "options.mode");
   // A budget too small for the smallest tile (every mode), and for a requested tile.
-  for (auto mode : {cuprim::ooc_mode::serial, cuprim::ooc_mode::two_way, cuprim::ooc_mode::three_way}) {
+  for (auto mode : {gemm_mode::serial, gemm_mode::two_way, gemm_mode::three_way}) {
     expect_invalid(call('N', 'N', 6, 5, 4, A, 6, B, 4, C, 6, budget(64, mode)), "options.device_budget_bytes");
   }
   auto big_tile = budget(4096);
   big_tile.tile_m = 6;
   big_tile.tile_n = 5;
   big_tile.tile_k = 4;
-  EXPECT_NO_THROW(cuprim::gemm_ooc_plan<double>('N', 'N', 6, 5, 4, 1.0, A, 6, B, 4, 0.5, C, 6, big_tile));
+  EXPECT_NO_THROW(cuprim::ooc::gemm_plan<double>('N', 'N', 6, 5, 4, 1.0, A, 6, B, 4, 0.5, C, 6, big_tile));
   std::vector<double> A2(300 * 300, 1.0), B2(300 * 300, 1.0), C2(300 * 300, 1.0);
   auto o2 = budget(100000);
   o2.tile_m = 300;
   o2.tile_n = 300;
-  expect_invalid([&] { cuprim::gemm_ooc_sync<double>('N', 'N', 300, 300, 300, 1.0, A2.data(), 300, B2.data(), 300,
+  expect_invalid([&] { cuprim::ooc::gemm_sync<double>('N', 'N', 300, 300, 300, 1.0, A2.data(), 300, B2.data(), 300,
                                                        1.0, C2.data(), 300, o2); },
                  "options.device_budget_bytes");
   for (double c : x.C) EXPECT_EQ(c, 7.0);  // nothing was written
   for (double c : C2) EXPECT_EQ(c, 1.0);
 }
 
-TEST(GemmOocArgs, PlanRejectsLikeSync) {
+TEST(OocGemmArgs, PlanRejectsLikeSync) {
   mats x;
-  expect_invalid([&] { cuprim::gemm_ooc_plan<float>('N', 'N', 6, 5, 4, 1.f, nullptr, 6, nullptr, 4, 0.f, nullptr, 6,
+  expect_invalid([&] { cuprim::ooc::gemm_plan<float>('N', 'N', 6, 5, 4, 1.f, nullptr, 6, nullptr, 4, 0.f, nullptr, 6,
                                                     budget(1 << 20)); },
-                 "A", "cuprim::gemm_ooc_plan");
-  expect_invalid([&] { cuprim::gemm_ooc_plan<double>('N', 'N', 6, 5, 4, 1.0, x.A.data(), 6, x.B.data(), 4, 0.0,
+                 "A", "cuprim::ooc::gemm_plan");
+  expect_invalid([&] { cuprim::ooc::gemm_plan<double>('N', 'N', 6, 5, 4, 1.0, x.A.data(), 6, x.B.data(), 4, 0.0,
                                                      x.C.data(), 6, budget(10)); },
-                 "options.device_budget_bytes", "cuprim::gemm_ooc_plan");
+                 "options.device_budget_bytes", "cuprim::ooc::gemm_plan");
 }
 
-TEST(GemmOocArgs, EmptyProblemsAndScaleOnlyNeedNoDevice) {
+TEST(OocGemmArgs, EmptyProblemsAndScaleOnlyNeedNoDevice) {
   mats x;
   const auto o = budget(std::size_t(1) << 20);
   // m == 0 / n == 0: nothing happens (null pointers allowed).
-  EXPECT_NO_THROW(cuprim::gemm_ooc_sync<double>('N', 'N', 0, 5, 4, 1.0, nullptr, 1, nullptr, 4, 1.0, nullptr, 1, o));
-  EXPECT_NO_THROW(cuprim::gemm_ooc_sync<double>('N', 'N', 6, 0, 4, 1.0, nullptr, 6, nullptr, 4, 1.0, nullptr, 6, o));
+  EXPECT_NO_THROW(cuprim::ooc::gemm_sync<double>('N', 'N', 0, 5, 4, 1.0, nullptr, 1, nullptr, 4, 1.0, nullptr, 1, o));
+  EXPECT_NO_THROW(cuprim::ooc::gemm_sync<double>('N', 'N', 6, 0, 4, 1.0, nullptr, 6, nullptr, 4, 1.0, nullptr, 6, o));
   // k == 0: C = beta * C on the host; beta == 0 clears NaN.
   std::vector<double> C(30, 3.0);
-  cuprim::gemm_ooc_sync<double>('N', 'N', 6, 5, 0, 1.0, nullptr, 6, nullptr, 1, -2.0, C.data(), 6, o);
+  cuprim::ooc::gemm_sync<double>('N', 'N', 6, 5, 0, 1.0, nullptr, 6, nullptr, 1, -2.0, C.data(), 6, o);
   for (double c : C) EXPECT_EQ(c, -6.0);
   std::fill(C.begin(), C.end(), std::numeric_limits<double>::quiet_NaN());
-  cuprim::gemm_ooc_sync<double>('N', 'N', 6, 5, 4, 0.0, x.A.data(), 6, x.B.data(), 4, 0.0, C.data(), 6, o);
+  cuprim::ooc::gemm_sync<double>('N', 'N', 6, 5, 4, 0.0, x.A.data(), 6, x.B.data(), 4, 0.0, C.data(), 6, o);
   for (double c : C) EXPECT_EQ(c, 0.0);
 }
 
-TEST(GemmOocPlan, SeedShapeUnderACap) {
+TEST(OocGemmPlan, SeedShapeUnderACap) {
   // m = n = 8192, k = 288 (the seed's shape), C = 512 MiB, capped to 256 MiB: full-column tiles, one k-panel,
   // A sent once, B once, C once each way.
   const std::int64_t m = 8192, n = 8192, k = 288;
@@ -135,9 +138,9 @@ TEST(GemmOocPlan, SeedShapeUnderACap) {
   const double* A = reinterpret_cast<const double*>(std::uintptr_t(1) << 40);
   const double* B = reinterpret_cast<const double*>(std::uintptr_t(2) << 40);
   const double* C = reinterpret_cast<const double*>(std::uintptr_t(3) << 40);
-  for (auto mode : {cuprim::ooc_mode::serial, cuprim::ooc_mode::two_way, cuprim::ooc_mode::three_way}) {
+  for (auto mode : {gemm_mode::serial, gemm_mode::two_way, gemm_mode::three_way}) {
     const std::size_t cap = std::size_t(256) << 20;
-    const auto r = cuprim::gemm_ooc_plan<double>('N', 'N', m, n, k, 1.0, A, m, B, k, 0.5, C, m, budget(cap, mode));
+    const auto r = cuprim::ooc::gemm_plan<double>('N', 'N', m, n, k, 1.0, A, m, B, k, 0.5, C, m, budget(cap, mode));
     EXPECT_LE(r.device_bytes, cap);
     EXPECT_EQ(r.tile_k, k);
     EXPECT_EQ(r.tile_m, m);
@@ -146,20 +149,20 @@ TEST(GemmOocPlan, SeedShapeUnderACap) {
     EXPECT_DOUBLE_EQ(r.bytes_d2h, double(m) * n * 8);
     EXPECT_DOUBLE_EQ(r.bytes_h2d, double(m) * n * 8 + double(m) * k * 8 + double(k) * n * 8);
     // beta == 0: C is not sent.
-    const auto r0 = cuprim::gemm_ooc_plan<double>('N', 'N', m, n, k, 1.0, A, m, B, k, 0.0, C, m, budget(cap, mode));
+    const auto r0 = cuprim::ooc::gemm_plan<double>('N', 'N', m, n, k, 1.0, A, m, B, k, 0.0, C, m, budget(cap, mode));
     EXPECT_DOUBLE_EQ(r0.bytes_h2d, double(m) * k * 8 + double(k) * n * 8);
   }
   // A tight cap: smaller tiles, several k-panels, still within the cap.
   for (std::size_t cap : {std::size_t(4) << 20, std::size_t(1) << 20, std::size_t(200) << 10}) {
-    const auto r = cuprim::gemm_ooc_plan<double>('T', 'T', m, n, k, 1.0, A, k, B, n, 1.0, C, m, budget(cap));
+    const auto r = cuprim::ooc::gemm_plan<double>('T', 'T', m, n, k, 1.0, A, k, B, n, 1.0, C, m, budget(cap));
     EXPECT_LE(r.device_bytes, cap);
     EXPECT_GT(r.tiles, 32);
   }
   // Four-way with a fixed share needs no measurement: the CPU's columns are the last ones.
-  if (cuprim::cpu_blas_available()) {
-    auto o = budget(std::size_t(256) << 20, cuprim::ooc_mode::four_way);
+  if (cuprim::ooc::cpu_blas_available()) {
+    auto o = budget(std::size_t(256) << 20, cuprim::ooc::gemm_mode::four_way);
     o.cpu_share = 0.25;
-    const auto r = cuprim::gemm_ooc_plan<double>('N', 'N', m, n, k, 1.0, A, m, B, k, 0.5, C, m, o);
+    const auto r = cuprim::ooc::gemm_plan<double>('N', 'N', m, n, k, 1.0, A, m, B, k, 0.5, C, m, o);
     EXPECT_EQ(r.cpu_columns, n / 4);
     EXPECT_EQ(r.gpu_columns, n - n / 4);
     EXPECT_DOUBLE_EQ(r.bytes_d2h, double(m) * (n - n / 4) * 8);

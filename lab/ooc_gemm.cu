@@ -1,4 +1,4 @@
-// lab/gemm_ooc.cu: the out-of-core GEMM family. cuprim::gemm_ooc_sync (DGEMM, A, B and C in pinned host memory)
+// lab/ooc_gemm.cu: the out-of-core GEMM family. cuprim::ooc::gemm_sync (DGEMM, A, B and C in pinned host memory)
 // in its serial, 2-way, 3-way and 4-way modes side by side, on the seed's shape m = n = 8192, k = 288, with the
 // device budget capped at 256 MiB while C alone is 512 MiB; and, in the same run, what bounds it:
 //   transfer   the bytes the 3-way plan moves (C in and out, A and B in), copied pinned <-> device with H2D and D2H
@@ -6,12 +6,15 @@
 //   in-core    cublasDgemm of the same shape with everything already on the device (the compute rate).
 // The bound is the slower of the two; the summary after the table gives each mode's share of it and the best mode.
 // Out-of-core cases block the host (they synchronise), so they are timed by the wall clock, median of the reps
-// after one warm-up; the in-core case by CUDA events like every device case.
+// after one warm-up; the in-core case by CUDA events like every device case. The out-of-core cases record the
+// out-of-core policy (ooc/tuning.hpp: its staging threads serve the pageable row).
 #include "lab.hpp"
 
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/memory.hpp>
-#include <cuprim/device/gemm_ooc.hpp>
+#include <cuprim/core/policy.hpp>
+#include <cuprim/ooc/gemm.hpp>
+#include <cuprim/ooc/tuning.hpp>
 
 #include <cublas_v2.h>
 
@@ -30,7 +33,7 @@ namespace {
 constexpr std::int64_t M = 8192, N = 8192, K = 288;
 constexpr double alpha = 1.0, beta = 0.5;  // |beta| < 1: repeated calls keep C bounded
 constexpr std::size_t cap_bytes = std::size_t(256) << 20;
-const std::string prefix = "gemm_ooc/dgemm/";
+const std::string prefix = "ooc/gemm/dgemm/";
 
 void cublas_check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cublasGetStatusString(s));
@@ -41,8 +44,8 @@ struct context {
   cuprim::pinned_buffer<double> A, B, C;
   std::vector<double> C0, ref;
   double tol = 0;
-  std::map<std::string, cuprim::gemm_ooc_report> reports;  // the last report of each mode
-  cuprim::gemm_ooc_report plan3;                           // the 3-way plan under the cap (the bytes of the bound)
+  std::map<std::string, cuprim::ooc::gemm_report> reports;  // the last report of each mode
+  cuprim::ooc::gemm_report plan3;                           // the 3-way plan under the cap (the bytes of the bound)
 };
 
 std::shared_ptr<context> shared_context() {
@@ -75,10 +78,10 @@ std::shared_ptr<context> shared_context() {
   c->ref = to_host(cc.as<double>(), c->C0.size());
   // |a|, |b| < 1 and |c| < 1: every entry's error is below 4 (k + 2) eps (k |alpha| + |beta|).
   c->tol = 4.0 * double(K + 2) * 2.220446049250313e-16 * (double(K) * std::fabs(alpha) + std::fabs(beta));
-  cuprim::gemm_ooc_options o;
-  o.mode = cuprim::ooc_mode::three_way;
+  cuprim::ooc::gemm_options o;
+  o.mode = cuprim::ooc::gemm_mode::three_way;
   o.device_budget_bytes = cap_bytes;
-  c->plan3 = cuprim::gemm_ooc_plan<double>('N', 'N', M, N, K, alpha, c->A.data(), M, c->B.data(), K, beta,
+  c->plan3 = cuprim::ooc::gemm_plan<double>('N', 'N', M, N, K, alpha, c->A.data(), M, c->B.data(), K, beta,
                                            c->C.data(), M, o);
   ctx = c;
   return ctx;
@@ -107,7 +110,7 @@ verify_result compare(const double* got, const context& c, const std::string& wh
 case_def base_case(const std::string& variant) {
   case_def c;
   c.name = prefix + variant + "/" + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
-  c.family = "gemm_ooc";
+  c.family = "ooc_gemm";
   c.op = "dgemm " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
   c.variant = variant;
   c.dtype = "double";
@@ -118,13 +121,14 @@ case_def base_case(const std::string& variant) {
 
 /// One mode; `share` >= 0 fixes four_way's CPU share (otherwise it is chosen from the measured rates).
 /// tile_k > 0 forces k-panels of that depth (then A's row panel is no longer shared by the tiles of a row).
-void add_mode(cuprim::ooc_mode mode, bool pageable, double share = -1, std::int64_t tile_k = 0) {
-  std::string variant = std::string(cuprim::ooc_mode_name(mode)) + (pageable ? "-pageable" : "");
+void add_mode(cuprim::ooc::gemm_mode mode, bool pageable, double share = -1, std::int64_t tile_k = 0) {
+  std::string variant = std::string(cuprim::ooc::gemm_mode_name(mode)) + (pageable ? "-pageable" : "");
   if (share >= 0) variant += "-cpu" + std::to_string(int(std::lround(share * 100))) + "%";
   if (tile_k > 0) variant += "-tilek" + std::to_string(tile_k);
   case_def c = base_case(variant);
   c.flops = 2.0 * double(M) * double(N) * double(K);
   c.quick = false;
+  c.policy = [] { return record_policy(cuprim::ooc::ooc_policy_for(cuprim::current_tuned_arch())); };
   c.setup = [mode, pageable, variant, share, tile_k] {
     auto ctx = shared_context();
     struct state {
@@ -136,7 +140,7 @@ void add_mode(cuprim::ooc_mode mode, bool pageable, double share = -1, std::int6
       st->B.assign(ctx->B.data(), ctx->B.data() + ctx->B.size());
       st->C.resize(ctx->C.size());
     }
-    cuprim::gemm_ooc_options o;
+    cuprim::ooc::gemm_options o;
     o.mode = mode;
     o.device_budget_bytes = cap_bytes;
     o.cpu_share = share;
@@ -146,7 +150,7 @@ void add_mode(cuprim::ooc_mode mode, bool pageable, double share = -1, std::int6
       const double* A = pageable ? st->A.data() : ctx->A.data();
       const double* B = pageable ? st->B.data() : ctx->B.data();
       double* C = pageable ? st->C.data() : ctx->C.data();
-      ctx->reports[variant] = cuprim::gemm_ooc_sync<double>('N', 'N', M, N, K, alpha, A, M, B, K, beta, C, M, o);
+      ctx->reports[variant] = cuprim::ooc::gemm_sync<double>('N', 'N', M, N, K, alpha, A, M, B, K, beta, C, M, o);
     };
     bench b;
     b.host_run = call;
@@ -374,20 +378,20 @@ std::vector<std::string> summary(const std::vector<result>& results) {
 
 }  // namespace
 
-void register_gemm_ooc() {
-  add_mode(cuprim::ooc_mode::serial, false);
-  add_mode(cuprim::ooc_mode::two_way, false);
-  add_mode(cuprim::ooc_mode::three_way, false);
-  add_mode(cuprim::ooc_mode::four_way, false);
-  add_mode(cuprim::ooc_mode::four_way, false, 0.015);  // fixed CPU shares around the measured one
-  add_mode(cuprim::ooc_mode::four_way, false, 0.05);
-  add_mode(cuprim::ooc_mode::three_way, false, -1, 144);  // two k-panels: A re-sent for every tile
-  add_mode(cuprim::ooc_mode::three_way, true);
+void register_ooc_gemm() {
+  add_mode(cuprim::ooc::gemm_mode::serial, false);
+  add_mode(cuprim::ooc::gemm_mode::two_way, false);
+  add_mode(cuprim::ooc::gemm_mode::three_way, false);
+  add_mode(cuprim::ooc::gemm_mode::four_way, false);
+  add_mode(cuprim::ooc::gemm_mode::four_way, false, 0.015);  // fixed CPU shares around the measured one
+  add_mode(cuprim::ooc::gemm_mode::four_way, false, 0.05);
+  add_mode(cuprim::ooc::gemm_mode::three_way, false, -1, 144);  // two k-panels: A re-sent for every tile
+  add_mode(cuprim::ooc::gemm_mode::three_way, true);
   add_transfer("transfer", true, true);
   add_transfer("h2d-only", true, false);
   add_transfer("d2h-only", false, true);
   add_in_core();
-  add_note(prefix, "gemm_ooc: out-of-core cases (serial .. 4-way, transfer) block the host and are timed by the wall "
+  add_note(prefix, "ooc/gemm: out-of-core cases (serial .. 4-way, transfer) block the host and are timed by the wall "
                    "clock (median after one warm-up); A, B, C in pinned host memory (the -pageable row: std::vector); "
                    "GF = 2mnk / median; the bound and each mode's share of it follow the table");
   add_summary(prefix, summary);

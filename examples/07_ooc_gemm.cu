@@ -1,11 +1,11 @@
-// Example: an out-of-core DGEMM. C = alpha * A * B + beta * C with A, B and C in pinned host memory and the GPU
+// Example 07: an out-of-core DGEMM. C = alpha * A * B + beta * C with A, B and C in pinned host memory and the GPU
 // allowed only a quarter of C's size in device memory: cuprim tiles C, streams the tiles and the panels of A and B
 // through the GPU with copies in both directions overlapping the tile GEMMs (3-way), and, if a CPU BLAS can be
 // loaded (OpenBLAS; or CUPRIM_CBLAS=/path/to/libcblas.so), once more with the CPU computing a share of C (4-way).
 // Checks sampled entries against a host computation; exits 77 without a GPU.
 #include <cuprim/core/device.hpp>
 #include <cuprim/core/memory.hpp>
-#include <cuprim/device/gemm_ooc.hpp>
+#include <cuprim/ooc/gemm.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -15,7 +15,7 @@
 
 int main() {
   if (!cuprim::has_device()) {
-    std::printf("no CUDA device: 07_gemm_ooc skipped\n");
+    std::printf("no CUDA device: 07_ooc_gemm skipped\n");
     return 77;
   }
   const std::int64_t m = 4096, n = 4096, k = 256;
@@ -37,27 +37,27 @@ int main() {
   std::vector<double> C0(C.data(), C.data() + C.size());
 
   bool ok = true;
-  for (auto mode : {cuprim::ooc_mode::three_way, cuprim::ooc_mode::four_way}) {
-    if (mode == cuprim::ooc_mode::four_way && !cuprim::cpu_blas_available()) {
+  for (auto mode : {cuprim::ooc::gemm_mode::three_way, cuprim::ooc::gemm_mode::four_way}) {
+    if (mode == cuprim::ooc::gemm_mode::four_way && !cuprim::ooc::cpu_blas_available()) {
       std::printf("4-way: no CPU BLAS found (install OpenBLAS or set CUPRIM_CBLAS); skipped\n");
       continue;
     }
-    cuprim::gemm_ooc_options opt;
+    cuprim::ooc::gemm_options opt;
     opt.mode = mode;
     opt.device_budget_bytes = C.size() * sizeof(double) / 4;  // the GPU may hold a quarter of C
     // Timed: the second call (the first also creates the cuBLAS handle, fills the memory pool and, for 4-way,
     // measures the rates the CPU share is chosen from; later calls reuse all three).
-    cuprim::gemm_ooc_report r;
+    cuprim::ooc::gemm_report r;
     double ms = 0;
     for (int call = 0; call < 2; ++call) {
       std::copy(C0.begin(), C0.end(), C.data());
       const auto t0 = std::chrono::steady_clock::now();
-      r = cuprim::gemm_ooc_sync<double>('N', 'N', m, n, k, alpha, A.data(), m, B.data(), k, beta, C.data(), m, opt);
+      r = cuprim::ooc::gemm_sync<double>('N', 'N', m, n, k, alpha, A.data(), m, B.data(), k, beta, C.data(), m, opt);
       ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
     std::printf("%s: %.2f ms (%.0f GFLOP/s), %lld tiles of %lld x %lld x %lld, %.1f MiB of device memory, "
                 "%.0f MB in, %.0f MB out, CPU columns %lld\n",
-                cuprim::ooc_mode_name(mode), ms, 2.0 * m * n * k / (ms * 1e-3) / 1e9, (long long)r.tiles,
+                cuprim::ooc::gemm_mode_name(mode), ms, 2.0 * m * n * k / (ms * 1e-3) / 1e9, (long long)r.tiles,
                 (long long)r.tile_m, (long long)r.tile_n, (long long)r.tile_k, r.device_bytes / 1048576.0,
                 r.bytes_h2d / 1e6, r.bytes_d2h / 1e6, (long long)r.cpu_columns);
     for (int s = 0; s < 5; ++s) {
