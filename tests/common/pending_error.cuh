@@ -23,7 +23,8 @@ inline cudaError_t make_pending_error() {
   return cudaPeekAtLastError();
 }
 
-/// Runs call() with an error pending and expects a cuprim::cuda_error marked pre_existing() that carries it.
+/// Runs call() with an error pending and expects a cuprim::cuda_error marked pre_existing() that carries it, and
+/// the error cleared once reported (core/error.hpp): nothing is pending after the exception.
 template <class F>
 void expect_pre_existing(F&& call, const char* what) {
   const cudaError_t pending = make_pending_error();
@@ -35,6 +36,7 @@ void expect_pre_existing(F&& call, const char* what) {
     EXPECT_TRUE(e.pre_existing()) << what << ": " << e.what();
     EXPECT_EQ(e.code(), pending) << what << ": " << e.what();
     EXPECT_NE(std::string(e.what()).find(cudaGetErrorName(pending)), std::string::npos) << e.what();
+    EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << what << ": the reported error is still pending";
   } catch (const std::exception& e) {
     ADD_FAILURE() << what << ": wrong exception: " << e.what();
   }

@@ -5,7 +5,11 @@
 //  - cuprim::cuda_error        a CUDA call or a kernel launch failed. what() names the call, the CUDA error
 //                              string and the source location. pre_existing() is true when the error was
 //                              already pending on the calling thread (left by an earlier, unrelated CUDA
-//                              operation) before the cuprim call started: it is reported, not blamed on cuprim.
+//                              operation) before the cuprim call started: it is reported, not blamed on cuprim,
+//                              and the call does nothing else. Reporting it clears it, as cudaGetLastError does:
+//                              after the exception the thread has no error pending, so the next call runs, unless
+//                              the error was a sticky one (a fault that corrupted the context), which CUDA keeps
+//                              returning from every call until the context is reset.
 //  - cuprim::bad_alloc         an allocation failed; bytes() is the size asked for.
 #pragma once
 
@@ -71,11 +75,11 @@ inline void cuda_check(cudaError_t code, const char* call,
 }
 
 /// Called at the start of every entry point: an error already pending on this thread belongs to whoever
-/// caused it. It is reported as pre-existing, and the cuprim call does nothing.
+/// caused it. It is reported as pre-existing (and cleared: see cuda_error above), and the cuprim call does nothing.
 inline void check_no_pending_error(const char* function,
                                    std::source_location where = std::source_location::current()) {
-  cudaError_t pending = cudaPeekAtLastError();
-  if (pending == cudaSuccess) return;
+  if (cudaPeekAtLastError() == cudaSuccess) return;
+  const cudaError_t pending = cudaGetLastError();  // reads and clears it (a sticky error stays in the context)
   // No device or driver is not someone else's failure: report it as this call's.
   bool environment = pending == cudaErrorNoDevice || pending == cudaErrorInsufficientDriver ||
                      pending == cudaErrorInitializationError;
