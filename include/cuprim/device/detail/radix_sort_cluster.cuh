@@ -38,6 +38,43 @@ struct radix_cluster_smem {
   unsigned warp_totals[radix_digits / 32];
 };
 
+/// Digit threads: where this block's keys of the digit start in the cluster's order: the sum over the cluster's
+/// blocks of each one's scan over the digits, plus the digit's counts in the blocks before this one.
+template <class Smem>
+__device__ __forceinline__ void radix_cluster_starts(Smem& s, const cooperative_groups::cluster_group& cluster,
+                                                     unsigned blocks, unsigned me, int tid) {
+  if (tid < radix_digits) {
+    unsigned start = 0;
+    for (unsigned b0 = 0; b0 < blocks; b0 += 8) {
+      unsigned c[8];  // independent loads, eight in flight at once
+#pragma unroll
+      for (unsigned j = 0; j < 8; ++j) c[j] = b0 + j < blocks ? *cluster.map_shared_rank(&s.counts[tid], b0 + j) : 0u;
+#pragma unroll
+      for (unsigned j = 0; j < 8; ++j) start += (c[j] >> 16) + (b0 + j < me ? c[j] & 0xffffu : 0u);
+    }
+    s.start[tid] = start;
+  }
+}
+
+/// Each valid key (and value) of the thread straight into the shared memory of the block that owns its new
+/// position (the block's capacity is 1 << log_cap keys; the warp's first key is the block's `first`).
+template <int Items, class K, class V, int NV, class Smem>
+__device__ __forceinline__ void radix_cluster_scatter(const K (&keys)[Items], const V (&vals)[NV],
+                                                      const unsigned (&rank)[Items], Smem& s,
+                                                      const cooperative_groups::cluster_group& cluster,
+                                                      const radix_small_params<K, V>& p, radix_pass ps, int warp,
+                                                      int lane, int items, int first, int valid, int log_cap) {
+#pragma unroll
+  for (int i = 0; i < Items; ++i)
+    if (i < items && first + i * 32 + lane < valid) {
+      const unsigned d = radix_key<K>::digit(keys[i], p.descending, ps.shift, ps.mask);
+      const unsigned pos = s.start[d] + s.hist[warp][d] + rank[i];
+      const unsigned owner = pos >> log_cap, slot = pos & ((1u << log_cap) - 1u);
+      *cluster.map_shared_rank(&s.keys[slot], owner) = keys[i];
+      if constexpr (radix_has_values_v<V>) *cluster.map_shared_rank(&s.vals[slot], owner) = vals[i];
+    }
+}
+
 /// Sorts p.count ≤ cluster blocks × (Threads << log_items) keys, 1 << log_items ≤ Items keys per thread (p as for
 /// the one-block sort; keys_out may equal keys_in: every block loads its keys before the first cluster barrier and
 /// stores after the last). Launched as one cluster whose size equals the grid. Policy: radix_sort_policy::
@@ -47,7 +84,6 @@ __global__ void __launch_bounds__(Policy::value.cluster_threads)
     radix_cluster_kernel(radix_small_params<K, V> p, int log_items) {
   constexpr int Threads = Policy::value.cluster_threads, Items = Policy::value.cluster_items;
   namespace cg = cooperative_groups;
-  using traits = radix_key<K>;
   using smem_t = radix_cluster_smem<Threads, Items, K, V>;
   constexpr int W = Threads / 32;
   constexpr bool has_values = radix_has_values_v<V>;
@@ -88,27 +124,9 @@ __global__ void __launch_bounds__(Policy::value.cluster_threads)
     // Every block's counts are visible, and every block holds its keys of the last pass in registers (so its
     // shared keys may be overwritten from here on).
     cluster.sync();
-    if (tid < radix_digits) {
-      unsigned start = 0;
-      for (unsigned b0 = 0; b0 < blocks; b0 += 8) {
-        unsigned c[8];  // independent loads, eight in flight at once
-#pragma unroll
-        for (unsigned j = 0; j < 8; ++j) c[j] = b0 + j < blocks ? *cluster.map_shared_rank(&s.counts[tid], b0 + j) : 0u;
-#pragma unroll
-        for (unsigned j = 0; j < 8; ++j) start += (c[j] >> 16) + (b0 + j < me ? c[j] & 0xffffu : 0u);
-      }
-      s.start[tid] = start;
-    }
+    radix_cluster_starts(s, cluster, blocks, me, tid);
     __syncthreads();
-#pragma unroll
-    for (int i = 0; i < Items; ++i)
-      if (i < items && warp_first + i * 32 + lane < valid) {
-        const unsigned d = traits::digit(keys[i], p.descending, ps.shift, ps.mask);
-        const unsigned pos = s.start[d] + s.hist[warp][d] + rank[i];
-        const unsigned owner = pos >> log_cap, slot = pos & ((1u << log_cap) - 1u);
-        *cluster.map_shared_rank(&s.keys[slot], owner) = keys[i];
-        if constexpr (has_values) *cluster.map_shared_rank(&s.vals[slot], owner) = vals[i];
-      }
+    radix_cluster_scatter(keys, vals, rank, s, cluster, p, ps, warp, lane, items, warp_first, valid, log_cap);
     __syncwarp();
     for (int d = lane; d < radix_digits + 1; d += 32) s.hist[warp][d] = 0;  // for the next pass
     __syncwarp();
