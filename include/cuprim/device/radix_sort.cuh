@@ -52,7 +52,7 @@
 //
 // Policy. Each entry point takes an optional cuprim::radix_sort_policy as its first template argument (default
 // cuprim::tuned: the row of radix_sort_policy_for for the device and the keys' and values' sizes;
-// device/detail/radix_sort_tuning.cuh), and each <name>_workspace_bytes the same as its second.
+// device/detail/radix_sort_tuning.cuh), and each <name>_workspace_bytes the same after its element types.
 //
 // Errors. cuprim::invalid_argument, before anything is allocated, launched or written: n < 0; a null pointer with
 // n > 0; begin_bit < 0, end_bit beyond the key's width (or negative other than radix_sort_options::key_width),
@@ -77,13 +77,15 @@
 namespace cuprim {
 
 // ---------------------------------------------------------------------------------------------------------------
-// Workspace sizes (Policy: as the entry point's; an explicit policy needs no device to size its workspace)
+// Workspace sizes (Policy: as the entry point's). Monotonic in n; 0 for n ≤ 0 and for inputs sorted on chip. An
+// explicit policy, or n ≤ 0, needs no device to size its workspace.
 
 /// Bytes of workspace radix_sort_keys needs for n keys of K (plain form; double_buffer_form: the double-buffer form).
 template <class K, auto Policy = tuned>
 std::size_t radix_sort_keys_workspace_bytes(std::int64_t n, bool double_buffer_form = false) {
+  if (n <= 0) return 0;
   return detail::radix_with_arch<Policy>([&]<int Arch>() {
-    return detail::radix_workspace_bytes<Policy, Arch, K, detail::radix_no_value>(n > 0 ? std::uint64_t(n) : 0,
+    return detail::radix_workspace_bytes<Policy, Arch, K, detail::radix_no_value>(std::uint64_t(n),
                                                                                   double_buffer_form);
   });
 }
@@ -91,19 +93,20 @@ std::size_t radix_sort_keys_workspace_bytes(std::int64_t n, bool double_buffer_f
 /// Bytes of workspace radix_sort_pairs needs for n pairs of K, V.
 template <class K, class V, auto Policy = tuned>
 std::size_t radix_sort_pairs_workspace_bytes(std::int64_t n, bool double_buffer_form = false) {
+  if (n <= 0) return 0;
   return detail::radix_with_arch<Policy>([&]<int Arch>() {
-    return detail::radix_workspace_bytes<Policy, Arch, K, V>(n > 0 ? std::uint64_t(n) : 0, double_buffer_form);
+    return detail::radix_workspace_bytes<Policy, Arch, K, V>(std::uint64_t(n), double_buffer_form);
   });
 }
 
 /// Bytes of workspace argsort needs for n keys of K and indices of I.
 template <class K, class I, auto Policy = tuned>
 std::size_t argsort_workspace_bytes(std::int64_t n) {
+  if (n <= 0) return 0;
   return detail::radix_with_arch<Policy>([&]<int Arch>() {
     constexpr radix_sort_policy P = detail::radix_policy<Policy, Arch, K, I>();
     constexpr radix_sort_policy Q = detail::radix_pack_policy<Policy, Arch>();
-    return detail::radix_argsort_layout<K, I>(P, Q, n > 0 ? std::uint64_t(n) : 0, detail::radix_packs_v<P, K, I>)
-        .bytes();
+    return detail::radix_argsort_layout<K, I>(P, Q, std::uint64_t(n), detail::radix_packs_v<P, K, I>).bytes();
   });
 }
 

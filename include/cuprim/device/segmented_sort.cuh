@@ -187,6 +187,7 @@ void seg_sort_run(const char* fn, const K* keys_in, K* keys_out, const V* vals_i
 /// Workspace bytes of segmented_sort_keys over n keys in num_segments segments.
 template <class K, class Offset, auto Policy = tuned>
 std::size_t segmented_sort_keys_workspace_bytes(std::int64_t n, std::int64_t num_segments) {
+  if (n <= 0 || num_segments <= 0) return 0;
   return detail::radix_with_arch<Policy>([&]<int Arch>() {
     return detail::seg_layout<Policy, Arch, K, detail::radix_no_value>(n, num_segments).bytes();
   });
@@ -195,6 +196,7 @@ std::size_t segmented_sort_keys_workspace_bytes(std::int64_t n, std::int64_t num
 /// Workspace bytes of segmented_sort_pairs over n pairs in num_segments segments.
 template <class K, class V, class Offset, auto Policy = tuned>
 std::size_t segmented_sort_pairs_workspace_bytes(std::int64_t n, std::int64_t num_segments) {
+  if (n <= 0 || num_segments <= 0) return 0;
   return detail::radix_with_arch<Policy>([&]<int Arch>() {
     return detail::seg_layout<Policy, Arch, K, V>(n, num_segments).bytes();
   });
