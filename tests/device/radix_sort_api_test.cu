@@ -425,7 +425,8 @@ TEST_F(RadixSortApi, KeysAsTheirOwnValues) {
       const auto keys = make_keys<std::uint32_t>(n, shape::few_values, r);
       std::vector<std::uint32_t> want(keys.size());
       cuprim::host::radix_sort_keys(keys.data(), want.data(), n, desc);
-      cuprim::device_buffer<std::uint32_t> in(std::size_t(n)), kout(std::size_t(n)), vout(std::size_t(n));
+      const auto m = static_cast<std::size_t>(n);
+      cuprim::device_buffer<std::uint32_t> in(m), kout(m), vout(m);
       cuprim_test::upload(in.data(), keys);
       cuprim_test::poison(kout);
       cuprim_test::poison(vout);

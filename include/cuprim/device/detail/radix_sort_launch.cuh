@@ -206,8 +206,8 @@ void radix_sort_core(const radix_sort_problem& pb, const radix_core_parts<K>& co
   static_assert(radix_sort_policy_valid<P>());
   if (pb.n == 0) return;
   const int last = (pb.passes() - 1) & 1;
-  const radix_small_params<K, V> sp{k_first,    k_dst[last],  v_first,     v_dst[last],
-                                    int(pb.n),  pb.begin_bit, pb.end_bit,  pb.descending};
+  const radix_small_params<K, V> sp{k_first, k_dst[last], v_first,    v_dst[last],
+                                    int(pb.n), pb.begin_bit, pb.end_bit, pb.descending};
   if (pb.n > std::uint64_t(P.cluster_threads) && pb.n <= std::uint64_t(P.cluster_tile()))
     return radix_cluster_sort<P>(pb, sp);
   if (pb.n <= std::uint64_t(P.small_tile())) return radix_block_sort<P>(pb, sp);
