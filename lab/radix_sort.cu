@@ -28,8 +28,8 @@ void add_production(std::int64_t n, keyset ks, bool quick) {
   std::string dt = name_of<K>();
   if constexpr (!std::is_void_v<V>) dt += std::string("+") + name_of<V>();
   const std::string op = pairs ? "pairs" : "keys";
-  case_def c = make_case<K, V>("radix_sort/" + op + "/" + keyset_key(ks) + "/" + dt + "/" + size_label(n), op,
-                                std::string("production ") + keyset_name(ks), n, ks, quick, true);
+  case_def c = make_case<K, V>("radix_sort/" + op + "/" + names_of(ks).key + "/" + dt + "/" + size_label(n), op,
+                                std::string("production ") + names_of(ks).label, n, ks, quick, true);
   // From 2^26 keys both libraries' times move by up to 12% with where the buffers lie in physical memory, each in
   // its own direction (docs/tuning/radix_sort.md, runs 13-14): the figure is the mean over nine placements.
   if (n >= (std::int64_t(1) << 26)) c.placements = 9;
@@ -89,18 +89,13 @@ case_def make_segmented_case(std::int64_t n, std::int64_t segments, bool quick) 
                                                      int(segments), off, off + 1, s),
             "cub::DeviceSegmentedSort::StableSortKeys");
     };
-    cub_call(nullptr, st->base_temp_bytes, 0, 0);
-    st->base_temp = device_memory(std::max<std::size_t>(st->base_temp_bytes, 1));
     bench b;
     b.input_slices = st->keys->slices;
     b.run = [st, n, segments, off](cudaStream_t s, int rep) {
       cuprim::segmented_sort_keys(st->keys->slice(rep), st->out.as<K>(), n, segments, off,
                                   cuprim::workspace{st->ws.get(), st->ws_bytes}, {}, s);
     };
-    b.baseline = [st, cub_call](cudaStream_t s, int rep) {
-      std::size_t bytes = st->base_temp_bytes;
-      cub_call(st->base_temp.get(), bytes, rep, s);
-    };
+    b.baseline = cub_baseline(st, cub_call);
     b.verify = [st, n, segments, run = b.run, base = b.baseline]() {
       verify_result v;
       st->out.poison();
@@ -268,12 +263,7 @@ case_def make_ladder_case(rung r, std::int64_t n) {
       check(cub::DeviceRadixSort::SortKeys(temp, bytes, st->keys->slice(rep), st->base_out.as<K>(), int(n), 0, 32, s),
             "cub::DeviceRadixSort");
     };
-    cub_call(nullptr, st->base_temp_bytes, 0, 0);
-    st->base_temp = device_memory(std::max<std::size_t>(st->base_temp_bytes, 1));
-    b.baseline = [st, cub_call](cudaStream_t s, int rep) {
-      std::size_t bytes = st->base_temp_bytes;
-      cub_call(st->base_temp.get(), bytes, rep, s);
-    };
+    b.baseline = cub_baseline(st, cub_call);
     b.verify = [st, n, run = b.run, base = b.baseline]() {
       verify_result v;
       st->b.poison();

@@ -22,11 +22,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace lab::radix_sort_family {
@@ -35,21 +37,26 @@ constexpr std::int64_t pow2(int k) { return std::int64_t(1) << k; }
 
 enum class keyset { random, low_entropy, equal };
 
-const char* keyset_name(keyset s) {
-  switch (s) {
-    case keyset::random: return "random";
-    case keyset::low_entropy: return "1 bit/byte";
-    case keyset::equal: return "all equal";
-  }
-  return "?";
+/// A key set's name in case names (key) and in the variant column (label), in keyset's order.
+struct keyset_names {
+  const char* key;
+  const char* label;
+};
+inline keyset_names names_of(keyset s) {
+  constexpr keyset_names names[] = {{"random", "random"}, {"lowentropy", "1 bit/byte"}, {"equal", "all equal"}};
+  return names[int(s)];
 }
-const char* keyset_key(keyset s) {
-  switch (s) {
-    case keyset::random: return "random";
-    case keyset::low_entropy: return "lowentropy";
-    case keyset::equal: return "equal";
-  }
-  return "?";
+
+/// The timed baseline of a case whose state `st` keeps CUB's temporary storage (base_temp, base_temp_bytes):
+/// sizes and allocates it with cub_call(nullptr, bytes, 0, 0), then returns one call of cub_call on it.
+template <class State, class Call>
+std::function<void(cudaStream_t, int)> cub_baseline(const std::shared_ptr<State>& st, Call cub_call) {
+  cub_call(nullptr, st->base_temp_bytes, 0, 0);
+  st->base_temp = device_memory(std::max<std::size_t>(st->base_temp_bytes, 1));
+  return [st, cub_call](cudaStream_t s, int rep) {
+    std::size_t bytes = st->base_temp_bytes;
+    cub_call(st->base_temp.get(), bytes, rep, s);
+  };
 }
 
 template <class K>
@@ -136,6 +143,15 @@ std::string check_sorted(const std::vector<K>& in, const std::vector<K>& out, co
   return "";
 }
 
+/// The verification's result: e, what was wrong with cuprim's output, and eb, with the baseline's (empty: nothing).
+inline verify_result verdict(const std::string& e, const std::string& eb) {
+  verify_result v;
+  v.ok = e.empty();
+  v.baseline_ok = eb.empty();
+  v.detail = e.empty() ? (eb.empty() ? "" : "baseline: " + eb) : (eb.empty() ? e : e + "; baseline: " + eb);
+  return v;
+}
+
 /// The policy a sort of keys of K with values of V (void: keys alone) runs under Policy on the current device.
 template <class K, class V, auto Policy>
 cuprim::radix_sort_policy policy_of() {
@@ -209,33 +225,26 @@ case_def make_case(std::string name, std::string op, std::string variant, std::i
     if (baseline) {
       st->base_out = device_memory(std::size_t(n) * sizeof(K));
       if constexpr (pairs) st->base_vout = device_memory(std::size_t(n) * sizeof(VV));
-      cub_call(nullptr, st->base_temp_bytes, 0, 0);
-      st->base_temp = device_memory(std::max<std::size_t>(st->base_temp_bytes, 1));
-      b.baseline = [st, cub_call](cudaStream_t s, int rep) {
-        std::size_t bytes = st->base_temp_bytes;
-        cub_call(st->base_temp.get(), bytes, rep, s);
-      };
+      b.baseline = cub_baseline(st, cub_call);
     }
     b.verify = [st, n, end_bit, run = b.run, base = b.baseline]() {
-      verify_result v;
-      st->out.poison();
+      // One call (cuprim's or CUB's) on poisoned outputs; its keys and values.
+      auto outputs = [&](const std::function<void(cudaStream_t, int)>& call, device_memory& keys,
+                         device_memory& vals) {
+        keys.poison();
+        if constexpr (pairs) vals.poison();
+        call(0, 0);
+        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (verify)");
+        std::pair<std::vector<K>, std::vector<VV>> got{to_host(keys.template as<K>(), std::size_t(n)), {}};
+        if constexpr (pairs) got.second = to_host(vals.template as<VV>(), std::size_t(n));
+        return got;
+      };
       st->ws.poison();
-      if constexpr (pairs) st->vout.poison();
-      run(0, 0);
-      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (verify)");
-      const auto out = to_host(st->out.template as<K>(), std::size_t(n));
-      std::vector<VV> vout;
-      if constexpr (pairs) vout = to_host(st->vout.template as<VV>(), std::size_t(n));
+      const auto [out, vout] = outputs(run, st->out, st->vout);
       std::string e = check_sorted<K, VV>(st->keys->host0, out, pairs ? &vout : nullptr, end_bit);
       std::string eb;
       if (base) {
-        st->base_out.poison();
-        if constexpr (pairs) st->base_vout.poison();
-        base(0, 0);
-        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (verify baseline)");
-        const auto bout = to_host(st->base_out.template as<K>(), std::size_t(n));
-        std::vector<VV> bvout;
-        if constexpr (pairs) bvout = to_host(st->base_vout.template as<VV>(), std::size_t(n));
+        const auto [bout, bvout] = outputs(base, st->base_out, st->base_vout);
         // Bitwise equal to cuprim's output (already checked) makes CUB's correct too; otherwise check it alone.
         const bool same = std::memcmp(out.data(), bout.data(), out.size() * sizeof(K)) == 0 &&
                           (!pairs || std::memcmp(vout.data(), bvout.data(), vout.size() * sizeof(VV)) == 0);
@@ -244,10 +253,7 @@ case_def make_case(std::string name, std::string op, std::string variant, std::i
           if (e.empty() && eb.empty()) e = "output differs from CUB's";
         }
       }
-      v.ok = e.empty();
-      v.baseline_ok = eb.empty();
-      v.detail = e.empty() ? (eb.empty() ? "" : "baseline: " + eb) : (eb.empty() ? e : e + "; baseline: " + eb);
-      return v;
+      return verdict(e, eb);
     };
     return b;
   };

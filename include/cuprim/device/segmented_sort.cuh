@@ -118,8 +118,7 @@ void seg_sort_launch(const char* fn, seg_sort_params<K, V, O> p, const radix_sor
   if (counts[seg_medium] > 0) {
     using smem_t = radix_small_smem<P.small_threads, P.small_items, K, V>;
     auto kernel = seg_block_kernel<policy_constant<P.block_part()>, K, V, O>;
-    if (sizeof(smem_t) > 48 * 1024)
-      CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sizeof(smem_t))));
+    radix_allow_smem(kernel, sizeof(smem_t));
     for (unsigned long long first = 0; first < counts[seg_medium]; first += 0x7fffffffull) {
       seg_sort_params<K, V, O> q = p;
       q.medium = p.medium + first;

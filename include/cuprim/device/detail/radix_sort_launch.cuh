@@ -28,6 +28,13 @@
 
 namespace cuprim::detail {
 
+/// Lets `kernel` take `bytes` of dynamic shared memory (beyond 48 KiB a kernel must opt in).
+template <class Kernel>
+void radix_allow_smem(Kernel kernel, std::size_t bytes) {
+  if (bytes > 48 * 1024)
+    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+}
+
 /// The most blocks the cluster sort may use, whatever the device allows (16, the largest non-portable size, by
 /// default). A hook for tests: set to 8 it runs the portable shape on devices that take 16.
 inline std::atomic<int> radix_cluster_blocks_cap{16};
@@ -73,8 +80,7 @@ template <radix_sort_policy P, class K, class V>
 void radix_cluster_sort(const radix_sort_problem& pb, const radix_small_params<K, V>& sp) {
   using smem_t = radix_cluster_smem<P.cluster_threads, P.cluster_items, K, V>;
   auto kernel = radix_cluster_kernel<policy_constant<P.cluster_part()>, K, V>;
-  if (sizeof(smem_t) > 48 * 1024)
-    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sizeof(smem_t))));
+  radix_allow_smem(kernel, sizeof(smem_t));
   const int most = std::min(radix_cluster_blocks_max<smem_t>(kernel, P.cluster_threads, sizeof(smem_t)),
                             radix_cluster_blocks_cap.load(std::memory_order_relaxed));
   auto launch = [&](int limit) {
@@ -104,8 +110,7 @@ template <radix_sort_policy P, class K, class V>
 void radix_block_sort(const radix_sort_problem& pb, const radix_small_params<K, V>& sp) {
   using smem_t = radix_small_smem<P.small_threads, P.small_items, K, V>;
   auto kernel = radix_small_kernel<policy_constant<P.block_part()>, K, V>;
-  if (sizeof(smem_t) > 48 * 1024)
-    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sizeof(smem_t))));
+  radix_allow_smem(kernel, sizeof(smem_t));
   kernel<<<1, P.small_threads, sizeof(smem_t), pb.stream>>>(sp);
   check_launch(pb.fn);
 }
@@ -172,8 +177,7 @@ void radix_sort_passes(const radix_sort_problem& pb, const radix_core_parts<HK>&
   };
   constexpr std::size_t smem = sizeof(radix_onesweep_smem<P.threads, P.items, K, V, P.joint_exchange>);
   auto onesweep = radix_onesweep_kernel<policy_constant<P.onesweep_part()>, K, V, Packed>;
-  if (smem > 48 * 1024)
-    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(onesweep, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  radix_allow_smem(onesweep, smem);
   std::uint64_t launch = 0;
   for (int pass = 0; pass < passes; ++pass) {
     for (std::uint64_t q = 0; q < core.portions; ++q, ++launch) {

@@ -24,6 +24,19 @@ struct radix_ping_pong {
   radix_ping_pong(T* out, T* tmp, int passes) : dst{(passes & 1) ? out : tmp, (passes & 1) ? tmp : out} {}
 };
 
+/// The plan's end and the launch: the caller's workspace checked against layout L's bytes (`sizer`: the sizing call
+/// to name), then, for n > 0, launch(problem) in that workspace or in one from the current memory resource.
+template <class Layout, class Launch>
+void radix_plan_launch(const char* fn, const Layout& L, const char* sizer, std::int64_t n,
+                       const radix_sort_options& opt, int end, const workspace* ws, cudaStream_t stream,
+                       Launch&& launch) {
+  check_workspace(fn, ws, L.bytes(), sizer);
+  check_no_pending_error(fn);
+  if (n == 0) return;
+  with_workspace(ws, L.bytes(), stream,
+                 [&](const workspace& w) { launch(radix_problem(fn, n, opt, end, w, stream)); });
+}
+
 template <auto Policy, class K>
 void radix_keys_run(const char* fn, const K* keys_in, K* keys_out, std::int64_t n, const workspace* ws,
                     const radix_sort_options& opt, cudaStream_t stream) {
@@ -33,15 +46,12 @@ void radix_keys_run(const char* fn, const K* keys_in, K* keys_out, std::int64_t 
   radix_with_arch<Policy>([&]<int Arch>() {
     constexpr radix_sort_policy P = radix_policy<Policy, Arch, K, radix_no_value>();
     const radix_keys_layout<K> L(P, std::uint64_t(n), false);
-    check_workspace(fn, ws, L.bytes(), "radix_sort_keys_workspace_bytes(n)");
-    check_no_pending_error(fn);
-    if (n == 0) return;
-    with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
-      const radix_sort_problem pb = radix_problem(fn, n, opt, end, w, stream);
-      const radix_ping_pong<K> k(keys_out, L.keys.in(w), pb.passes());
-      radix_no_value* const none[2] = {nullptr, nullptr};
-      radix_sort_core<P, K, radix_no_value>(pb, L.core, keys_in, k.dst, nullptr, none);
-    });
+    radix_plan_launch(fn, L, "radix_sort_keys_workspace_bytes(n)", n, opt, end, ws, stream,
+                      [&](const radix_sort_problem& pb) {
+                        const radix_ping_pong<K> k(keys_out, L.keys.in(pb.ws), pb.passes());
+                        radix_no_value* const none[2] = {nullptr, nullptr};
+                        radix_sort_core<P, K, radix_no_value>(pb, L.core, keys_in, k.dst, nullptr, none);
+                      });
   });
 }
 
@@ -56,17 +66,14 @@ void radix_keys_db_run(const char* fn, double_buffer<K>& keys, std::int64_t n, c
   radix_with_arch<Policy>([&]<int Arch>() {
     constexpr radix_sort_policy P = radix_policy<Policy, Arch, K, radix_no_value>();
     const radix_keys_layout<K> L(P, std::uint64_t(n), true);
-    check_workspace(fn, ws, L.bytes(), "radix_sort_keys_workspace_bytes(n, true)");
-    check_no_pending_error(fn);
-    if (n == 0) return;
-    with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
-      const radix_sort_problem pb = radix_problem(fn, n, opt, end, w, stream);
-      const bool on_chip = pb.n <= std::uint64_t(P.onchip_tile());  // one launch: the result in place
-      K* const dst[2] = {on_chip ? keys.current() : keys.alternate(), keys.current()};
-      radix_no_value* const none[2] = {nullptr, nullptr};
-      radix_sort_core<P, K, radix_no_value>(pb, L.core, keys.current(), dst, nullptr, none);
-      if (!on_chip && (pb.passes() & 1)) keys.selector ^= 1;
-    });
+    radix_plan_launch(fn, L, "radix_sort_keys_workspace_bytes(n, true)", n, opt, end, ws, stream,
+                      [&](const radix_sort_problem& pb) {
+                        const bool on_chip = pb.n <= std::uint64_t(P.onchip_tile());  // one launch: in place
+                        K* const dst[2] = {on_chip ? keys.current() : keys.alternate(), keys.current()};
+                        radix_no_value* const none[2] = {nullptr, nullptr};
+                        radix_sort_core<P, K, radix_no_value>(pb, L.core, keys.current(), dst, nullptr, none);
+                        if (!on_chip && (pb.passes() & 1)) keys.selector ^= 1;
+                      });
   });
 }
 
@@ -93,14 +100,11 @@ void radix_pairs_gather_run(const char* fn, const K* keys_in, K* keys_out, const
                             std::int64_t n, const workspace* ws, const radix_sort_options& opt, int end,
                             cudaStream_t stream) {
   const radix_gather_layout<K, I> L(P, std::uint64_t(n), false);
-  check_workspace(fn, ws, L.bytes(), "radix_sort_pairs_workspace_bytes(n)");
-  check_no_pending_error(fn);
-  if (n == 0) return;
-  with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
-    const radix_sort_problem pb = radix_problem(fn, n, opt, end, w, stream);
-    const radix_ping_pong<K> k(keys_out, L.keys.in(w), pb.passes());
-    radix_sort_gather<P>(pb, L, keys_in, k.dst, values_in, values_out);
-  });
+  radix_plan_launch(fn, L, "radix_sort_pairs_workspace_bytes(n)", n, opt, end, ws, stream,
+                    [&](const radix_sort_problem& pb) {
+                      const radix_ping_pong<K> k(keys_out, L.keys.in(pb.ws), pb.passes());
+                      radix_sort_gather<P>(pb, L, keys_in, k.dst, values_in, values_out);
+                    });
 }
 
 template <auto Policy, class K, class V>
@@ -118,13 +122,10 @@ void radix_pairs_run(const char* fn, const K* keys_in, K* keys_out, const V* val
     if constexpr (radix_direct_v<V>) {
       constexpr radix_sort_policy Q = radix_pack_policy<Policy, Arch>();
       const radix_pairs_layout<K, V> L(P, Q, std::uint64_t(n), false, radix_packs_v<P, K, V>);
-      check_workspace(fn, ws, L.bytes(), "radix_sort_pairs_workspace_bytes(n)");
-      check_no_pending_error(fn);
-      if (n == 0) return;
-      with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
-        radix_pairs_launch<P, Q>(radix_problem(fn, n, opt, end, w, stream), L, keys_in, keys_out, values_in,
-                                 values_out);
-      });
+      radix_plan_launch(fn, L, "radix_sort_pairs_workspace_bytes(n)", n, opt, end, ws, stream,
+                        [&](const radix_sort_problem& pb) {
+                          radix_pairs_launch<P, Q>(pb, L, keys_in, keys_out, values_in, values_out);
+                        });
     } else if (std::uint64_t(n) > 0xffffffffull) {
       radix_pairs_gather_run<P, std::uint64_t>(fn, keys_in, keys_out, values_in, values_out, n, ws, opt, end, stream);
     } else {
@@ -166,12 +167,8 @@ void radix_pairs_db_run(const char* fn, double_buffer<K>& keys, double_buffer<V>
   radix_with_arch<Policy>([&]<int Arch>() {
     constexpr radix_sort_policy P = radix_policy<Policy, Arch, K, V>();
     auto run = [&]<class I>(const auto& L) {
-      check_workspace(fn, ws, L.bytes(), "radix_sort_pairs_workspace_bytes(n, true)");
-      check_no_pending_error(fn);
-      if (n == 0) return;
-      with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
-        radix_pairs_db_launch<P, I>(radix_problem(fn, n, opt, end, w, stream), L, keys, values);
-      });
+      radix_plan_launch(fn, L, "radix_sort_pairs_workspace_bytes(n, true)", n, opt, end, ws, stream,
+                        [&](const radix_sort_problem& pb) { radix_pairs_db_launch<P, I>(pb, L, keys, values); });
     };
     if constexpr (radix_direct_v<V>)
       run.template operator()<V>(radix_pairs_layout<K, V>(P, P, std::uint64_t(n), true, false));
@@ -180,6 +177,19 @@ void radix_pairs_db_run(const char* fn, double_buffer<K>& keys, double_buffer<V>
     else
       run.template operator()<std::uint32_t>(radix_gather_layout<K, std::uint32_t>(P, std::uint64_t(n), true));
   });
+}
+
+/// argsort: packed where the policy packs such keys and indices (4-byte integer keys, 32-bit indices: the packing
+/// pass makes the indices, the last pass stores only them) and radix_packed_takes says so; unpacked otherwise.
+template <radix_sort_policy P, radix_sort_policy Q, bool Packs, class K, class I>
+void radix_argsort_launch(const radix_sort_problem& pb, const radix_argsort_layout<K, I>& L, const K* keys,
+                          I* indices) {
+  if constexpr (Packs)
+    if (radix_packed_takes(P, Q, pb.n, pb.passes()))
+      return radix_sort_packed<Q, K>(pb, L.packed, keys, nullptr, nullptr, reinterpret_cast<std::uint32_t*>(indices));
+  K* const kdst[2] = {L.keys[0].in(pb.ws), L.keys[1].in(pb.ws)};
+  const radix_ping_pong<I> v(indices, L.indices.in(pb.ws), pb.passes());
+  radix_sort_core<P, K, I>(pb, L.core, keys, kdst, static_cast<const I*>(nullptr), v.dst);
 }
 
 template <auto Policy, class K, class I>
@@ -196,21 +206,8 @@ void radix_argsort_run(const char* fn, const K* keys, I* indices, std::int64_t n
     constexpr radix_sort_policy Q = radix_pack_policy<Policy, Arch>();
     constexpr bool packs = radix_packs_v<P, K, I>;
     const radix_argsort_layout<K, I> L(P, Q, std::uint64_t(n), packs);
-    check_workspace(fn, ws, L.bytes(), "argsort_workspace_bytes(n)");
-    check_no_pending_error(fn);
-    if (n == 0) return;
-    with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
-      const radix_sort_problem pb = radix_problem(fn, n, opt, end, w, stream);
-      // 4-byte integer keys with 32-bit indices travel packed (as radix_sort_pairs's pairs do): the packing pass
-      // makes the indices, the last pass stores only them.
-      if constexpr (packs)
-        if (radix_packed_takes(P, Q, pb.n, pb.passes()))
-          return radix_sort_packed<Q, K>(pb, L.packed, keys, nullptr, nullptr,
-                                         reinterpret_cast<std::uint32_t*>(indices));
-      K* const kdst[2] = {L.keys[0].in(w), L.keys[1].in(w)};
-      const radix_ping_pong<I> v(indices, L.indices.in(w), pb.passes());
-      radix_sort_core<P, K, I>(pb, L.core, keys, kdst, static_cast<const I*>(nullptr), v.dst);
-    });
+    radix_plan_launch(fn, L, "argsort_workspace_bytes(n)", n, opt, end, ws, stream,
+                      [&](const radix_sort_problem& pb) { radix_argsort_launch<P, Q, packs>(pb, L, keys, indices); });
   });
 }
 
