@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace lab {
 namespace {
@@ -44,7 +45,8 @@ constexpr cuprim::radix_sort_policy u64_window2 = with(u64_row, [](auto& p) { p.
 template <class K, class V, auto Policy>
 void add_policy(std::int64_t n) {
   constexpr bool tuned = std::is_same_v<std::remove_cvref_t<decltype(Policy)>, cuprim::tuned_t>;
-  std::string label = tuned ? "default" : policy_label(Policy);
+  std::string label = "default";
+  if constexpr (!tuned) label = policy_label(Policy);
   std::string dt = name_of<K>();
   if constexpr (!std::is_void_v<V>) dt += std::string("+") + name_of<V>();
   const std::string op = std::is_void_v<V> ? "keys" : "pairs";
