@@ -146,17 +146,17 @@ constexpr radix_sort_policy radix_sort_policy_for(int arch, int key_bytes, int v
   (void)arch;  // sm_90 rows serve every architecture until another is measured
   const bool wide = key_bytes >= 8 || value_bytes >= 8;
   if (value_bytes == 0 && !wide)
-    // sm_90, keys of 1-4 bytes: H200, cuprim-lab run radix_sort/keys, 1.41x CUB (384x24 1.03x; prefetch 0 1.345x)
+    // sm_90, keys of 1-4 bytes: H200, cuprim-lab sweep radix_sort, 1.41x CUB (384x24 1.03x in run 4; no prefetch -3%)
     return {.threads = 384, .items = 40, .look_back = 2, .prefetch_tiles = 32};
   if (value_bytes == 0)
-    // sm_90, 8-byte keys: H100, cuprim-lab sweep radix_sort, 1.16-1.19x CUB (plain stores 1.11x, look_back 2 1.05x)
+    // sm_90, 8-byte keys: H100, cuprim-lab sweep radix_sort, 1.16-1.18x CUB (plain stores -5%, look_back 2 -4%)
     return {.threads = 256, .items = 40, .look_back = 1, .exchange_first = true, .prefetch_tiles = 32,
             .store_hint = detail::radix_store_evict_last, .cluster_threads = 512, .cluster_items = 16};
   if (!wide)
     // sm_90, pairs of 1-4 bytes: H100, cuprim-lab sweep radix_sort, 1.18x CUB packed (joint 256x44 1.04x, 384x26 0.99x)
     return {.threads = 256, .items = 44, .look_back = 1, .exchange_first = true, .joint_exchange = true,
             .pack = key_bytes == 4 && value_bytes == 4};
-  // sm_90, pairs with 8-byte keys or values: not swept (384x16 from the 8-byte keys of run 4, look_back 1 of run 10)
+  // sm_90, pairs with 8-byte keys or values: H100, cuprim-lab run radix_sort/pairs, not swept (384x16 of run 4)
   return {.threads = 384, .items = 16, .look_back = 1, .cluster_threads = 512, .cluster_items = 16};
 }
 
