@@ -231,7 +231,8 @@ void register_scan_kernels();
 void register_select();
 void register_segmented();
 void register_ooc_gemm();
-void register_sort();
+void register_radix_sort();
+void register_radix_sort_sweep();
 void register_histogram();
 inline void register_all() {
   register_reduce();
@@ -241,7 +242,8 @@ inline void register_all() {
   register_select();
   register_segmented();
   register_ooc_gemm();
-  register_sort();
+  register_radix_sort();
+  register_radix_sort_sweep();
   register_histogram();
 }
 

@@ -1,5 +1,7 @@
 // Argument validation of the radix sort entry points and the workspace sizes. Every rule is enforced before any
-// CUDA call, so these tests run (label host) without a GPU: the pointers are made-up addresses, only compared.
+// CUDA call, so these tests run (label host) without a GPU: the pointers are made-up addresses, only compared. The
+// workspace rules take explicit policies (the sm_90 rows), whose sizes need no device; the tuned sizes are the GPU
+// tests' (device_radix_sort_api_test).
 #include "common/expect_invalid.hpp"
 #include <cuprim/device/radix_sort.cuh>
 #include <cuprim/device/segmented_sort.cuh>
@@ -25,6 +27,9 @@ const float* vin = fake<const float>(3);
 float* vout = fake<float>(4);
 constexpr std::int64_t n = 100000;
 const cuprim::workspace big{fake<void>(8), std::size_t(1) << 30};
+const cuprim::workspace tiny{fake<void>(8), 16};
+constexpr cuprim::radix_sort_policy keys_policy = cuprim::radix_sort_policy_for(90, sizeof(K), 0);
+constexpr cuprim::radix_sort_policy pairs_policy = cuprim::radix_sort_policy_for(90, sizeof(K), sizeof(float));
 const char* keys_fn = "cuprim::radix_sort_keys";
 const char* pairs_fn = "cuprim::radix_sort_pairs";
 
@@ -36,13 +41,15 @@ TEST(RadixSortArgs, BitRange) {
   expect_invalid([] { cuprim::radix_sort_keys(kin, kout, n, O{.end_bit = 33}); }, "end_bit", keys_fn);
   expect_invalid([] { cuprim::radix_sort_keys(kin, kout, n, O{.end_bit = -2}); }, "end_bit", keys_fn);
   expect_invalid([] { cuprim::radix_sort_keys(kin, kout, 0, O{.begin_bit = 32}); }, "begin_bit", keys_fn);
-  expect_invalid([] { cuprim::radix_sort_keys(fake<const std::uint8_t>(1), fake<std::uint8_t>(2), n, O{.end_bit = 9}); },
-                 "end_bit", keys_fn);
+  expect_invalid(
+      [] { cuprim::radix_sort_keys(fake<const std::uint8_t>(1), fake<std::uint8_t>(2), n, O{.end_bit = 9}); },
+      "end_bit", keys_fn);
   expect_invalid([] { cuprim::radix_sort_keys(fake<const __half>(1), fake<__half>(2), n, O{.end_bit = 17}); },
                  "end_bit", keys_fn);
   expect_invalid([] { cuprim::radix_sort_pairs(kin, kout, vin, vout, n, big, O{.begin_bit = 4, .end_bit = 2}); },
                  "begin_bit", pairs_fn);
-  expect_invalid([] { cuprim::argsort(kin, fake<std::int64_t>(2), n, O{.end_bit = 40}); }, "end_bit", "cuprim::argsort");
+  expect_invalid([] { cuprim::argsort(kin, fake<std::int64_t>(2), n, O{.end_bit = 40}); }, "end_bit",
+                 "cuprim::argsort");
 }
 
 TEST(RadixSortArgs, CountsAndNulls) {
@@ -72,6 +79,20 @@ TEST(RadixSortArgs, Overlaps) {
   expect_invalid([&] { cuprim::radix_sort_keys(ok, n); }, "keys", keys_fn);
   expect_invalid([] { cuprim::argsort(kin, reinterpret_cast<std::int32_t*>(const_cast<K*>(kin)), n); }, "indices",
                  "cuprim::argsort");
+}
+
+TEST(RadixSortArgs, InputsMayAlias) {
+  // Arrays the call only reads may alias each other (the keys as their own values): such a call gets past the
+  // overlap rule to the workspace's, which this one breaks.
+  const float* keys_as_values = reinterpret_cast<const float*>(kin);
+  expect_invalid([&] { cuprim::radix_sort_pairs<pairs_policy>(kin, kout, keys_as_values, vout, n, tiny); },
+                 "workspace", pairs_fn);
+  expect_invalid([&] { cuprim::radix_sort_pairs<pairs_policy>(kin, kout, keys_as_values + 7, vout, n, tiny); },
+                 "workspace", pairs_fn);
+  // An output may overlap nothing, inputs included.
+  float* values_over_keys = reinterpret_cast<float*>(const_cast<K*>(kin));
+  expect_invalid([&] { cuprim::radix_sort_pairs<pairs_policy>(kin, kout, vin, values_over_keys, n, tiny); },
+                 "values_out", pairs_fn);
 }
 
 // User-struct keys through a key decomposer: the bit range is over the members' bits (here 16 + 32 = 48).
@@ -118,23 +139,50 @@ TEST(RadixSortArgs, Decomposer) {
 }
 
 TEST(RadixSortArgs, Workspace) {
-  const std::size_t need = cuprim::radix_sort_keys_workspace_bytes<K>(n);
+  const std::size_t need = cuprim::radix_sort_keys_workspace_bytes<K, keys_policy>(n);
   EXPECT_GT(need, n * sizeof(K));
-  expect_invalid([&] { cuprim::radix_sort_keys(kin, kout, n, cuprim::workspace{fake<void>(8), need - 1}); },
+  expect_invalid(
+      [&] { cuprim::radix_sort_keys<keys_policy>(kin, kout, n, cuprim::workspace{fake<void>(8), need - 1}); },
+      "workspace", keys_fn);
+  expect_invalid([&] { cuprim::radix_sort_keys<keys_policy>(kin, kout, n, cuprim::workspace{nullptr, need}); },
                  "workspace", keys_fn);
-  expect_invalid([&] { cuprim::radix_sort_keys(kin, kout, n, cuprim::workspace{nullptr, need}); }, "workspace", keys_fn);
   // Monotonic in n, zero for inputs one block sorts, the double-buffer form never larger.
   std::size_t last = 0;
   for (std::int64_t m : {0, 1, 100, 4096, 4097, 65536, 65537, 100000, 1 << 20, 1 << 28, (1 << 30) + 5}) {
-    const std::size_t b = cuprim::radix_sort_pairs_workspace_bytes<K, float>(m);
+    const std::size_t b = cuprim::radix_sort_pairs_workspace_bytes<K, float, pairs_policy>(m);
     EXPECT_GE(b, last) << m;
-    EXPECT_LE((cuprim::radix_sort_pairs_workspace_bytes<K, float>(m, true)), b);
+    EXPECT_LE((cuprim::radix_sort_pairs_workspace_bytes<K, float, pairs_policy>(m, true)), b);
     last = b;
   }
-  EXPECT_EQ(cuprim::radix_sort_keys_workspace_bytes<K>(4096), 0u);
-  EXPECT_EQ(cuprim::radix_sort_keys_workspace_bytes<K>(65536), 0u);  // the cluster sort: on chip
-  EXPECT_GT(cuprim::radix_sort_keys_workspace_bytes<K>(65537), 0u);
+  EXPECT_EQ((cuprim::radix_sort_keys_workspace_bytes<K, keys_policy>(4096)), 0u);
+  EXPECT_EQ((cuprim::radix_sort_keys_workspace_bytes<K, keys_policy>(65536)), 0u);  // the cluster sort: on chip
+  EXPECT_GT((cuprim::radix_sort_keys_workspace_bytes<K, keys_policy>(65537)), 0u);
+  // n <= 0 needs no workspace and no device query, under the tuned policy too.
   EXPECT_EQ(cuprim::radix_sort_keys_workspace_bytes<K>(0), 0u);
+  EXPECT_EQ((cuprim::radix_sort_pairs_workspace_bytes<K, float>(-3)), 0u);
+  EXPECT_EQ((cuprim::argsort_workspace_bytes<K, std::int32_t>(0)), 0u);
+}
+
+TEST(RadixSortArgs, PolicyRows) {
+  // Every size class's row obeys the policy's rules, and its shapes are those measured (docs/tuning/radix_sort.md).
+  using cuprim::radix_sort_policy_for;
+  static_assert(cuprim::detail::radix_sort_policy_valid<radix_sort_policy_for(90, 4, 0)>() &&
+                cuprim::detail::radix_sort_policy_valid<radix_sort_policy_for(90, 8, 0)>() &&
+                cuprim::detail::radix_sort_policy_valid<radix_sort_policy_for(90, 4, 4)>() &&
+                cuprim::detail::radix_sort_policy_valid<radix_sort_policy_for(90, 8, 8)>());
+  static_assert(radix_sort_policy_for(90, 4, 0).tile() == 384 * 40 &&
+                radix_sort_policy_for(90, 1, 0).tile() == 384 * 40);
+  static_assert(radix_sort_policy_for(90, 8, 0).tile() == 256 * 40 &&
+                radix_sort_policy_for(90, 4, 4).tile() == 256 * 44);
+  static_assert(radix_sort_policy_for(90, 8, 4).tile() == 384 * 16 &&
+                radix_sort_policy_for(90, 4, 16).tile() == 384 * 16);
+  static_assert(radix_sort_policy_for(90, 4, 4).pack && !radix_sort_policy_for(90, 2, 4).pack);
+  static_assert(radix_sort_policy_for(90, 4, 0).onchip_tile() == 65536 &&
+                radix_sort_policy_for(90, 8, 0).onchip_tile() == 65536);
+  EXPECT_EQ(cuprim::describe(radix_sort_policy_for(90, 4, 0)),
+            "threads=384 items=40 look_back=2 exchange_first=false joint_exchange=false prefetch_tiles=32 store_hint=0 "
+            "pack=false min_blocks=2 hist_items=16 small_threads=512 small_items=8 cluster_threads=1024 "
+            "cluster_items=8");
 }
 
 TEST(RadixSortHost, FloatOrder) {
@@ -179,10 +227,14 @@ TEST(SegmentedSortArgs, Rules) {
                  "offsets", fk);
   expect_invalid([&] { cuprim::segmented_sort_pairs(kin, kout, vin, reinterpret_cast<float*>(kout), n, 10, off); },
                  "values_out", fp);
-  expect_invalid([&] { cuprim::segmented_sort_pairs(kin, kout, vin, vout, n, 10, off, cuprim::workspace{fake<void>(8), 16}); },
+  expect_invalid([&] { cuprim::segmented_sort_pairs<pairs_policy>(kin, kout, vin, vout, n, 10, off, tiny); },
                  "workspace", fp);
+  // Inputs and offsets may alias each other: past the overlap rule to the workspace's.
+  const std::int32_t* offsets_in_keys = reinterpret_cast<const std::int32_t*>(kin);
+  expect_invalid([&] { cuprim::segmented_sort_keys<keys_policy>(kin, kout, n, 10, offsets_in_keys, tiny); },
+                 "workspace", fk);
   EXPECT_EQ((cuprim::segmented_sort_keys_workspace_bytes<K, std::int32_t>(0, 10)), 0u);
-  EXPECT_GT((cuprim::segmented_sort_keys_workspace_bytes<K, std::int32_t>(n, 10)), 0u);
+  EXPECT_GT((cuprim::segmented_sort_keys_workspace_bytes<K, std::int32_t, keys_policy>(n, 10)), 0u);
 }
 
 }  // namespace

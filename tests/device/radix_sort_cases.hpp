@@ -31,12 +31,14 @@ std::vector<K> edge_values() {
     return k;
   };
   if constexpr (std::is_integral_v<K>) {
-    v = {std::numeric_limits<K>::min(), std::numeric_limits<K>::max(), K(0), K(1), K(std::numeric_limits<K>::max() - 1)};
+    v = {std::numeric_limits<K>::min(), std::numeric_limits<K>::max(), K(0), K(1),
+         K(std::numeric_limits<K>::max() - 1)};
     if constexpr (std::is_signed_v<K>) v.push_back(K(-1));
   } else {
     const B top = traits::top, exp = traits::exponent_mask();
     const B pos_zero = 0, neg_zero = top, inf = exp, neg_inf = B(exp | top);
-    const B qnan = B(exp | (B(exp >> 1) & ~exp) | 1), neg_nan = B(qnan | top), denorm = 1, big_denorm = B(B(~exp & ~top));
+    const B qnan = B(exp | (B(exp >> 1) & ~exp) | 1), neg_nan = B(qnan | top), denorm = 1;
+    const B big_denorm = B(B(~exp & ~top));
     const B max_finite = B(exp - 1) | B(~exp & ~top);  // largest finite (exponent all ones but one, mantissa all ones)
     for (B b : {pos_zero, neg_zero, inf, neg_inf, qnan, neg_nan, B(qnan + 2), denorm, B(denorm | top), big_denorm,
                 B(big_denorm | top), max_finite, B(max_finite | top), B(exp >> 1), B((exp >> 1) | top)})
@@ -109,9 +111,15 @@ template <class V>
   return ::testing::AssertionSuccess();
 }
 
+/// The policy the tuned sort runs on this device for keys of K and values of `value_bytes` bytes (0: keys alone).
+template <class K>
+cuprim::radix_sort_policy tuned_policy(int value_bytes) {
+  return cuprim::radix_sort_policy_for(cuprim::current_tuned_arch(), int(sizeof(K)), value_bytes);
+}
+
 /// Sorts keys (plain form) and pairs with the values = input positions (stability), both directions, and checks
-/// against the host; Policy: the sort's policy (void: the default).
-template <class K, class Policy = void>
+/// against the host; Policy: the sort's policy (cuprim::tuned: the device's row).
+template <class K, auto Policy = cuprim::tuned>
 void check_sort(std::int64_t n, shape s, bool descending, rng& r) {
   SCOPED_TRACE(::testing::Message() << "n=" << n << " shape=" << int(s) << (descending ? " descending" : " ascending"));
   const auto keys = make_keys<K>(n, s, r);
@@ -142,18 +150,17 @@ void check_sort(std::int64_t n, shape s, bool descending, rng& r) {
 /// policies (keys alone and pairs, whose tiles differ).
 template <class K>
 std::vector<std::int64_t> sizes() {
-  using P = typename cuprim::radix_sort_default_policy<sizeof(K), 4>::type;
-  using PK = typename cuprim::radix_sort_default_policy<sizeof(K), 0>::type;
-  static_assert(P::onchip_tile == PK::onchip_tile && P::cluster_threads == PK::cluster_threads,
-                "the sizes below assume one cluster shape for keys and pairs");
+  const cuprim::radix_sort_policy P = tuned_policy<K>(4), PK = tuned_policy<K>(0);
   // Pairs of 4-byte integer keys and 4-byte values travel packed, in the tiles of 8-byte keys (radix_sort_policy's
-  // Pack).
-  using PP = typename cuprim::radix_sort_default_policy<8, 0>::type;
-  constexpr std::int64_t ct = P::cluster_threads, on = P::onchip_tile;
-  return {0,      1,      2,          31,     33,      P::small_tile - 1, P::small_tile, P::small_tile + 1,
-          ct,     ct + 1, 2 * ct + 5, 8 * ct + 1, 24 * ct + 7, on - 1, on, on + 1, on + PK::tile - 1,
-          on + 3 * PK::tile + 5, on + P::tile - 1, on + 3 * P::tile + 5, on + PP::tile - 1, on + 3 * PP::tile + 5,
-          (1 << 20) + 7};
+  // pack).
+  const cuprim::radix_sort_policy PP = tuned_policy<std::uint64_t>(0);
+  EXPECT_TRUE(P.onchip_tile() == PK.onchip_tile() && P.cluster_threads == PK.cluster_threads)
+      << "the sizes below assume one cluster shape for keys and pairs";
+  const std::int64_t ct = P.cluster_threads, on = P.onchip_tile(), st = P.small_tile();
+  return {0,      1,      2,          31,     33,      st - 1, st, st + 1,
+          ct,     ct + 1, 2 * ct + 5, 8 * ct + 1, 24 * ct + 7, on - 1, on, on + 1, on + PK.tile() - 1,
+          on + 3 * PK.tile() + 5, on + P.tile() - 1, on + 3 * P.tile() + 5, on + PP.tile() - 1,
+          on + 3 * PP.tile() + 5, (1 << 20) + 7};
 }
 
 template <class K>
@@ -164,7 +171,8 @@ void run_all(rng& r) {
       if (cuprim::detail::radix_key<K>::kind == cuprim::detail::radix_kind::floating && n > 1000)
         check_sort<K>(n, shape::no_nan, desc, r);
     }
-  for (shape s : {shape::few_values, shape::edges, shape::all_equal, shape::sorted, shape::reversed, shape::low_entropy})
+  for (shape s :
+       {shape::few_values, shape::edges, shape::all_equal, shape::sorted, shape::reversed, shape::low_entropy})
     for (std::int64_t n : {std::int64_t(1000), std::int64_t(20011), std::int64_t(65536), std::int64_t(300007)})
       for (bool desc : {false, true}) check_sort<K>(n, s, desc, r);
 }

@@ -46,7 +46,7 @@ enum class radix_kind { unsigned_int, signed_int, floating };
 /// The ordered bits of a floating-point key's bits b when it is not NaN (radix_key::ordered without the NaN test:
 /// sign set, all bits inverted; sign clear, the sign bit set), and back. Two instructions each on the device: a
 /// sign-extending shift and one three-input logic operation. A one-to-one map, so the one-sweep passes can carry
-/// these bits in place of the keys (radix_sort_kernel.cuh).
+/// these bits in place of the keys (radix_sort_onesweep.cuh).
 template <class U>
 CUPRIM_HD U radix_ordered_bits(U b) {
   constexpr int w = int(sizeof(U)) * 8;

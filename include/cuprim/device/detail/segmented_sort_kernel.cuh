@@ -7,14 +7,16 @@
 //                    (stable) — by broadcasting every key once with a shuffle; the count is p's output position.
 //                    Longer ones take the whole warp, one at a time, with 1, 2, 4 or 8 keys per lane, sorted by a
 //                    bitonic network over (ordered bits, index) pairs (stable by the index).
-//   L ≤ block tile   one block per segment (seg_block_kernel): the one-block radix sort of radix_sort_kernel.cuh
+//   L ≤ block tile   one block per segment (seg_block_kernel): the one-block radix sort of radix_sort_block.cuh
 //                    (all passes in registers and shared memory).
 //   larger           the device-wide radix sort, one call per segment, from the host (seg_classify_kernel lists
 //                    them; the host reads the list).
 // seg_classify_kernel also checks the offsets (non-decreasing, inside [0, n]) before anything is written.
 #pragma once
 
-#include <cuprim/device/detail/radix_sort_kernel.cuh>
+#include <cuprim/core/policy.hpp>
+#include <cuprim/device/detail/radix_sort_block.cuh>
+#include <cuprim/device/detail/radix_sort_tuning.cuh>
 
 #include <cstdint>
 #include <type_traits>
@@ -218,7 +220,8 @@ __device__ __forceinline__ void seg_group_sort(const seg_sort_params<K, V, O>& p
 
 /// Each warp takes batches of 32 consecutive segments (one coalesced read of their offsets) and sorts those of at
 /// most seg_warp_max keys: lengths ≤ 4, ≤ 8 and ≤ 16 by groups of 4, 8 and 16 lanes (several segments at once),
-/// longer ones one at a time by the warp's bitonic network with 1, 2, 4 or 8 keys per lane. Longer segments are left to the other kernels.
+/// longer ones one at a time by the warp's bitonic network with 1, 2, 4 or 8 keys per lane. Longer segments are
+/// left to the other kernels.
 template <class K, class V, class O>
 __global__ void __launch_bounds__(seg_threads, 4) seg_warp_kernel(seg_sort_params<K, V, O> p) {
   constexpr int W = seg_threads / 32;
@@ -251,9 +254,11 @@ __global__ void __launch_bounds__(seg_threads, 4) seg_warp_kernel(seg_sort_param
   }
 }
 
-/// One block per listed segment (seg_warp_max < L ≤ Threads·Items): the one-block radix sort.
-template <int Threads, int Items, class K, class V, class O>
-__global__ void __launch_bounds__(Threads) seg_block_kernel(seg_sort_params<K, V, O> p) {
+/// One block per listed segment (seg_warp_max < L ≤ small_tile()): the one-block radix sort. Policy:
+/// radix_sort_policy::block_part().
+template <class Policy, class K, class V, class O>
+__global__ void __launch_bounds__(Policy::value.small_threads) seg_block_kernel(seg_sort_params<K, V, O> p) {
+  constexpr int Threads = Policy::value.small_threads, Items = Policy::value.small_items;
   using smem_t = radix_small_smem<Threads, Items, K, V>;
   extern __shared__ __align__(16) unsigned char seg_smem_raw[];
   smem_t& s = *reinterpret_cast<smem_t*>(seg_smem_raw);

@@ -15,9 +15,10 @@ using radix_test::shape;
 class RadixSortApi : public cuprim_test::gpu_test {};
 
 constexpr std::int64_t sizes[] = {1, 1000, 4096, 6144 * 3 + 17, 65536, 65537, (1 << 20) + 3};
+static_assert(cuprim::radix_sort_policy_for(90, 4, 0).onchip_tile() == 65536,
+              "the sizes above straddle the on-chip limit of the sm_90 rows");
 /// Inputs up to this size are sorted on chip: the double-buffer forms leave the result in current().
-constexpr std::int64_t onchip = cuprim::radix_sort_default_policy<4, 0>::type::onchip_tile;
-static_assert(onchip == 65536, "the sizes above straddle the on-chip limit");
+std::int64_t onchip() { return radix_test::tuned_policy<std::uint32_t>(0).onchip_tile(); }
 
 TEST_F(RadixSortApi, DoubleBufferKeys) {
   CUPRIM_TEST_RNG(r);
@@ -34,7 +35,7 @@ TEST_F(RadixSortApi, DoubleBufferKeys) {
       cuprim::radix_sort_keys(db, n, cuprim::radix_sort_options{.end_bit = bits});
       EXPECT_TRUE(same_keys(cuprim_test::download(db.current(), std::size_t(n)), want));
       const int passes = (bits + 7) / 8;
-      if (n > onchip) EXPECT_EQ(db.selector, passes & 1);
+      if (n > onchip()) EXPECT_EQ(db.selector, passes & 1);
       else EXPECT_EQ(db.selector, 0);
     }
 }
@@ -161,7 +162,8 @@ V make_value(std::uint64_t i) {
 template <class V>
 void check_values(cuprim_test::rng& r, bool double_buffer) {
   for (std::int64_t n : sizes) {
-    SCOPED_TRACE(::testing::Message() << "n=" << n << " value bytes " << sizeof(V) << (double_buffer ? " double buffer" : ""));
+    SCOPED_TRACE(::testing::Message() << "n=" << n << " value bytes " << sizeof(V)
+                                      << (double_buffer ? " double buffer" : ""));
     const auto keys = make_keys<std::uint16_t>(n, shape::few_values, r);
     std::vector<V> vals(keys.size()), want_v(keys.size());
     for (std::size_t i = 0; i < vals.size(); ++i) vals[i] = make_value<V>(i);
@@ -225,23 +227,26 @@ TEST_F(RadixSortApi, MisalignedKeys) {
   check_misaligned<double>(r, {1});
 }
 
-/// ExchangeFirst (keys to their tile positions before the look-back) outside the defaults that use it (8-byte keys
-/// alone): 4-byte keys alone and in pairs, with early counts, both directions, float keys with and without NaN.
+/// exchange_first (keys to their tile positions before the look-back) outside the defaults that use it (8-byte keys
+/// alone, 4-byte pairs jointly): 4-byte keys alone and in pairs exchanged apart, both directions, float keys with and
+/// without NaN.
 TEST_F(RadixSortApi, ExchangeFirstPolicy) {
   CUPRIM_TEST_RNG(r);
-  using PE = cuprim::radix_sort_policy<384, 24, 512, 8, 16, 2, 1, true, true, 1024, 8, true>;
+  constexpr cuprim::radix_sort_policy exchange_first{.threads = 384, .items = 24, .look_back = 2,
+                                                    .exchange_first = true};
   for (bool desc : {false, true})
-    for (shape s : {shape::random, shape::no_nan}) radix_test::check_sort<float, PE>(300007, s, desc, r);
+    for (shape s : {shape::random, shape::no_nan}) radix_test::check_sort<float, exchange_first>(300007, s, desc, r);
 }
 
-/// JointExchange (keys and values in shared memory at once) outside the defaults that use it (4-byte keys with
+/// joint_exchange (keys and values in shared memory at once) outside the defaults that use it (4-byte keys with
 /// 4-byte values, exchanged before the look-back): after the look-back, with keys of 1, 2, 4 and 8 bytes (the values
 /// are uint32: the value addresses then come from their own per-digit table where the widths differ), float keys with
-/// and without NaN; and the old separate exchanges for 4-byte pairs, both orders. PrefetchTiles with values too.
+/// and without NaN; and the separate exchanges for 4-byte pairs, both orders. prefetch_tiles with values too.
 TEST_F(RadixSortApi, JointExchangePolicy) {
   CUPRIM_TEST_RNG(r);
-  using PJ = cuprim::radix_sort_policy<384, 16, 512, 8, 16, 2, 1, false, true, 1024, 8, false, true, 3>;
-  using PS = cuprim::radix_sort_policy<384, 24, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false>;
+  constexpr cuprim::radix_sort_policy PJ{.threads = 384, .items = 16, .look_back = 2, .joint_exchange = true,
+                                         .prefetch_tiles = 3};
+  constexpr cuprim::radix_sort_policy PS{.threads = 384, .items = 24, .look_back = 2};
   for (bool desc : {false, true}) {
     for (shape s : {shape::random, shape::no_nan}) {
       radix_test::check_sort<float, PJ>(300007, s, desc, r);
@@ -254,18 +259,19 @@ TEST_F(RadixSortApi, JointExchangePolicy) {
   }
 }
 
-/// StoreHint (the L2 eviction priority of the one-sweep stores) outside the default that uses it (evict_last for
-/// 8-byte keys alone): evict_first with the separate exchanges, evict_last with the joint one, on float keys with and
-/// without NaN (the last pass stores converted keys, under evict_normal), doubles and 8-byte integers (the last
+/// store_hint (the L2 eviction priority of the one-sweep stores) outside the default that uses it (evict_last for
+/// 8-byte keys alone): evict_last with the separate exchanges (PF) and with the joint one (PL), on float keys with
+/// and without NaN (the last pass stores converted keys, under evict_normal), doubles and 8-byte integers (the last
 /// pass returns its input's lines to the normal priority, values included), and 2-byte keys (stored plainly, their
 /// values with the hint); keys alone and pairs, both orders.
 TEST_F(RadixSortApi, StoreHintPolicy) {
   CUPRIM_TEST_RNG(r);
-  using PF = cuprim::radix_sort_policy<384, 24, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false, 0, 2, 1>;
-  using PL = cuprim::radix_sort_policy<256, 16, 512, 8, 16, 1, 1, false, true, 1024, 8, true, true, 0, 2, 2>;
-  static_assert(PF::store_hint == 1 && PL::store_hint == 2 &&
-                cuprim::radix_sort_default_policy<8, 0>::type::store_hint == 2 &&
-                cuprim::radix_sort_default_policy<4, 4>::type::store_hint == 0);
+  constexpr int evict_last = cuprim::detail::radix_store_evict_last;
+  constexpr cuprim::radix_sort_policy PF{.threads = 384, .items = 24, .look_back = 2, .store_hint = evict_last};
+  constexpr cuprim::radix_sort_policy PL{.threads = 256, .items = 16, .look_back = 1, .exchange_first = true,
+                                         .joint_exchange = true, .store_hint = evict_last};
+  static_assert(cuprim::radix_sort_policy_for(90, 8, 0).store_hint == evict_last &&
+                cuprim::radix_sort_policy_for(90, 4, 4).store_hint == cuprim::detail::radix_store_plain);
   for (bool desc : {false, true}) {
     for (shape s : {shape::random, shape::no_nan}) {
       radix_test::check_sort<float, PF>(300007, s, desc, r);
@@ -290,17 +296,17 @@ inline cuprim::radix_sort_options bit_range_options(bool desc, int begin, int en
   return {desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending, begin, end};
 }
 
-/// Pack (pairs of 4-byte integer keys and 4-byte values moved as 8-byte keys): both modes on small tiles (many tiles
-/// and look-backs), signed and unsigned keys, both orders, bit ranges of one to four passes (one pass, and mode 2
-/// with an odd number, sort unpacked), low-entropy keys; 4-byte struct values, aligned and at an address that is
-/// not (which sorts unpacked); argsort with 32-bit indices (packed in mode 1) and 64-bit ones (unpacked); the
-/// workspace each mode asks for, used exactly.
-template <class P, class K, class V>
+/// pack (pairs of 4-byte integer keys and 4-byte values moved as 8-byte keys) on small tiles (many tiles and
+/// look-backs), signed and unsigned keys, both orders, bit ranges of one to four passes (one pass sorts unpacked),
+/// low-entropy keys; 4-byte struct values, aligned and at an address that is not (which sorts unpacked); argsort with
+/// 32-bit indices (packed) and 64-bit ones (unpacked); the workspace each policy asks for, used exactly.
+template <auto P, class K, class V>
 void check_packed(std::int64_t n, shape s, bool desc, int begin, int end, std::size_t value_offset,
                   cuprim_test::rng& r) {
-  constexpr int pack = [] {
-    if constexpr (std::is_void_v<P>) return cuprim::radix_sort_default_policy<4, 4>::pack;
-    else return P::pack;
+  const bool pack = [] {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(P)>, cuprim::tuned_t>)
+      return radix_test::tuned_policy<K>(4).pack;
+    else return P.pack;
   }();
   SCOPED_TRACE(::testing::Message() << "pack " << pack << " n=" << n << " bits [" << begin << ", " << end << ")"
                                     << (desc ? " descending" : "") << " value offset " << value_offset);
@@ -331,9 +337,9 @@ void check_packed(std::int64_t n, shape s, bool desc, int begin, int end, std::s
 }
 
 /// argsort under policy P (keys of K, indices of I) against the host's, in exactly argsort_workspace_bytes, poisoned:
-/// 4-byte integer keys with 32-bit indices travel packed under a policy with Pack 1 (the packing pass makes the
+/// 4-byte integer keys with 32-bit indices travel packed under a policy with pack (the packing pass makes the
 /// indices, the last pass stores only them).
-template <class P, class K, class I>
+template <auto P, class K, class I>
 void check_packed_argsort(std::int64_t n, shape s, bool desc, int begin, int end, cuprim_test::rng& r) {
   SCOPED_TRACE(::testing::Message() << "argsort n=" << n << " bits [" << begin << ", " << end << ")"
                                     << (desc ? " descending" : "") << " index bytes " << sizeof(I));
@@ -354,22 +360,22 @@ struct rgba {
   unsigned char c[4];
 };
 
-/// Small-tile packed policies (many tiles and look-backs at test sizes): mode 1 (exchange first, prefetch 4 tiles
-/// ahead, evict_last stores), mode 1 with early counts, mode 2 (no prefetch), mode 2 with prefetch.
-using pack1_policy = cuprim::radix_sort_policy<256, 8, 512, 8, 16, 1, 1, false, true, 1024, 8, true, false, 4, 2, 2, 1>;
-using pack1_early_policy =
-    cuprim::radix_sort_policy<256, 8, 512, 8, 16, 1, 1, true, true, 1024, 8, true, false, 4, 2, 2, 1>;
-using pack2_policy =
-    cuprim::radix_sort_policy<256, 6, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false, 0, 2, 0, 2>;
-using pack2_prefetch_policy =
-    cuprim::radix_sort_policy<256, 6, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false, 4, 2, 0, 2>;
+/// Small-tile policies (many tiles and look-backs at test sizes): packed (exchange first, prefetch 4 tiles ahead,
+/// evict_last stores), the same unpacked, and one of another shape that does not pack.
+constexpr cuprim::radix_sort_policy pack_policy{.threads = 256, .items = 8, .look_back = 1, .exchange_first = true,
+                                               .prefetch_tiles = 4,
+                                               .store_hint = cuprim::detail::radix_store_evict_last, .pack = true};
+constexpr cuprim::radix_sort_policy unpacked_policy = [] {
+  cuprim::radix_sort_policy p = pack_policy;
+  p.pack = false;
+  return p;
+}();
+constexpr cuprim::radix_sort_policy small_tile_policy{.threads = 256, .items = 6, .look_back = 2};
 
 TEST_F(RadixSortApi, PackPolicy) {
   CUPRIM_TEST_RNG(r);
-  using P1 = pack1_policy;
-  using P2 = pack2_policy;
-  static_assert(cuprim::radix_sort_default_policy<4, 4>::type::pack == 1 &&
-                cuprim::radix_sort_default_policy<4, 0>::type::pack == 0);
+  constexpr cuprim::radix_sort_policy P1 = pack_policy;
+  static_assert(cuprim::radix_sort_policy_for(90, 4, 4).pack && !cuprim::radix_sort_policy_for(90, 4, 0).pack);
   static_assert(cuprim::detail::radix_packs_v<P1, std::int32_t, float> &&
                 !cuprim::detail::radix_packs_v<P1, float, std::uint32_t> &&
                 !cuprim::detail::radix_packs_v<P1, std::uint64_t, std::uint32_t>);
@@ -378,46 +384,58 @@ TEST_F(RadixSortApi, PackPolicy) {
     for (auto [b, e] : ranges) {
       check_packed<P1, std::uint32_t, std::uint32_t>(200003, shape::random, desc, b, e, 0, r);
       check_packed<P1, std::int32_t, float>(100003, shape::random, desc, b, e, 0, r);
-      check_packed<P2, std::int32_t, std::uint32_t>(150001, shape::random, desc, b, e, 0, r);
-      check_packed<P2, std::uint32_t, rgba>(70001, shape::few_values, desc, b, e, 0, r);
+      check_packed<P1, std::uint32_t, rgba>(70001, shape::few_values, desc, b, e, 0, r);
       check_packed_argsort<P1, std::uint32_t, std::uint32_t>(200003, shape::random, desc, b, e, r);
       check_packed_argsort<P1, std::int32_t, std::int32_t>(100003, shape::edges, desc, b, e, r);
-      check_packed_argsort<P2, std::int32_t, std::uint32_t>(150001, shape::random, desc, b, e, r);  // unpacked
+      check_packed_argsort<small_tile_policy, std::int32_t, std::uint32_t>(150001, shape::random, desc, b, e, r);
     }
   for (bool desc : {false, true}) {
     check_packed<P1, std::uint32_t, std::uint32_t>(300007, shape::low_entropy, desc, 0, 32, 0, r);
     check_packed<P1, std::int32_t, std::uint32_t>(300007, shape::edges, desc, 0, 32, 0, r);
     check_packed<P1, std::uint32_t, rgba>(100003, shape::random, desc, 0, 32, 1, r);  // unpacked: misaligned values
-    check_packed<void, std::int32_t, std::int32_t>(1 << 20, shape::random, desc, 0, 32, 0, r);
-    check_packed_argsort<void, std::uint32_t, std::int32_t>((1 << 20) + 3, shape::low_entropy, desc, 0, 32, r);
-    check_packed_argsort<void, std::int32_t, std::int64_t>(300007, shape::random, desc, 0, 32, r);  // unpacked
-    // Early counts (digits counted before the ranking, where the packing pass's keys are not yet xored) and mode 2
-    // with prefetches (its later packing passes prefetch from the caller's output).
-    for (auto [b, e] : {std::pair{0, 32}, std::pair{5, 21}}) {
-      check_packed<pack1_early_policy, std::int32_t, std::uint32_t>(120007, shape::edges, desc, b, e, 0, r);
-      check_packed_argsort<pack1_early_policy, std::int32_t, std::uint32_t>(120007, shape::random, desc, b, e, r);
-      check_packed<pack2_prefetch_policy, std::int32_t, std::uint32_t>(120007, shape::random, desc, b, e, 0, r);
-    }
+    check_packed<cuprim::tuned, std::int32_t, std::int32_t>(1 << 20, shape::random, desc, 0, 32, 0, r);
+    check_packed_argsort<cuprim::tuned, std::uint32_t, std::int32_t>((1 << 20) + 3, shape::low_entropy, desc, 0, 32,
+                                                                     r);
+    check_packed_argsort<cuprim::tuned, std::int32_t, std::int64_t>(300007, shape::random, desc, 0, 32, r);  // unpacked
   }
-  // The packed sort's workspace: two buffers of n 8-byte keys (mode 1) where the unpacked sort takes n keys and n
-  // values, one (mode 2); the double-buffer form does not pack and takes none of them.
-  using P1u = cuprim::radix_sort_policy<256, 8, 512, 8, 16, 1, 1, false, true, 1024, 8, true, false, 4, 2, 2, 0>;
-  using P2u = cuprim::radix_sort_policy<256, 6, 512, 8, 16, 2, 1, false, true, 1024, 8, false, false, 0, 2, 0, 0>;
+  // The packed sort's workspace: two buffers of n 8-byte keys where the unpacked sort takes n keys and n values; the
+  // double-buffer form does not pack and takes none of them.
   const std::int64_t n = 1 << 20;
-  auto bytes = [&]<class P>(bool double_buffer) {
+  auto bytes = [&]<cuprim::radix_sort_policy P>(bool double_buffer) {
     return cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t, P>(n, double_buffer);
   };
-  EXPECT_EQ(bytes.operator()<P1>(false), bytes.operator()<P1u>(false) + std::size_t(n) * 8);
-  EXPECT_EQ(bytes.operator()<P2>(false), bytes.operator()<P2u>(false));
-  EXPECT_EQ(bytes.operator()<P1>(true), bytes.operator()<P1u>(true));
+  EXPECT_EQ(bytes.operator()<P1>(false), bytes.operator()<unpacked_policy>(false) + std::size_t(n) * 8);
+  EXPECT_EQ(bytes.operator()<P1>(true), bytes.operator()<unpacked_policy>(true));
   // argsort packed: two such buffers where the unpacked one takes two key arrays and one index array.
   EXPECT_EQ((cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, P1>(n)),
-            (cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, P1u>(n)) + std::size_t(n) * 4);
-  EXPECT_EQ((cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, P2>(n)),
-            (cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, P2u>(n)));
+            (cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t, unpacked_policy>(n)) + std::size_t(n) * 4);
   // The defaults: argsort's and the pairs' workspace hold the two packed buffers (and the passes' state).
   EXPECT_GE((cuprim::argsort_workspace_bytes<std::int32_t, std::uint32_t>(n)), std::size_t(n) * 16);
   EXPECT_GE((cuprim::radix_sort_pairs_workspace_bytes<std::int32_t, std::uint32_t>(n)), std::size_t(n) * 16);
+}
+
+/// Inputs may alias each other: the keys sorted with themselves as their values (the same array read twice), on
+/// chip, through the one-sweep passes, and packed (4-byte integer keys and values, the default), both forms of
+/// argument order.
+TEST_F(RadixSortApi, KeysAsTheirOwnValues) {
+  CUPRIM_TEST_RNG(r);
+  for (std::int64_t n : {std::int64_t(3000), std::int64_t(65537), std::int64_t(300007)})
+    for (bool desc : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "n=" << n << (desc ? " descending" : ""));
+      const auto keys = make_keys<std::uint32_t>(n, shape::few_values, r);
+      std::vector<std::uint32_t> want(keys.size());
+      cuprim::host::radix_sort_keys(keys.data(), want.data(), n, desc);
+      const auto m = static_cast<std::size_t>(n);
+      cuprim::device_buffer<std::uint32_t> in(m), kout(m), vout(m);
+      cuprim_test::upload(in.data(), keys);
+      cuprim_test::poison(kout);
+      cuprim_test::poison(vout);
+      cuprim::radix_sort_pairs(in.data(), kout.data(), in.data(), vout.data(), n,
+                               {desc ? cuprim::sort_order::descending : cuprim::sort_order::ascending});
+      EXPECT_TRUE(same_keys(cuprim_test::download(kout.data(), std::size_t(n)), want)) << "keys";
+      EXPECT_TRUE(same_values(cuprim_test::download(vout.data(), std::size_t(n)), want)) << "values";
+      EXPECT_TRUE(same_keys(cuprim_test::download(in.data(), std::size_t(n)), keys)) << "input changed";
+    }
 }
 
 /// Small shapes for the sanitizers: the one-block path and a few one-sweep tiles, keys, and packed pairs and argsort.
@@ -425,19 +443,19 @@ TEST_F(RadixSortApi, SanitizerSizes) {
   CUPRIM_TEST_RNG(r);
   // On chip (one block, one cluster), then the one-sweep passes: three tiles and a partial one past the on-chip
   // limit, so that the sanitizers see the ranking, look-back and exchange of full and partial tiles.
-  using P = cuprim::radix_sort_default_policy<4, 0>::type;
+  const cuprim::radix_sort_policy P = radix_test::tuned_policy<std::uint32_t>(0);
   for (std::int64_t n :
-       {std::int64_t(3000), std::int64_t(6144 * 3 + 17), std::int64_t(P::onchip_tile + 3 * P::tile + 17)})
+       {std::int64_t(3000), std::int64_t(6144 * 3 + 17), std::int64_t(P.onchip_tile() + 3 * P.tile() + 17)})
     for (bool desc : {false, true}) {
       radix_test::check_sort<std::uint32_t>(n, shape::random, desc, r);
       radix_test::check_sort<std::uint64_t>(n, shape::few_values, desc, r);
     }
   // Packed pairs and argsort past their on-chip limit, on tiles small enough that the prefetches (4 tiles ahead)
   // fire: the packing pass's loads and prefetches, the unpacking stores (with and without keys).
-  const std::int64_t m = pack1_policy::onchip_tile + 9 * pack1_policy::tile + 17;
+  const std::int64_t m = pack_policy.onchip_tile() + 9 * pack_policy.tile() + 17;
   for (bool desc : {false, true}) {
-    check_packed<pack1_policy, std::int32_t, std::uint32_t>(m, shape::random, desc, 0, 32, 0, r);
-    check_packed_argsort<pack1_policy, std::int32_t, std::uint32_t>(m, shape::random, desc, 0, 32, r);
+    check_packed<pack_policy, std::int32_t, std::uint32_t>(m, shape::random, desc, 0, 32, 0, r);
+    check_packed_argsort<pack_policy, std::int32_t, std::uint32_t>(m, shape::random, desc, 0, 32, r);
   }
 }
 
@@ -450,10 +468,10 @@ TEST_F(RadixSortApi, ClusterOfEightBlocks) {
   } restore;
   cuprim::detail::radix_cluster_blocks_cap.store(8);
   for (std::int64_t n : {std::int64_t(1500), std::int64_t(8192), std::int64_t(8193), std::int64_t(20011),
-                         std::int64_t(40000), onchip})
+                         std::int64_t(40000), onchip()})
     for (bool desc : {false, true}) {
       radix_test::check_sort<std::uint32_t>(n, shape::random, desc, r);
-      if (n <= cuprim::radix_sort_default_policy<8, 0>::type::onchip_tile)
+      if (n <= radix_test::tuned_policy<std::uint64_t>(0).onchip_tile())
         radix_test::check_sort<std::uint64_t>(n, shape::few_values, desc, r);
     }
 }

@@ -5,7 +5,7 @@
 // cell, by energy from the highest, through a key decomposer (the members that form the key, most significant
 // first). Each result is checked against std::stable_sort.
 //
-//   build/examples/04_sort
+//   build/examples/04_radix_sort
 #include <cuprim/cuprim.cuh>
 #include <cuprim/device/radix_sort.cuh>
 
@@ -31,7 +31,7 @@ struct by_cell_then_energy {
 
 int main() {
   if (!cuprim::has_device()) {
-    std::puts("04_sort: no CUDA device found; this example needs a GPU.");
+    std::puts("04_radix_sort: no CUDA device found; this example needs a GPU.");
     return 77;  // reported as skipped by the test suite
   }
   const std::int64_t n = 1'000'003;
@@ -92,7 +92,7 @@ int main() {
     const std::vector<particle> got_p = sorted_parts.to_host_sync();
     for (std::int64_t i = 0; i < n; ++i) ok &= got_p[i].id == want_p[i].id;
   }
-  std::printf("04_sort: %lld particles sorted by cell, ranked by energy, energies sorted, structs by (cell, "
+  std::printf("04_radix_sort: %lld particles sorted by cell, ranked by energy, energies sorted, structs by (cell, "
               "energy): %s\n",
               static_cast<long long>(n), ok ? "all match std::stable_sort" : "MISMATCH");
   return ok ? 0 : 1;

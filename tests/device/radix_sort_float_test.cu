@@ -87,8 +87,8 @@ TYPED_TEST(RadixSortFloat, OrderedBitsPathForms) {
 }
 
 /// White box: the histogram pass's NaN flag, the word after the histograms in the workspace
-/// (radix_sort.cuh, radix_layout), is 0 for keys without NaN (so the passes take the ordered-bits path) and 1
-/// with one NaN, whatever the workspace held before.
+/// (radix_core_parts::hist, radix_sort_problem.cuh), is 0 for keys without NaN (so the passes take the ordered-bits
+/// path) and 1 with one NaN, whatever the workspace held before.
 TYPED_TEST(RadixSortFloat, NaNFlagInWorkspace) {
   using K = TypeParam;
   using B = typename cuprim::detail::radix_key<K>::bits_t;

@@ -1,4 +1,0 @@
-#include "sweep_common.cuh"
-void rows_f(sweep_data& d) {
-  u64_row<256, 40, true, 32, 2, 1, 1, false, 2>(d);
-}

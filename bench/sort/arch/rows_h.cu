@@ -1,3 +1,0 @@
-#include "sweep_common.cuh"
-void rows_h(sweep_data&) {
-}
