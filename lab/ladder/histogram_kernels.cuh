@@ -40,10 +40,11 @@ __global__ void __launch_bounds__(hist_block_threads) histogram_sectioned_kernel
 /// Rung 2: interleaved (coalesced) partitioning, one global atomic per sample.
 template <class S, class B, class C>
 __global__ void __launch_bounds__(hist_block_threads) histogram_atomic_kernel(const hist_params<S, B, C> p) {
+  wait_for_prerequisite_grid();
   const std::uint64_t G = std::uint64_t(gridDim.x) * blockDim.x;
   const std::uint64_t g = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  wait_for_prerequisite_grid();
-  for (std::uint64_t i = g; i < p.n; i += G) hist_add_atomically(p, i);
+  const std::uint64_t n = p.n;
+  for (std::uint64_t i = g; i < n; i += G) hist_add_atomically(p, i);
 }
 
 /// Rungs 3 and 4: interleaved partitioning, one sample per thread per step, counted as the production kernel

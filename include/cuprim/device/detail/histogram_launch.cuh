@@ -56,23 +56,27 @@ void hist_launch(const char* fn, void (*kernel)(hist_params<S, B, C>), hist_para
   }
 }
 
+/// The production kernel of layout L for binner B under policy P (instantiated with the fields it reads).
+template <histogram_policy P, hist_layout L, class S, class B, class C>
+inline constexpr auto hist_kernel_of = histogram_kernel<
+    policy_constant<histogram_kernel_policy(P, L == hist_layout::lanes && hist_is_bytes<B>::value)>, S, B, C, L>;
+
 /// The production launch: the kernel of the path policy P plans for the call's bin count.
 template <histogram_policy P>
 struct hist_policy_launch {
   template <class S, class B, class C>
   void operator()(const char* fn, hist_params<S, B, C> p, std::uint64_t total, cudaStream_t stream) const {
     static_assert(histogram_policy_valid<P>());
-    using K = policy_constant<histogram_kernel_policy(P)>;
     const histogram_plan plan = histogram_plan_for(P, p.total_bins, hist_is_bytes<B>::value);
     switch (plan.layout) {
       case hist_layout::lanes:
-        hist_launch(fn, histogram_kernel<K, S, B, C, hist_layout::lanes>, p, plan, P.threads, total, stream);
+        hist_launch(fn, hist_kernel_of<P, hist_layout::lanes, S, B, C>, p, plan, P.threads, total, stream);
         break;
       case hist_layout::shared:
-        hist_launch(fn, histogram_kernel<K, S, B, C, hist_layout::shared>, p, plan, P.threads, total, stream);
+        hist_launch(fn, hist_kernel_of<P, hist_layout::shared, S, B, C>, p, plan, P.threads, total, stream);
         break;
       default:
-        hist_launch(fn, histogram_kernel<K, S, B, C, hist_layout::global_runs>, p, plan, P.threads, total, stream);
+        hist_launch(fn, hist_kernel_of<P, hist_layout::global_runs, S, B, C>, p, plan, P.threads, total, stream);
         break;
     }
   }

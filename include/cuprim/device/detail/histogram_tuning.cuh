@@ -61,10 +61,12 @@ constexpr bool histogram_policy_valid() {
   return true;
 }
 
-/// The fields of P its kernels read (the rest plan the launch on the host): policies that differ only in how the
-/// host plans share their kernels.
-constexpr histogram_policy histogram_kernel_policy(histogram_policy p) {
-  return {.threads = p.threads, .vectors = p.vectors, .byte_vectors = p.byte_vectors};
+/// The fields of P a kernel reads, the others at their defaults: threads, and the vectors per step of its path
+/// (byte_vectors on the byte path, vectors elsewhere). Policies that differ only in the rest, which plans the
+/// launch on the host, share their kernels.
+constexpr histogram_policy histogram_kernel_policy(histogram_policy p, bool byte_path) {
+  if (byte_path) return {.threads = p.threads, .byte_vectors = p.byte_vectors};
+  return {.threads = p.threads, .vectors = p.vectors};
 }
 
 }  // namespace detail
