@@ -14,7 +14,8 @@ namespace cuprim {
 ///   shared      T × 4 + 1 KiB within the device's shared memory per block: sub-histograms of T counters; copies:
 ///               the largest power of two ≤ clamp(shared_bytes / (T × 4), 1, shared_max_copies)
 ///   global      otherwise: atomics on the outputs in device memory, runs of equal bins merged per thread
-/// A privatized path whose copies do not fit the device's shared memory takes the next path.
+/// The per-lane paths are taken only where their copies and 1 KiB fit the device's shared memory per block;
+/// otherwise the shared rule applies.
 struct histogram_policy {
   static constexpr const char* name = "histogram_policy";
   int threads = 512;              ///< threads per block: a multiple of 32, at most 1024
