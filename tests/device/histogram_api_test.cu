@@ -1,7 +1,7 @@
 // Histogram entry points beyond the per-type sweeps: multi-channel input (1-4 interleaved channels, chosen
 // channels, even and range), n = 0 and 1, every sample in one bin (small, medium and huge histograms), the seed's
-// text example, 2^28 samples and n > 2^31 (uint8), bad arguments writing nothing, and explicit policies (every
-// path under other shapes).
+// text example, 2^28 samples and n > 2^31 (uint8), the byte binner beyond 256 bins, bad arguments writing nothing,
+// and explicit policies (every path under other shapes).
 
 #include "device/histogram_cases.hpp"
 
@@ -89,6 +89,21 @@ TEST(Histogram, SmallInputs) {
     auto z = make_samples<std::uint32_t>(r, n, std::int64_t(0), std::int64_t(1) << 32, 1 << 20);
     check_single<std::uint32_t, std::uint32_t, std::int64_t>(z, 1 << 20, 0, std::int64_t(1) << 32, nullptr, seed);
   }
+}
+
+/// The byte binner with more bins than byte values (levels beyond the type, bins of width one): 257 to 512 bins
+/// take the byte path with its two copies, more take the shared path.
+TEST(Histogram, ByteBinnerBeyondTheType) {
+  CUPRIM_REQUIRE_GPU();
+  const std::uint64_t seed = base_seed() ^ 0x2B;
+  rng r(seed);
+  std::vector<std::uint8_t> x(100003);
+  for (auto& v : x) v = std::uint8_t(r.next());
+  check_single<std::uint8_t, std::uint32_t, std::int64_t>(x, 512, 0, 512, nullptr, seed, 1);
+  check_single<std::uint8_t, std::uint32_t, std::int64_t>(x, 1024, 0, 1024, nullptr, seed, 2);
+  std::vector<std::int8_t> y(x.size());
+  for (auto& v : y) v = std::int8_t(r.next());
+  check_single<std::int8_t, std::uint64_t, std::int64_t>(y, 384, -128, 256, nullptr, seed, 3);
 }
 
 /// Every sample in one bin: the contention worst case, through each layout (lanes, shared, global).
