@@ -1,4 +1,4 @@
-// Example 04: histograms with cuprim. The seed lecture's text example: the letters of "programming massively
+// Example 05: histograms with cuprim. The seed lecture's text example: the letters of "programming massively
 // parallel processors" counted in bins of four letters (a-d, e-h, i-l, m-p, q-t, u-x, y-z) with histogram_even
 // (the spaces fall outside [a, a + 28) and are not counted); then a synthetic RGBA image, histogrammed per colour
 // channel in one pass with multi_histogram_even (alpha not counted). Each result is checked on the host.

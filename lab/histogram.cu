@@ -1,20 +1,24 @@
 // lab/histogram.cu: the histogram family: cuprim::histogram_even against cub::DeviceHistogram::HistogramEven in
-// the same run (the issue's four targets), the ladder rung by rung, an entropy sweep, and the host reference.
+// the same run (the issue's four targets), the ladder rung by rung, an entropy sweep, the policy sweep
+// (`cuprim-lab sweep histogram`) and the host reference.
 //
 // Inputs: lab::random_input (uint8: every byte value; uint32: every value); "equal" inputs hold one byte value
 // everywhere; the entropy sweep keeps the top k bits of each random byte (2^k equally likely values, k bits of
-// entropy; k = 0: every byte equal). GB/s counts the samples read once and the histogram written once. Each case
-// prints the production path's privatization choice for its bin count (histogram_plan_for) when it is set up.
+// entropy; k = 0: every byte equal). GB/s counts the samples read once and the histogram written once. Every case
+// records the policy it ran and the path that policy chose for its bins (cuprim::histogram_even_plan): the lab
+// prints them after the table and writes them to the JSON row.
 #include "lab.hpp"
 
+#include "ladder/histogram.cuh"
+
 #include <cuprim/device/histogram.cuh>
-#include <cuprim/device/histogram_ladder.cuh>
 #include <cuprim/host/histogram.hpp>
 
 #include <cub/device/device_histogram.cuh>
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -55,7 +59,8 @@ std::shared_ptr<const derived> derived_for(const input_set& in, int k) {
     r->d = device_memory(in.stride_bytes * std::size_t(in.slices));
     for (int s = 0; s < in.slices; ++s)
       derive_bytes_kernel<<<4096, 256>>>(in.slice<std::uint8_t>(s),
-                                          r->d.as<std::uint8_t>() + in.stride_bytes * std::size_t(s), std::size_t(in.n), k);
+                                          r->d.as<std::uint8_t>() + in.stride_bytes * std::size_t(s),
+                                          std::size_t(in.n), k);
     check(cudaGetLastError(), "launch of derive_bytes_kernel");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (derived input)");
     auto x = in.host<std::uint8_t>();
@@ -103,21 +108,61 @@ std::string compare(const std::vector<C>& got, const std::vector<C>& want) {
   return m.str();
 }
 
-/// How a case computes: a ladder rung (production included), or an explicit configuration (the policy sweep).
+using rung_t = cuprim::ladder::histogram_rung;
+
+/// The policy a case runs and the path it chose for the case's bins and levels (histogram_even_plan).
+template <class S, auto Policy>
+policy_record record_path(int bins, std::int64_t lower, std::int64_t upper) {
+  const cuprim::histogram_policy p =
+      cuprim::detail::pick_policy<Policy>(cuprim::histogram_policy_for<S>(cuprim::current_tuned_arch()));
+  const std::string path = cuprim::histogram_even_plan<S, Policy>(bins, lower, upper).describe();
+  policy_record r = record_policy(p);
+  r.text += " -> " + path;
+  r.json.insert(r.json.size() - 1, ", \"path\": \"" + path + "\"");
+  return r;
+}
+
+/// How a case computes its histogram (the call it times) and the policy it records.
+template <class S>
 struct how {
-  cuprim::histogram_rung rung = cuprim::histogram_rung::production;
-  bool config = false;
-  cuprim::detail::hist_layout layout = cuprim::detail::hist_layout::lanes;
-  int copies = 1;
-  bool persistent = true;
-  how(cuprim::histogram_rung r) : rung(r) {}
-  how(cuprim::detail::hist_layout l, int c, bool p) : config(true), layout(l), copies(c), persistent(p) {}
+  std::function<void(const S*, std::int64_t, C*, int, std::int64_t, std::int64_t, cudaStream_t)> run;
+  std::function<policy_record(int, std::int64_t, std::int64_t)> policy;
 };
 
-/// One case: histogram_even of n samples of S into `bins` bins over [lower, upper) by `rung`.
+/// cuprim::histogram_even under Policy (cuprim::tuned: the production call).
+template <class S, auto Policy = cuprim::tuned>
+how<S> production() {
+  return {[](const S* in, std::int64_t n, C* h, int bins, std::int64_t lower, std::int64_t upper, cudaStream_t s) {
+            cuprim::histogram_even<Policy>(in, n, h, bins, lower, upper, cuprim::workspace{}, s);
+          },
+          record_path<S, Policy>};
+}
+
+/// A rung of the ladder; the rungs that run the production kernel record its policy and path.
 template <class S>
-case_def make_case(std::string name, std::string op, std::string variant, how rung, std::int64_t n,
-                   int bins, std::int64_t lower, std::int64_t upper, int entropy, bool quick, bool baseline) {
+how<S> ladder(rung_t r) {
+  if (r == rung_t::production) return production<S>();
+  how<S> h;
+  h.run = [r](const S* in, std::int64_t n, C* out, int bins, std::int64_t lower, std::int64_t upper, cudaStream_t s) {
+    cuprim::ladder::histogram_even(r, in, n, out, bins, lower, upper, s);
+  };
+  if (r == rung_t::vector_loads) {
+    h.policy = record_path<S, cuprim::ladder::vector_loads_policy>;
+  } else if (r == rung_t::persistent) {
+    h.policy = record_path<S, cuprim::ladder::persistent_policy>;
+  } else {
+    h.policy = [r](int, std::int64_t, std::int64_t) {
+      const std::string name(cuprim::ladder::to_string(r));
+      return policy_record{"ladder rung " + name, "{\"ladder_rung\": \"" + name + "\"}"};
+    };
+  }
+  return h;
+}
+
+/// One case: histogram_even of n samples of S into `bins` bins over [lower, upper) as `h` computes it.
+template <class S>
+case_def make_case(std::string name, std::string op, std::string variant, how<S> h, std::int64_t n, int bins,
+                   std::int64_t lower, std::int64_t upper, int entropy, bool quick, bool baseline) {
   case_def c;
   c.name = std::move(name);
   c.family = "histogram";
@@ -128,6 +173,7 @@ case_def make_case(std::string name, std::string op, std::string variant, how ru
   c.bytes = double(n) * sizeof(S) + double(bins) * sizeof(C);
   c.quick = quick;
   if (baseline) c.baseline = "cub::DeviceHistogram::HistogramEven";
+  c.policy = [policy = h.policy, bins, lower, upper] { return policy(bins, lower, upper); };
   c.setup = [=]() -> bench {
     auto st = std::make_shared<state<S>>();
     st->in = random_input(dtype_v<S>, n);
@@ -137,10 +183,6 @@ case_def make_case(std::string name, std::string op, std::string variant, how ru
     st->lower = lower;
     st->upper = upper;
     st->hist = device_memory(std::size_t(bins) * sizeof(C));
-    const bool byte_samples = sizeof(S) == 1 && lower == std::int64_t(std::numeric_limits<S>::min()) &&
-                              upper - lower == 256 && 256 % bins == 0;
-    std::printf("  [histogram] %s: %d bins -> %s\n", name_of<S>(), bins,
-                cuprim::histogram_plan_for(bins, byte_samples).describe().c_str());
     const std::string key = "histogram/ref/" + std::to_string(entropy) + "/" + std::to_string(bins) + "/" +
                             std::to_string(lower) + "/" + std::to_string(upper);
     auto ref = st->in->template memo<std::shared_ptr<const std::vector<C>>>(key, [&] {
@@ -150,16 +192,8 @@ case_def make_case(std::string name, std::string op, std::string variant, how ru
     });
     bench b;
     b.input_slices = st->in->slices;
-    b.run = [st, rung](cudaStream_t s, int rep) {
-      if (rung.config)
-        cuprim::histogram_even_config(rung.layout, rung.copies, rung.persistent, st->input(rep), st->in->n,
-                                      st->hist.template as<C>(), st->bins, st->lower, st->upper, s);
-      else if (rung.rung == cuprim::histogram_rung::production)
-        cuprim::histogram_even(st->input(rep), st->in->n, st->hist.template as<C>(), st->bins, st->lower, st->upper,
-                               cuprim::workspace{}, s);
-      else
-        cuprim::histogram_even_rung(rung.rung, st->input(rep), st->in->n, st->hist.template as<C>(), st->bins, st->lower,
-                                    st->upper, s);
+    b.run = [st, run = h.run](cudaStream_t s, int rep) {
+      run(st->input(rep), st->in->n, st->hist.template as<C>(), st->bins, st->lower, st->upper, s);
     };
     if (baseline) {
       st->base_hist = device_memory(std::size_t(bins) * sizeof(C));
@@ -195,6 +229,41 @@ case_def make_case(std::string name, std::string op, std::string variant, how ru
   return c;
 }
 
+// The policy sweep's named policies, each run beside the tuned default (docs/tuning.md, "Histogram"). For 256 bins
+// of uint8 (the byte path) and 1024 bins of uint32 they take:
+constexpr cuprim::histogram_policy nonpersistent{.persistent = false};  // one block per 32 Ki samples
+constexpr cuprim::histogram_policy byte_vectors_2{.byte_vectors = 2};   // the byte path loading two vectors per step
+constexpr cuprim::histogram_policy lanes_1024{.lanes_max_bins = 1024};  // 1024 bins: per-lane x1 (128 KiB)
+constexpr cuprim::histogram_policy shared_x1{.lanes_max_bins = 0, .shared_max_copies = 1};    // shared x1
+constexpr cuprim::histogram_policy shared_x4{.lanes_max_bins = 0, .shared_max_copies = 4};    // shared x4
+constexpr cuprim::histogram_policy shared_x16{.lanes_max_bins = 0, .shared_bytes = 64 * 1024};  // shared x16
+
+/// A row of the policy sweep: histogram_even<P> of n samples of S into `bins` bins over [0, upper).
+template <class S, cuprim::histogram_policy P>
+void add_sweep_row(const std::string& label, const std::string& input, const std::string& op, std::int64_t n, int bins,
+                   std::int64_t upper, int entropy) {
+  const bool is_default = P == cuprim::histogram_policy_for<S>(cuprim::tuned_archs[0]);
+  case_def c = make_case<S>("histogram/sweep/" + label + "/" + input, op,
+                            is_default ? label + " (default)" : label, production<S, P>(), n, bins, 0, upper, entropy,
+                            false, false);
+  c.sweep = true;
+  add_case(std::move(c));
+}
+
+/// The sweep's rows of 256 bins over 2^30 uint8, uniform (entropy 8) or all equal (-1).
+template <cuprim::histogram_policy P>
+void add_sweep_byte_rows(const std::string& label, int entropy) {
+  const std::string input = entropy == 8 ? "uniform" : "equal";
+  add_sweep_row<std::uint8_t, P>(label, input + "/even256/uint8/2^30", "sweep/256/" + input, pow2(30), 256, 256,
+                                 entropy);
+}
+
+/// The sweep's row of 1024 bins over 2^28 uint32 (every value).
+template <cuprim::histogram_policy P>
+void add_sweep_1024_row(const std::string& label) {
+  add_sweep_row<std::uint32_t, P>(label, "even1024/uint32/2^28", "sweep/1024", pow2(28), 1024, pow2(32), 8);
+}
+
 void add_host(std::int64_t n) {
   case_def c;
   c.name = "host/histogram/even/256/uint8/" + size_label(n);
@@ -216,7 +285,9 @@ void add_host(std::int64_t n) {
     st->h.resize(256);
     fill_random_host(dtype::uint8, st->x.data(), st->x.size(), 1);
     bench b;
-    b.host_run = [st] { cuprim::host::histogram_even(st->x.data(), std::int64_t(st->x.size()), st->h.data(), 256, 0, 256); };
+    b.host_run = [st] {
+      cuprim::host::histogram_even(st->x.data(), std::int64_t(st->x.size()), st->h.data(), 256, 0, 256);
+    };
     b.verify = [st, run = b.host_run] {
       run();
       std::vector<C> want(256);
@@ -234,71 +305,69 @@ void add_host(std::int64_t n) {
 }  // namespace
 
 void register_histogram() {
-  using R = cuprim::histogram_rung;
   const std::int64_t u32_top = std::int64_t(1) << 32;
   // The issue's targets (quick): 256 bins over 1 GiB of uint8 (random; every byte equal), 1024 bins over the full
   // uint32 range and 2^20 bins, 2^28 random uint32.
   add_case(make_case<std::uint8_t>("histogram/even256/uniform/uint8/2^30", "even/256", "production, uniform",
-                                   R::production, pow2(30), 256, 0, 256, 8, true, true));
+                                   production<std::uint8_t>(), pow2(30), 256, 0, 256, 8, true, true));
   add_case(make_case<std::uint8_t>("histogram/even256/equal/uint8/2^30", "even/256", "production, all equal",
-                                   R::production, pow2(30), 256, 0, 256, -1, true, true));
-  add_case(make_case<std::uint32_t>("histogram/even1024/uniform/uint32/2^28", "even/1024", "production", R::production,
-                                    pow2(28), 1024, 0, u32_top, 8, true, true));
-  add_case(make_case<std::uint32_t>("histogram/even2^20/uniform/uint32/2^28", "even/2^20", "production", R::production,
-                                    pow2(28), 1 << 20, 0, u32_top, 8, true, true));
+                                   production<std::uint8_t>(), pow2(30), 256, 0, 256, -1, true, true));
+  add_case(make_case<std::uint32_t>("histogram/even1024/uniform/uint32/2^28", "even/1024", "production",
+                                    production<std::uint32_t>(), pow2(28), 1024, 0, u32_top, 8, true, true));
+  add_case(make_case<std::uint32_t>("histogram/even2^20/uniform/uint32/2^28", "even/2^20", "production",
+                                    production<std::uint32_t>(), pow2(28), 1 << 20, 0, u32_top, 8, true, true));
   // Medium histograms (shared sub-histograms) and the 2^16 global path.
   for (int nb : {4096, 1 << 16})
     add_case(make_case<std::uint32_t>("histogram/even" + size_label(nb) + "/uniform/uint32/2^28",
-                                      "even/" + size_label(nb), "production", R::production, pow2(28), nb, 0, u32_top,
-                                      8, false, true));
+                                      "even/" + size_label(nb), "production", production<std::uint32_t>(), pow2(28), nb,
+                                      0, u32_top, 8, false, true));
 
   // The ladder: 256 bins over 2^28 uint8 (uniform), and 1024 bins over 2^26 uint32.
-  for (int k = 0; k <= int(R::production); ++k) {
-    const R r = R(k);
-    const std::string rn = cuprim::histogram_rung_name(r);
-    add_case(make_case<std::uint8_t>("histogram/ladder/" + rn + "/even256/uint8/2^28", "ladder/256", rn, r, pow2(28),
-                                     256, 0, 256, 8, false, k == int(R::production)));
-    add_case(make_case<std::uint32_t>("histogram/ladder/" + rn + "/even1024/uint32/2^26", "ladder/1024", rn, r,
-                                      pow2(26), 1024, 0, u32_top, 8, false, k == int(R::production)));
+  for (rung_t r : cuprim::ladder::histogram_rungs) {
+    const std::string rn(cuprim::ladder::to_string(r));
+    const bool last = r == rung_t::production;
+    add_case(make_case<std::uint8_t>("histogram/ladder/" + rn + "/even256/uint8/2^28", "ladder/256", rn,
+                                     ladder<std::uint8_t>(r), pow2(28), 256, 0, 256, 8, false, last));
+    add_case(make_case<std::uint32_t>("histogram/ladder/" + rn + "/even1024/uint32/2^26", "ladder/1024", rn,
+                                      ladder<std::uint32_t>(r), pow2(26), 1024, 0, u32_top, 8, false, last));
   }
 
   // Entropy sweep: 256 bins over 2^28 uint8 whose bytes keep their top k random bits (k = 0: all equal).
   for (int bits : {0, 1, 2, 3, 4, 6, 8}) {
-    for (R r : {R::interleaved_global, R::shared_block, R::production}) {
-      const std::string rn = cuprim::histogram_rung_name(r);
+    for (rung_t r : {rung_t::interleaved_global, rung_t::shared_block, rung_t::production}) {
+      const std::string rn(cuprim::ladder::to_string(r));
       add_case(make_case<std::uint8_t>("histogram/entropy/" + std::to_string(bits) + "bits/" + rn + "/uint8/2^28",
-                                       "entropy/" + std::to_string(bits) + "bits", rn, r, pow2(28), 256, 0, 256, bits,
-                                       false, r == R::production));
+                                       "entropy/" + std::to_string(bits) + "bits", rn, ladder<std::uint8_t>(r),
+                                       pow2(28), 256, 0, 256, bits, false, r == rung_t::production));
     }
   }
 
-  // Policy sweep (explicit layouts): 256 bins over 2^30 uint8 (uniform and all equal), 1024 bins over 2^28 uint32.
-  using HL = cuprim::detail::hist_layout;
-  struct pol { HL layout; int copies; bool persistent; const char* label; };
-  // uint8 with 256 bins takes the byte path, whose per-lane layout has exactly two copies (hist_launch refuses
-  // others): the lanes rows here are that path, persistent or not.
-  const pol p8[] = {{HL::lanes, 2, true, "lanes-x2"},        {HL::lanes, 2, false, "lanes-x2-nonpersistent"},
-                    {HL::shared, 1, true, "shared-x1"},      {HL::shared, 4, true, "shared-x4"},
-                    {HL::shared, 16, true, "shared-x16"}};
-  for (const pol& q : p8)
-    for (int ent : {8, -1})
-      add_case(make_case<std::uint8_t>(std::string("histogram/policy/") + q.label + (ent == 8 ? "/uniform" : "/equal") +
-                                           "/even256/uint8/2^30",
-                                       ent == 8 ? "policy/256/uniform" : "policy/256/equal", q.label,
-                                       how(q.layout, q.copies, q.persistent), pow2(30), 256, 0, 256, ent, false, false));
-  const pol p32[] = {{HL::lanes, 1, true, "lanes-x1"}, {HL::shared, 1, true, "shared-x1"},
-                     {HL::shared, 4, true, "shared-x4"}, {HL::shared, 8, true, "shared-x8"},
-                     {HL::shared, 16, true, "shared-x16"}};
-  for (const pol& q : p32)
-    add_case(make_case<std::uint32_t>(std::string("histogram/policy/") + q.label + "/even1024/uint32/2^28",
-                                      "policy/1024", q.label, how(q.layout, q.copies, q.persistent), pow2(28), 1024, 0,
-                                      u32_top, 8, false, false));
+  // The policy sweep (`cuprim-lab sweep histogram`): 256 bins over 2^30 uint8 (uniform and all equal), 1024 bins
+  // over 2^28 uint32.
+  constexpr cuprim::histogram_policy tuned8 = cuprim::histogram_policy_for<std::uint8_t>(cuprim::tuned_archs[0]);
+  constexpr cuprim::histogram_policy tuned32 = cuprim::histogram_policy_for<std::uint32_t>(cuprim::tuned_archs[0]);
+  for (int ent : {8, -1}) {
+    add_sweep_byte_rows<tuned8>("lanes-x2", ent);
+    add_sweep_byte_rows<nonpersistent>("lanes-x2-nonpersistent", ent);
+    add_sweep_byte_rows<byte_vectors_2>("lanes-x2-vectors2", ent);
+    add_sweep_byte_rows<shared_x1>("shared-x1", ent);
+    add_sweep_byte_rows<shared_x4>("shared-x4", ent);
+    add_sweep_byte_rows<shared_x16>("shared-x16", ent);
+  }
+  add_sweep_1024_row<lanes_1024>("lanes-x1");
+  add_sweep_1024_row<shared_x1>("shared-x1");
+  add_sweep_1024_row<shared_x4>("shared-x4");
+  add_sweep_1024_row<tuned32>("shared-x8");
+  add_sweep_1024_row<shared_x16>("shared-x16");
 
   add_host(pow2(24));
 
   add_note("histogram/", "histogram: uint32 counters; cuprim and CUB with workspace allocated once before timing; CUB "
                          "gets int num_samples and integer levels; GB/s counts the samples read once and the "
                          "histogram written once; results checked bin for bin against cuprim::host");
+  add_note("histogram/sweep/", "histogram sweep rows: the path each policy takes for the row's bins (per-lane or "
+                               "shared sub-histograms xN copies); -nonpersistent: one block per 32 Ki samples; "
+                               "-vectors2: two 16-byte vectors per step on the byte path (the default loads four)");
   add_note("histogram/entropy/", "histogram/entropy: the top k bits of each random byte kept (2^k equally likely "
                                  "values = k bits of entropy; 0 bits = one value repeated)");
 }

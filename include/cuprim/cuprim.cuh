@@ -28,4 +28,3 @@
 #include <cuprim/device/radix_sort.cuh>
 #include <cuprim/device/segmented_sort.cuh>
 #include <cuprim/device/histogram.cuh>
-#include <cuprim/device/histogram_ladder.cuh>

@@ -65,7 +65,8 @@ std::pair<level_t<S>, level_t<S>> levels_for(bool full) {
 /// n random samples: uniform over the type (integers) or around [lower, upper) (floating point), with about 1 in 8
 /// drawn from special values: lower, upper, upper - 1 (integers), inner edges, NaN and infinities (floats).
 template <class S, class L>
-std::vector<S> make_samples(rng& r, std::int64_t n, L lower, L upper, int num_bins, const std::vector<L>* edges = nullptr) {
+std::vector<S> make_samples(rng& r, std::int64_t n, L lower, L upper, int num_bins,
+                            const std::vector<L>* edges = nullptr) {
   std::vector<S> v(std::size_t(std::max<std::int64_t>(n, 0)));
   const double lo = double(lower), hi = double(upper);
   for (auto& x : v) {
@@ -80,20 +81,25 @@ std::vector<S> make_samples(rng& r, std::int64_t n, L lower, L upper, int num_bi
           } else x = from_double<S>(hi);
           break;
         case 2:
-          if constexpr (!is_float_sample<S>) x = static_cast<S>(upper - 1 > L(std::numeric_limits<S>::max()) ? L(std::numeric_limits<S>::max()) : upper - 1);
+          if constexpr (!is_float_sample<S>)
+            x = static_cast<S>(upper - 1 > L(std::numeric_limits<S>::max()) ? L(std::numeric_limits<S>::max())
+                                                                             : upper - 1);
           else x = from_double<S>(NAN);
           break;
         case 3: {  // an inner bin boundary (even) or an edge (range)
           if (edges && !edges->empty()) {
             const L e = (*edges)[r.index(edges->size())];
             if constexpr (is_float_sample<S>) x = from_double<S>(double(e));
-            else x = static_cast<S>(std::clamp<long double>((long double)e, (long double)std::numeric_limits<S>::min(), (long double)std::numeric_limits<S>::max()));
+            else
+              x = static_cast<S>(std::clamp<long double>((long double)e, (long double)std::numeric_limits<S>::min(),
+                                                         (long double)std::numeric_limits<S>::max()));
           } else {
             const int k = int(r.index(std::uint64_t(num_bins) + 1));
             if constexpr (is_float_sample<S>) x = from_double<S>(lo + (hi - lo) * k / num_bins);
             else {
               const __int128 b = (__int128)lower + ((__int128)upper - (__int128)lower) * k / num_bins;
-              x = static_cast<S>(std::clamp<__int128>(b, (__int128)std::numeric_limits<S>::min(), (__int128)std::numeric_limits<S>::max()));
+              x = static_cast<S>(std::clamp<__int128>(b, (__int128)std::numeric_limits<S>::min(),
+                                                      (__int128)std::numeric_limits<S>::max()));
             }
           }
           break;
@@ -172,8 +178,9 @@ struct guarded {
 
 enum class form { plain, add, plain_ws, add_ws };
 
-/// Runs one single-channel histogram (even or range) in each form and checks it against the host reference.
-template <class S, class C, class L>
+/// Runs one single-channel histogram (even or range) in each form under Policy and checks it against the host
+/// reference.
+template <class S, class C, class L, auto Policy = cuprim::tuned>
 void check_single(const std::vector<S>& x, int num_bins, L lower, L upper, const std::vector<L>* edges,
                   std::uint64_t seed, int offset = 0) {
   SCOPED_TRACE(::testing::Message() << "n=" << x.size() << " bins=" << num_bins << " range=" << (edges != nullptr)
@@ -206,17 +213,17 @@ void check_single(const std::vector<S>& x, int num_bins, L lower, L upper, const
     const cuprim::workspace w{ws.data(), need};
     if (edges) {
       switch (f) {
-        case form::plain: cuprim::histogram_range(in, n, h.data(), num_bins, edges->data()); break;
-        case form::add: cuprim::histogram_range_add(in, n, h.data(), num_bins, edges->data()); break;
-        case form::plain_ws: cuprim::histogram_range(in, n, h.data(), num_bins, edges->data(), w, s); break;
-        case form::add_ws: cuprim::histogram_range_add(in, n, h.data(), num_bins, edges->data(), w, s); break;
+        case form::plain: cuprim::histogram_range<Policy>(in, n, h.data(), num_bins, edges->data()); break;
+        case form::add: cuprim::histogram_range_add<Policy>(in, n, h.data(), num_bins, edges->data()); break;
+        case form::plain_ws: cuprim::histogram_range<Policy>(in, n, h.data(), num_bins, edges->data(), w, s); break;
+        case form::add_ws: cuprim::histogram_range_add<Policy>(in, n, h.data(), num_bins, edges->data(), w, s); break;
       }
     } else {
       switch (f) {
-        case form::plain: cuprim::histogram_even(in, n, h.data(), num_bins, lower, upper); break;
-        case form::add: cuprim::histogram_even_add(in, n, h.data(), num_bins, lower, upper); break;
-        case form::plain_ws: cuprim::histogram_even(in, n, h.data(), num_bins, lower, upper, w, s); break;
-        case form::add_ws: cuprim::histogram_even_add(in, n, h.data(), num_bins, lower, upper, w, s); break;
+        case form::plain: cuprim::histogram_even<Policy>(in, n, h.data(), num_bins, lower, upper); break;
+        case form::add: cuprim::histogram_even_add<Policy>(in, n, h.data(), num_bins, lower, upper); break;
+        case form::plain_ws: cuprim::histogram_even<Policy>(in, n, h.data(), num_bins, lower, upper, w, s); break;
+        case form::add_ws: cuprim::histogram_even_add<Policy>(in, n, h.data(), num_bins, lower, upper, w, s); break;
       }
     }
     CUPRIM_CUDA_CHECK(cudaDeviceSynchronize());

@@ -85,7 +85,8 @@ void histogram_even_strided(const S* samples, std::int64_t count, std::int64_t s
   if constexpr (std::is_integral_v<S> && sizeof(S) <= 2) {  // every value's bin once, then a table look-up
     using U = std::make_unsigned_t<S>;
     std::vector<int> table(std::size_t(1) << (8 * sizeof(S)));
-    for (std::size_t u = 0; u < table.size(); ++u) table[u] = even_bin(static_cast<S>(static_cast<U>(u)), num_bins, lower, upper);
+    for (std::size_t u = 0; u < table.size(); ++u)
+      table[u] = even_bin(static_cast<S>(static_cast<U>(u)), num_bins, lower, upper);
     for (std::int64_t i = 0; i < count; ++i) {
       const int b = table[static_cast<U>(samples[i * stride + offset])];
       if (b >= 0) ++histogram[b];

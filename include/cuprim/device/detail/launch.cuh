@@ -5,6 +5,10 @@
 //   zero_async(fn, p, bytes, stream);                       // a small kernel; lets the next launch start early
 //   launch_dependent(fn, kernel, grid, block, stream, args...);
 //   // in kernel, before touching what zero_async wrote:   wait_for_prerequisite_grid();
+//
+// Every programmatic dependent launch of cuprim goes through try_launch_dependent (launch_dependent_smem and
+// launch_dependent throw on failure). Also here: the configuration of a one-cluster launch
+// (cluster_launch_config), and the occupancy of kernels that use sm_90 bulk copies (bulk_kernel_blocks_per_sm).
 #pragma once
 
 #include <cuprim/core/device.hpp>
@@ -55,6 +59,20 @@ inline void zero_async(const char* fn, void* p, std::size_t bytes, cudaStream_t 
   check_launch(fn);
 }
 
+/// A launch configuration of grid × block threads with `smem` bytes of dynamic shared memory and one launch
+/// attribute, attr[0] (which must outlive the configuration).
+inline cudaLaunchConfig_t launch_config(unsigned grid, unsigned block, std::size_t smem, cudaStream_t stream,
+                                        cudaLaunchAttribute (&attr)[1]) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(block);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 /// A launch configuration of one thread-block cluster of `blocks` blocks (the whole grid); `attr` must outlive it.
 inline cudaLaunchConfig_t cluster_launch_config(unsigned blocks, int threads, std::size_t smem, cudaStream_t stream,
                                                cudaLaunchAttribute (&attr)[1]) {
@@ -62,14 +80,7 @@ inline cudaLaunchConfig_t cluster_launch_config(unsigned blocks, int threads, st
   attr[0].val.clusterDim.x = blocks;
   attr[0].val.clusterDim.y = 1;
   attr[0].val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(blocks);
-  cfg.blockDim = dim3(unsigned(threads));
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  return cfg;
+  return launch_config(blocks, unsigned(threads), smem, stream, attr);
 }
 
 /// kernel<<<grid, block, smem, stream>>>(args...) as a programmatic dependent launch, returning the launch's error
@@ -81,13 +92,7 @@ cudaError_t try_launch_dependent(void (*kernel)(Params...), unsigned grid, unsig
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(grid);
-  config.blockDim = dim3(block);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = attr;
-  config.numAttrs = 1;
+  const cudaLaunchConfig_t config = launch_config(grid, block, smem, stream, attr);
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 

@@ -1,7 +1,7 @@
 // Histogram entry points beyond the per-type sweeps: multi-channel input (1-4 interleaved channels, chosen
 // channels, even and range), n = 0 and 1, every sample in one bin (small, medium and huge histograms), the seed's
-// text example, 2^28 samples and n > 2^31 (uint8), bad arguments writing nothing, and every ladder rung.
-#include <cuprim/device/histogram_ladder.cuh>
+// text example, 2^28 samples and n > 2^31 (uint8), the byte binner beyond 256 bins, bad arguments writing nothing,
+// and explicit policies (every path under other shapes).
 
 #include "device/histogram_cases.hpp"
 
@@ -48,9 +48,11 @@ void check_multi(int channels, std::vector<int> chosen, std::vector<int> bins, b
   for (int k = 0; k < active; ++k) {
     std::vector<C> want(static_cast<std::size_t>(bins[k]));
     if (range)
-      cuprim::host::histogram_range_strided(x.data(), pixels, channels, chosen[k], want.data(), bins[k], edges[k].data());
+      cuprim::host::histogram_range_strided(x.data(), pixels, channels, chosen[k], want.data(), bins[k],
+                                            edges[k].data());
     else
-      cuprim::host::histogram_even_strided(x.data(), pixels, channels, chosen[k], want.data(), bins[k], lower[k], upper[k]);
+      cuprim::host::histogram_even_strided(x.data(), pixels, channels, chosen[k], want.data(), bins[k], lower[k],
+                                           upper[k]);
     ASSERT_EQ(first_diff(h[k].get(), want), "") << "channel " << chosen[k];
   }
 }
@@ -89,6 +91,21 @@ TEST(Histogram, SmallInputs) {
   }
 }
 
+/// The byte binner with more bins than byte values (levels beyond the type, bins of width one): 257 to 512 bins
+/// take the byte path with its two copies, more take the shared path.
+TEST(Histogram, ByteBinnerBeyondTheType) {
+  CUPRIM_REQUIRE_GPU();
+  const std::uint64_t seed = base_seed() ^ 0x2B;
+  rng r(seed);
+  std::vector<std::uint8_t> x(100003);
+  for (auto& v : x) v = std::uint8_t(r.next());
+  check_single<std::uint8_t, std::uint32_t, std::int64_t>(x, 512, 0, 512, nullptr, seed, 1);
+  check_single<std::uint8_t, std::uint32_t, std::int64_t>(x, 1024, 0, 1024, nullptr, seed, 2);
+  std::vector<std::int8_t> y(x.size());
+  for (auto& v : y) v = std::int8_t(r.next());
+  check_single<std::int8_t, std::uint64_t, std::int64_t>(y, 384, -128, 256, nullptr, seed, 3);
+}
+
 /// Every sample in one bin: the contention worst case, through each layout (lanes, shared, global).
 TEST(Histogram, AllEqual) {
   CUPRIM_REQUIRE_GPU();
@@ -116,8 +133,8 @@ TEST(Histogram, Letters) {
   CUPRIM_CUDA_CHECK(cudaMemcpy(d.data(), text.data(), text.size(), cudaMemcpyHostToDevice));
   guarded<std::uint32_t> h(7);
   h.poison();
-  cuprim::histogram_even(reinterpret_cast<const std::int8_t*>(d.data()), std::int64_t(text.size()), h.data(), 7, int('a'),
-                         int('a') + 28);
+  cuprim::histogram_even(reinterpret_cast<const std::int8_t*>(d.data()), std::int64_t(text.size()), h.data(), 7,
+                         int('a'), int('a') + 28);
   auto got = h.get();
   for (int i = 0; i < 7; ++i) EXPECT_EQ(got[i], want[i]) << "bin " << i;
 }
@@ -181,53 +198,46 @@ TEST(Histogram, BadArgumentsWriteNothing) {
   expect_invalid_nothing_written([&] { cuprim::histogram_even(d.data(), 1000, h.data(), 0, 0, 256); }, "num_bins");
   const std::int64_t e[4] = {0, 5, 3, 10};
   expect_invalid_nothing_written([&] { cuprim::histogram_range(d.data(), 1000, h.data(), 3, e); }, "edges");
-  expect_invalid_nothing_written([&] { cuprim::histogram_even(d.data(), 1000, h.data(), 16, 0.0, double(NAN)); }, "upper");
+  expect_invalid_nothing_written([&] { cuprim::histogram_even(d.data(), 1000, h.data(), 16, 0.0, double(NAN)); },
+                                 "upper");
   expect_invalid_nothing_written([&] { cuprim::histogram_even_add(d.data(), -1, h.data(), 16, 0, 256); }, "n");
   CUPRIM_CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_EQ(h.get(), poisoned);
 }
 
-/// Every rung of the ladder computes histogram_even's result.
-TEST(HistogramLadder, EveryRung) {
-  CUPRIM_REQUIRE_GPU();
-  const std::uint64_t seed = base_seed() ^ 0x44;
+/// Explicit policies: each path (byte path with two vectors per step, per-lane, shared with one and many copies,
+/// global atomics) and a smaller block, on the shapes that reach it, against the host reference.
+template <cuprim::histogram_policy P>
+void check_policy(const char* what) {
+  SCOPED_TRACE(what);
+  const std::uint64_t seed = base_seed() ^ 0x5E;
   rng r(seed);
-  const std::int64_t n = large_enabled() ? 1000003 : 30011;  // small under the sanitizers (CUPRIM_TEST_LARGE=0)
-  auto x = make_samples<std::uint8_t>(r, n, std::int64_t(0), std::int64_t(256), 256);
-  auto y = make_samples<std::uint32_t>(r, n, std::int64_t(0), std::int64_t(1) << 32, 1024);
-  std::vector<std::uint8_t> same(large_enabled() ? 1 << 20 : 1 << 15, 200);
-  cuprim::device_buffer<std::uint8_t> dx(x.size() + 1), ds(same.size());
-  cuprim::device_buffer<std::uint32_t> dy(y.size());
-  CUPRIM_CUDA_CHECK(cudaMemcpy(dx.data() + 1, x.data(), x.size(), cudaMemcpyHostToDevice));
-  CUPRIM_CUDA_CHECK(cudaMemcpy(ds.data(), same.data(), same.size(), cudaMemcpyHostToDevice));
-  CUPRIM_CUDA_CHECK(cudaMemcpy(dy.data(), y.data(), y.size() * 4, cudaMemcpyHostToDevice));
-  for (int k = 0; k <= int(cuprim::histogram_rung::production); ++k) {
-    const auto rung = cuprim::histogram_rung(k);
-    SCOPED_TRACE(cuprim::histogram_rung_name(rung));
-    {
-      std::vector<std::uint32_t> want(256);
-      cuprim::host::histogram_even(x.data(), std::int64_t(x.size()), want.data(), 256, 0, 256);
-      guarded<std::uint32_t> h(256);
-      h.poison();
-      cuprim::histogram_even_rung(rung, dx.data() + 1, std::int64_t(x.size()), h.data(), 256, 0, 256);
-      ASSERT_EQ(first_diff(h.get(), want), "");
-      guarded<std::uint32_t> h2(64);
-      h2.poison();
-      cuprim::histogram_even_rung(rung, ds.data(), std::int64_t(same.size()), h2.data(), 64, 0, 256);
-      std::vector<std::uint32_t> want2(64);
-      want2[50] = std::uint32_t(same.size());
-      ASSERT_EQ(first_diff(h2.get(), want2), "");
-    }
-    for (int nb : {1024, 1 << 16, 1 << 20}) {
-      std::vector<std::uint32_t> want(static_cast<std::size_t>(nb));
-      cuprim::host::histogram_even(y.data(), std::int64_t(y.size()), want.data(), nb, std::int64_t(0), std::int64_t(1) << 32);
-      guarded<std::uint32_t> h(nb);
-      h.poison();
-      cuprim::histogram_even_rung(rung, dy.data(), std::int64_t(y.size()), h.data(), nb, std::int64_t(0),
-                                  std::int64_t(1) << 32);
-      ASSERT_EQ(first_diff(h.get(), want), "") << nb << " bins";
-    }
-  }
+  const std::int64_t n = large_enabled() ? 1000003 : 30011;
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(n));
+  for (auto& v : bytes) v = std::uint8_t(r.next());
+  for (std::size_t i = 0; i + 16 <= bytes.size(); i += 64)  // runs of equal bytes (the one-atomic vectors)
+    for (int j = 0; j < 16; ++j) bytes[i + std::size_t(j)] = bytes[i];
+  for (int nb : {256, 64})
+    check_single<std::uint8_t, std::uint32_t, std::int64_t, P>(bytes, nb, 0, 256, nullptr, seed, 1);
+  auto words = make_samples<std::uint32_t>(r, n, std::int64_t(0), std::int64_t(1) << 32, 1024);
+  for (int nb : {100, 1024, 30000, 1 << 20})
+    check_single<std::uint32_t, std::uint32_t, std::int64_t, P>(words, nb, 0, std::int64_t(1) << 32, nullptr, seed);
+  auto reals = make_samples<float>(r, n, -1.0, 3.5, 777);
+  check_single<float, std::uint64_t, double, P>(reals, 777, -1.0, 3.5, nullptr, seed, 2);
+  const std::vector<double> e = {-1.0, 0.0, 0.5, 0.5, 2.0, 3.5};
+  check_single<float, std::uint32_t, double, P>(reals, 5, -1.0, 3.5, &e, seed);
+}
+
+TEST(Histogram, CustomPolicies) {
+  CUPRIM_REQUIRE_GPU();
+  check_policy<cuprim::histogram_policy{.byte_vectors = 2, .persistent = false}>("two vectors per step, one block "
+                                                                                  "per 32 Ki samples");
+  check_policy<cuprim::histogram_policy{.vectors = 1, .lanes_max_bins = 0, .shared_max_copies = 1}>(
+      "shared x1, one vector per step");
+  check_policy<cuprim::histogram_policy{.threads = 256, .lanes_max_bins = 1024, .lanes_bytes = 64 * 1024,
+                                        .lanes_max_copies = 8, .shared_bytes = 16 * 1024, .shared_max_copies = 8}>(
+      "256 threads, per-lane up to 1024 bins");
+  check_policy<cuprim::histogram_policy{.lanes_max_bins = 0, .shared_bytes = 0}>("shared x1 from a 0-byte target");
 }
 
 }  // namespace

@@ -57,8 +57,9 @@ TEST(HistogramInt, ExactRulePaths) {
                lv{std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), 1 << 20},
                lv{-1000, 1000, 3}, lv{-7, 1LL << 40, 1 << 16}, lv{5, 6, 7}}) {
     auto x = make_samples<std::int64_t>(r, 50001, c.lo, c.hi, c.nb);
+    const auto span = std::uint64_t(std::max<__int128>(1, std::min<__int128>((__int128)c.hi - c.lo, INT64_MAX)));
     for (auto& v : x)
-      if (r.index(2)) v = c.lo + std::int64_t(r.next() % std::uint64_t(std::max<__int128>(1, std::min<__int128>((__int128)c.hi - c.lo, INT64_MAX))));
+      if (r.index(2)) v = c.lo + std::int64_t(r.next() % span);
     check_single<std::int64_t, std::uint64_t, std::int64_t>(x, c.nb, c.lo, c.hi, nullptr, seed);
   }
   // uint8 with floating-point levels (the floating-point rule on integer samples).
