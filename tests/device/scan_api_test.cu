@@ -393,10 +393,7 @@ TEST_F(ScanApi, PipelinePolicies) {
   CUPRIM_TEST_RNG(r);
   constexpr cuprim::scan_policy classic{.threads = 128, .vector_bytes = 16, .vectors = 6};
   // 256 4-byte elements per tile, two stages: thousands of tiles, every stage refilled hundreds of times.
-  constexpr cuprim::scan_pipeline_policy tiny{
-      .pipeline = {.scan_warps = 2, .lane_vectors = 1, .stages = 2, .min_elems = 0, .first_wait_ns = 0,
-                   .poll_wait_ns = 0},
-      .classic = classic};
+  constexpr cuprim::scan_pipeline_policy tiny{.pipeline = tiny_pipeline, .classic = classic};
   check_policy<tiny, std::uint32_t, std::uint32_t>(r, "pipeline, 2 warps x 1 vector, 2 stages, no back-off");
   check_policy<tiny, float, float>(r, "pipeline, 2 warps x 1 vector, 2 stages, no back-off");
   check_policy<tiny, double, double>(r, "pipeline, 2 warps x 1 vector, 2 stages, no back-off");

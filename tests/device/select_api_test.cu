@@ -10,6 +10,7 @@
 #include <cuprim/device/select.cuh>
 #include <cuprim/host/select.hpp>
 
+#include "common/scan_types.hpp"
 #include "common/test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -705,10 +706,7 @@ void check_select_pipeline(rng& r, const char* what) {
 TEST_F(SelectApi, PipelineSelectIf) {
   CUPRIM_TEST_RNG(r);
   constexpr cuprim::select_policy classic{.threads = 128, .vector_bytes = 16, .vectors = 6};
-  constexpr cuprim::select_pipeline_policy tiny{
-      .pipeline = {.scan_warps = 2, .lane_vectors = 1, .stages = 2, .min_elems = 0, .first_wait_ns = 0,
-                   .poll_wait_ns = 0},
-      .classic = classic};
+  constexpr cuprim::select_pipeline_policy tiny{.pipeline = tiny_pipeline, .classic = classic};
   check_select_pipeline<std::int32_t, tiny>(r, "pipeline, 2 warps x 1 vector, 2 stages");
   check_select_pipeline<double, tiny>(r, "pipeline, 2 warps x 1 vector, 2 stages");
   constexpr cuprim::select_pipeline_policy shape{

@@ -140,7 +140,8 @@ struct lookback_waits {
 
 /// The back-off for a launch of `tiles` tiles from the policy's (tuned at 2^28, grids many waves deep). When the
 /// whole grid fits in about one wave, predecessors publish at about the same moment as the tile itself: half the
-/// waits up to 4 tiles per SM. (H100 sweep, docs/tuning.md: at 2^20 halving gained 3-5%; at 2^22 it lost 1-3%.)
+/// waits up to 4 tiles per SM. (H100 sweep, docs/tuning/scan.md: at 2^20 halving gained 3-5%; at 2^22 it lost
+/// 1-3%.)
 inline lookback_waits scale_waits(unsigned first_ns, unsigned poll_ns, std::uint64_t tiles, int sm_count) {
   const std::uint64_t sms = sm_count > 0 ? std::uint64_t(sm_count) : 1;
   if (tiles <= 4 * sms) return {first_ns / 2, poll_ns / 2};

@@ -246,10 +246,9 @@ __device__ __forceinline__ void pipeline_init_barriers(const Ring& r, int stages
 /// Warp 2: the tile's prefix, its inclusive prefix published (the last tile: job.finish), each segment's prefix
 /// handed on.
 template <class Shape, int Q, int R, class Job, class Ring>
-__device__ __forceinline__ void pipeline_look_back(const Job& job, const Ring& r, std::uint64_t num_tiles) {
+__device__ __forceinline__ void pipeline_look_back(const Job& job, const Ring& r, int lane, std::uint64_t num_tiles) {
   using C = typename Job::carry_type;
   constexpr int W = Shape::W;
-  const int lane = warp::lane_id();
   for (unsigned k = 0;; ++k) {
     const int q = int(k % Q);
     mbarrier_wait(&r.agg_bar[q], (k / Q) & 1u);
@@ -276,13 +275,12 @@ __device__ __forceinline__ void pipeline_look_back(const Job& job, const Ring& r
 /// Warps 3 .. 3 + W: segment w of every tile (job.emit, or with early release job.emit_regs from registers after
 /// releasing the stage), then the stage's release.
 template <class Shape, int Q, bool Early, class Job, class Ring>
-__device__ __forceinline__ void pipeline_emit(const Job& job, const Ring& r, int w, std::uint64_t n,
+__device__ __forceinline__ void pipeline_emit(const Job& job, const Ring& r, int w, int lane, std::uint64_t n,
                                               std::uint64_t num_tiles) {
   using T = typename Job::value_type;
   using C = typename Job::carry_type;
   constexpr int S = Shape::S, SE = Shape::SE;
   constexpr std::uint64_t TE = Shape::TE;
-  const int lane = warp::lane_id();
   for (unsigned k = 0;; ++k) {
     const int s = int(k % S), q = int(k % Q);
     mbarrier_wait(&r.full_bar[s], (k / S) & 1u);
@@ -319,8 +317,9 @@ __device__ __forceinline__ void pipeline_emit(const Job& job, const Ring& r, int
 }
 
 /// The pipeline: barriers initialised, then each warp takes its role (warp 1, the aggregator, in this function:
-/// the segments' carries and the tile's aggregate, published as soon as the tile is in). Policy: a policy_constant
-/// of a lookback_pipeline_policy.
+/// the segments' carries and the tile's aggregate, published as soon as the tile is in; taken into a function of
+/// its own, it compiles to other machine code for select_if's job). Policy: a policy_constant of a
+/// lookback_pipeline_policy.
 ///
 /// Early release (jobs with register_emit): the segment warps copy a full segment into registers and release its
 /// stage at once, so a stage lives for the load and the reads only, not for the look-back as well; a block then has
@@ -396,10 +395,10 @@ __global__ void __launch_bounds__(Policy::value.block_threads()) lookback_pipeli
     }
   }
   if (warp_id == 2) {
-    pipeline_look_back<shape, Q, P.lookback_tiles_per_lane>(job, ring, num_tiles);
+    pipeline_look_back<shape, Q, P.lookback_tiles_per_lane>(job, ring, lane, num_tiles);
     return;
   }
-  pipeline_emit<shape, Q, early>(job, ring, warp_id - 3, n, num_tiles);
+  pipeline_emit<shape, Q, early>(job, ring, warp_id - 3, lane, n, num_tiles);
 #else
   __trap();  // never launched: the host takes this kernel only where the device and its code are sm_90
 #endif

@@ -12,6 +12,18 @@
 
 namespace cuprim {
 
+namespace detail {
+/// The fields of a one-tile-per-block shape that the scan's and the compaction's policies share, for fields(f).
+template <class P, class F>
+constexpr void tile_fields(const P& p, F&& f) {
+  f("threads", p.threads);
+  f("vector_bytes", p.vector_bytes);
+  f("vectors", p.vectors);
+  f("first_wait_ns", p.first_wait_ns);
+  f("poll_wait_ns", p.poll_wait_ns);
+}
+}  // namespace detail
+
 /// Tile shape of the one-tile-per-block scan. Each thread holds `vectors` chunks of vector_bytes / sizeof(T)
 /// consecutive elements; a warp's chunk k covers 32 consecutive vectors (coalesced 16-byte loads and stores); a tile
 /// is threads × vectors × (vector_bytes / sizeof(T)) elements, one tile per block. The look-back (lookback.cuh)
@@ -30,11 +42,7 @@ struct scan_policy {
   friend constexpr bool operator==(const scan_policy&, const scan_policy&) = default;
   template <class F>
   constexpr void fields(F&& f) const {
-    f("threads", threads);
-    f("vector_bytes", vector_bytes);
-    f("vectors", vectors);
-    f("first_wait_ns", first_wait_ns);
-    f("poll_wait_ns", poll_wait_ns);
+    detail::tile_fields(*this, f);
     f("lookback_tiles_per_lane", lookback_tiles_per_lane);
   }
 };

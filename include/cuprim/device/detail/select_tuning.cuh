@@ -27,11 +27,7 @@ struct select_policy {
   friend constexpr bool operator==(const select_policy&, const select_policy&) = default;
   template <class F>
   constexpr void fields(F&& f) const {
-    f("threads", threads);
-    f("vector_bytes", vector_bytes);
-    f("vectors", vectors);
-    f("first_wait_ns", first_wait_ns);
-    f("poll_wait_ns", poll_wait_ns);
+    detail::tile_fields(*this, f);
   }
 };
 
