@@ -9,9 +9,10 @@
 //   scan/ballot/...      warp stream compaction by ballot scan (keep x != -1, about half of the elements)
 #include "scan_common.cuh"
 
+#include "ladder/scan.cuh"
+
 #include <cuprim/block/scan.cuh>
 #include <cuprim/device/scan.cuh>
-#include <cuprim/device/scan_ladder.cuh>
 #include <cuprim/warp/scan.cuh>
 
 #include <sstream>
@@ -69,11 +70,17 @@ __global__ void __launch_bounds__(kernel_threads) block_segment_scan(const int* 
 }
 
 template <class Call>
-void add_int_case(const std::string& table, const std::string& op, const std::string& variant, Call call,
+case_def int_case(const std::string& table, const std::string& op, const std::string& variant, Call call,
                   checker<int> check_fn) {
   const std::int64_t n = pow2(28);
-  add_case(device_case<int, cub_scan::none>("scan/" + table + "/" + variant + "/int32/" + size_label(n), op, variant, n,
-                                            false, call, std::move(check_fn)));
+  return device_case<int, cub_scan::none>("scan/" + table + "/" + variant + "/int32/" + size_label(n), op, variant, n,
+                                          false, call, std::move(check_fn));
+}
+
+template <class Call>
+void add_int_case(const std::string& table, const std::string& op, const std::string& variant, Call call,
+                  checker<int> check_fn) {
+  add_case(int_case(table, op, variant, call, std::move(check_fn)));
 }
 
 template <warp_form F>
@@ -96,11 +103,13 @@ void add_warp_scan_table() {
                  check(cudaGetLastError(), "launch of block_segment_scan");
                },
                segmented_sum_check<int>(kernel_threads));
-  add_int_case("warp-scan", "inclusive_sum", "device-production",
-               [](const int* in, int* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
-                 cuprim::inclusive_scan(in, out, n, cuprim::plus{}, ws, s);
-               },
-               whole_sum_check<int>());
+  case_def c = int_case("warp-scan", "inclusive_sum", "device-production",
+                        [](const int* in, int* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+                          cuprim::inclusive_scan(in, out, n, cuprim::plus{}, ws, s);
+                        },
+                        whole_sum_check<int>());
+  c.policy = [] { return record_policy(cuprim::scan_policy_for<int>(cuprim::current_tuned_arch())); };
+  add_case(std::move(c));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -112,7 +121,7 @@ void add_multiscan_table() {
       const std::string variant = "multiscan-b" + std::to_string(threads) + "-s" + std::to_string(stride);
       add_int_case("multiscan", "inclusive_sum_seg" + std::to_string(threads), variant,
                    [threads, stride](const int* in, int* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
-                     cuprim::detail::block_multiscan_local(in, out, n, stride, threads, s);
+                     cuprim::ladder::block_multiscan_local(in, out, n, stride, threads, s);
                    },
                    segmented_sum_check<int>(threads));
     }

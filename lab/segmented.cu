@@ -110,6 +110,11 @@ std::string check_segment_sums(const std::vector<float>& got, const std::vector<
   return o.str();
 }
 
+/// The policy of the segmented reductions of floats here (segmented_reduce_policy_for<float, float>).
+policy_record reduce_policy_record() {
+  return record_policy(cuprim::segmented_reduce_policy_for<float, float>(cuprim::current_tuned_arch()));
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // segmented_reduce: sum of floats
 
@@ -124,6 +129,7 @@ void add_reduce_sum(std::int64_t n, std::int64_t segments, const std::string& mi
   c.bytes = double(n) * 4 + double(segments + 1) * 4 + double(segments) * 4;
   c.quick = quick;
   c.baseline = "cub::DeviceSegmentedReduce::Sum";
+  c.policy = reduce_policy_record;
   c.setup = [n, segments]() -> bench {
     struct state {
       std::shared_ptr<const input_set> in;
@@ -188,13 +194,14 @@ void add_reduce_sum(std::int64_t n, std::int64_t segments, const std::string& mi
 // ---------------------------------------------------------------------------------------------------------
 // inclusive_scan_by_key: float sums over runs of int32 keys
 
-/// Policy void: the default policy (row segmented/inclusive_sum_by_key/...); otherwise a policy row
-/// segmented/policy/<label>/inclusive_sum_by_key/... (the sweep behind the default).
-template <class Policy = void>
-void add_scan_by_key(std::int64_t n, std::int64_t segments, bool quick, const std::string& label = "") {
+/// Policy cuprim::tuned: the production row segmented/inclusive_sum_by_key/...; otherwise a sweep row
+/// segmented/sweep/<key>/inclusive_sum_by_key/... (the sweep behind the default, `cuprim-lab sweep segmented`).
+template <auto Policy = cuprim::tuned>
+case_def scan_by_key_case(std::int64_t n, std::int64_t segments, bool quick, const std::string& key = "",
+                          const std::string& label = "") {
   case_def c;
-  c.name = (label.empty() ? std::string("segmented/") : "segmented/policy/" + label + "/") +
-           "inclusive_sum_by_key/float/" + size_label(n) + "/" + size_label(segments) + "-runs";
+  c.name = (key.empty() ? std::string("segmented/") : "segmented/sweep/" + key + "/") + "inclusive_sum_by_key/float/" +
+           size_label(n) + "/" + size_label(segments) + "-runs";
   c.family = "segmented";
   c.op = "inclusive_sum_by_key";
   c.variant = size_label(segments) + " runs" + (label.empty() ? std::string() : " " + label);
@@ -282,8 +289,32 @@ void add_scan_by_key(std::int64_t n, std::int64_t segments, bool quick, const st
     };
     return b;
   };
+  return c;
+}
+
+void add_scan_by_key(std::int64_t n, std::int64_t segments, bool quick) {
+  case_def c = scan_by_key_case(n, segments, quick);
+  c.policy = [] { return record_policy(cuprim::segmented_scan_policy_for<float>(cuprim::current_tuned_arch())); };
   add_case(std::move(c));
 }
+
+/// A sweep row: the by-key scan under one tile per block of Threads x Vectors 16-byte vectors of values (the pairs
+/// take twice the registers), back-off First/Poll ns.
+template <int Threads, int Vectors, int First = 1200, int Poll = 650>
+void add_scan_by_key_sweep(std::int64_t n, std::int64_t segments) {
+  static constexpr cuprim::segmented_scan_policy p{.tile = {.threads = Threads, .vector_bytes = 16, .vectors = Vectors,
+                                                            .first_wait_ns = First, .poll_wait_ns = Poll}};
+  std::string key = std::to_string(Threads) + "x" + std::to_string(Vectors), label = key;
+  if (First != 1200 || Poll != 650) {
+    key += "-" + std::to_string(First) + "-" + std::to_string(Poll);
+    label += " w" + std::to_string(First) + "/" + std::to_string(Poll);
+  }
+  case_def c = scan_by_key_case<p>(n, segments, false, key, label);
+  c.sweep = true;
+  c.policy = [] { return record_policy(p); };
+  add_case(std::move(c));
+}
+
 
 // ---------------------------------------------------------------------------------------------------------
 // CSR SpMV: y = A·x
@@ -301,6 +332,7 @@ void add_spmv(std::int64_t rows, std::int64_t nnz, bool fused, bool quick) {
   c.bytes = double(nnz) * 8 + double(rows + 1) * 4 + double(rows) * 4 + double(rows) * 4;
   c.flops = 2.0 * double(nnz);
   c.quick = quick;
+  c.policy = reduce_policy_record;
   c.setup = [rows, nnz, fused]() -> bench {
     struct state {
       std::shared_ptr<const input_set> vals, x;
@@ -414,12 +446,6 @@ void add_host_reduce(std::int64_t n, std::int64_t segments) {
   add_case(std::move(c));
 }
 
-template <class P>
-std::string reduce_policy_text() {
-  return "threads=" + std::to_string(P::threads) + " items/thread=" + std::to_string(P::items_per_thread) +
-         " tile=" + std::to_string(P::tile_items) + " path items, blocks/SM=" + std::to_string(P::blocks_per_sm);
-}
-
 }  // namespace
 
 void register_segmented() {
@@ -430,31 +456,27 @@ void register_segmented() {
   add_reduce_sum(pow2(24), pow2(22), "random", false);  // 4 per segment: ends weigh as much as elements
   add_scan_by_key(pow2(28), pow2(20), true);
   add_scan_by_key(pow2(28), pow2(24), false);
-  // Tile shapes of the by-key scan (threads x 16-byte vectors of values; the pairs take twice the registers).
-  add_scan_by_key<cuprim::scan_policy<128, 16, 3>>(pow2(28), pow2(20), false, "128x3");
-  add_scan_by_key<cuprim::scan_policy<128, 16, 4>>(pow2(28), pow2(20), false, "128x4");
-  add_scan_by_key<cuprim::scan_policy<128, 16, 6>>(pow2(28), pow2(20), false, "128x6");
-  add_scan_by_key<cuprim::scan_policy<128, 16, 8>>(pow2(28), pow2(20), false, "128x8");
-  add_scan_by_key<cuprim::scan_policy<256, 16, 3>>(pow2(28), pow2(20), false, "256x3");
-  add_scan_by_key<cuprim::scan_policy<64, 16, 6>>(pow2(28), pow2(20), false, "64x6");
-  add_scan_by_key<cuprim::scan_policy<128, 16, 12>>(pow2(28), pow2(20), false, "128x12");
-  add_scan_by_key<cuprim::scan_policy<128, 16, 16>>(pow2(28), pow2(20), false, "128x16");
-  add_scan_by_key<cuprim::scan_policy<256, 16, 6>>(pow2(28), pow2(20), false, "256x6");
-  add_scan_by_key<cuprim::scan_policy<256, 16, 8>>(pow2(28), pow2(20), false, "256x8");
-  add_scan_by_key<cuprim::scan_policy<512, 16, 4>>(pow2(28), pow2(20), false, "512x4");
-  add_scan_by_key<cuprim::scan_policy<128, 16, 8, 600, 300>>(pow2(28), pow2(20), false, "128x8 w600/300");
-  add_scan_by_key<cuprim::scan_policy<128, 16, 8, 2000, 1000>>(pow2(28), pow2(20), false, "128x8 w2000/1000");
+  // The sweep: tile shapes of the by-key scan (threads x 16-byte vectors of values; the pairs take twice the
+  // registers) and the look-back's back-off.
+  add_scan_by_key_sweep<128, 3>(pow2(28), pow2(20));
+  add_scan_by_key_sweep<128, 4>(pow2(28), pow2(20));
+  add_scan_by_key_sweep<128, 6>(pow2(28), pow2(20));
+  add_scan_by_key_sweep<128, 8>(pow2(28), pow2(20));
+  add_scan_by_key_sweep<256, 3>(pow2(28), pow2(20));
+  add_scan_by_key_sweep<64, 6>(pow2(28), pow2(20));
+  add_scan_by_key_sweep<128, 12>(pow2(28), pow2(20));
+  add_scan_by_key_sweep<128, 16>(pow2(28), pow2(20));
+  add_scan_by_key_sweep<256, 6>(pow2(28), pow2(20));
+  add_scan_by_key_sweep<256, 8>(pow2(28), pow2(20));
+  add_scan_by_key_sweep<512, 4>(pow2(28), pow2(20));
+  add_scan_by_key_sweep<128, 8, 600, 300>(pow2(28), pow2(20));
+  add_scan_by_key_sweep<128, 8, 2000, 1000>(pow2(28), pow2(20));
   add_spmv(pow2(20), pow2(26), true, true);
   add_spmv(pow2(20), pow2(26), false, true);
   add_host_reduce(pow2(24), pow2(16));
 
-  using rp = cuprim::segmented_reduce_default_policy<float, float>::type;
-  using sp = cuprim::segmented_scan_default_policy<float>::type;
-  add_note("segmented/", "segmented_reduce policy (float): " + reduce_policy_text<rp>() +
-                             "; grid = blocks/SM x SMs, each block an equal share of the merge path (ends + elements)");
-  add_note("segmented/", "segmented scans policy (float): threads=" + std::to_string(sp::threads) + " vec=" +
-                             std::to_string(sp::vector_bytes) + "B vectors=" + std::to_string(sp::vectors) +
-                             " tile=" + std::to_string(cuprim::detail::scan_tile_elems<sp, float>()) + " elements");
+  add_note("segmented/", "segmented_reduce: grid = blocks/SM x SMs, each block an equal share of the merge path (ends "
+                         "+ elements)");
   add_note("segmented/", "segmented: segment lengths from uniform random cut points (exponential-like, empty ones "
                          "included); GB/s counts values, offsets (or keys) and outputs once each; float results "
                          "within eps * sum|x| * (chain + 8) of a double reference");

@@ -1,6 +1,7 @@
 // lab/select.cu: the stream-compaction family: cuprim::select_if / select_flagged / partition / unique /
 // run_length_encode against cub::DeviceSelect::If / Flagged, cub::DevicePartition::If, cub::DeviceSelect::Unique
-// and cub::DeviceRunLengthEncode::Encode in the same run, a policy sweep of select_if, and the host reference.
+// and cub::DeviceRunLengthEncode::Encode in the same run, the policy sweep of select_if (`cuprim-lab sweep select`),
+// and the host reference.
 //
 // Inputs (uint32): uniformly random values (lab::random_input), selected by x < t, which keeps a fraction
 // t / 2^32 of them (0%, 10%, 50%, 100%); select_flagged's uint8 flags are x < 2^31 on the same values. unique and
@@ -210,7 +211,7 @@ struct state {
   const std::uint8_t* flag(int rep) const { return flags->slice(rep, in->slices); }
 };
 
-template <class P>
+template <auto P>
 std::size_t cuprim_workspace(sop o, std::int64_t n) {
   switch (o) {
     case sop::select_if: return cuprim::select_if_workspace_bytes<T, P>(n);
@@ -222,8 +223,8 @@ std::size_t cuprim_workspace(sop o, std::int64_t n) {
   return 0;
 }
 
-/// One cuprim call of operation O under policy P, in the case's workspace.
-template <class P, sop O>
+/// One cuprim call of operation O under policy P (cuprim::tuned for the production rows), in the case's workspace.
+template <auto P, sop O>
 void cuprim_call(const state& st, int rep, cudaStream_t s) {
   const std::int64_t n = st.in->n;
   const cuprim::workspace ws{st.ws.get(), st.ws.bytes()};
@@ -276,7 +277,7 @@ double case_bytes(sop o, std::int64_t n, int percent) {
   return 0;
 }
 
-template <class P, sop O>
+template <auto P, sop O>
 case_def make_case(std::string name, std::string variant, std::int64_t n, int percent, bool quick, bool baseline) {
   case_def c;
   c.name = std::move(name);
@@ -351,7 +352,6 @@ case_def make_case(std::string name, std::string variant, std::int64_t n, int pe
 
 template <sop O>
 void add_production(std::int64_t n, int percent, bool quick) {
-  using P = typename cuprim::select_default_policy<T>::type;
   std::string name = "select/" + std::string(op_name(O)) + "/";
   std::string variant = "production";
   if (O == sop::select_if || O == sop::partition) {
@@ -362,18 +362,43 @@ void add_production(std::int64_t n, int percent, bool quick) {
   } else {
     variant = "runs mean 8";
   }
-  add_case(make_case<P, O>(name + name_of<T>() + "/" + size_label(n), variant, n, percent, quick, true));
+  case_def c = make_case<cuprim::tuned, O>(name + name_of<T>() + "/" + size_label(n), variant, n, percent, quick, true);
+  c.policy = [] { return record_policy(cuprim::select_policy_for<T>(cuprim::current_tuned_arch())); };
+  add_case(std::move(c));
 }
 
-template <int Threads, int Vectors, int FirstWait, int PollWait>
-void add_policy(std::int64_t n) {
-  using P = cuprim::select_policy<Threads, 16, Vectors, FirstWait, PollWait>;
-  const std::string label = std::to_string(Threads) + "x" + std::to_string(Vectors) + " " + std::to_string(FirstWait) +
-                            "/" + std::to_string(PollWait);
-  const std::string key = std::to_string(Threads) + "x" + std::to_string(Vectors) + "-" + std::to_string(FirstWait) +
-                          "-" + std::to_string(PollWait);
-  add_case(make_case<P, sop::select_if>("select/policy/" + key + "/" + name_of<T>() + "/" + size_label(n), label, n, 50,
-                                        false, true));
+/// select/sweep/<key>/uint32/<n>: select_if keeping 50% under policy P.
+template <auto P>
+void add_sweep(const std::string& key, const std::string& label, std::int64_t n) {
+  case_def c = make_case<P, sop::select_if>("select/sweep/" + key + "/" + name_of<T>() + "/" + size_label(n), label, n,
+                                            50, false, true);
+  c.sweep = true;
+  c.policy = [] { return record_policy(P); };
+  add_case(std::move(c));
+}
+
+/// One tile per block: threads x vectors of 16 bytes, back-off First/Poll ns.
+template <int Threads, int Vectors, int First, int Poll>
+void add_classic(std::int64_t n) {
+  constexpr cuprim::select_policy p{.threads = Threads, .vector_bytes = 16, .vectors = Vectors,
+                                    .first_wait_ns = First, .poll_wait_ns = Poll};
+  const std::string shape = std::to_string(Threads) + "x" + std::to_string(Vectors);
+  const std::string waits = std::to_string(First) + "/" + std::to_string(Poll);
+  add_sweep<p>(shape + "-" + std::to_string(First) + "-" + std::to_string(Poll), shape + " " + waits, n);
+}
+
+/// The pipeline taking every size (min_elems 0): W segment warps x K vectors per lane, S stages, back-off
+/// First/Poll ns, falling back to one tile per block of 128 x 6.
+template <int W, int K, int S, int First, int Poll>
+void add_pipeline(std::int64_t n) {
+  constexpr cuprim::select_pipeline_policy p{
+      .pipeline = {.scan_warps = W, .lane_vectors = K, .stages = S, .min_elems = 0, .first_wait_ns = First,
+                   .poll_wait_ns = Poll},
+      .classic = {.threads = 128, .vector_bytes = 16, .vectors = 6}};
+  const std::string shape = std::to_string(W) + "w" + std::to_string(K) + "v" + std::to_string(S) + "s";
+  const std::string waits = std::to_string(First) + "/" + std::to_string(Poll);
+  add_sweep<p>("pipe-" + shape + "-" + std::to_string(First) + "-" + std::to_string(Poll), "pipe " + shape + " " + waits,
+               n);
 }
 
 /// The host reference (the no-GPU path), checked against std::copy_if.
@@ -418,33 +443,6 @@ void add_host(std::int64_t n) {
   add_case(std::move(c));
 }
 
-/// select/policy/pipe-...: select_if keeping 50% under a pipeline shape (segment warps, vectors per lane, stages,
-/// back-off), taking every size.
-template <int W, int K, int S, int FirstWait, int PollWait>
-void add_pipeline(std::int64_t n) {
-  using P = cuprim::scan_pipeline_policy<W, K, S, cuprim::select_policy<128, 16, 6>, 0, FirstWait, PollWait>;
-  const std::string shape = std::to_string(W) + "w" + std::to_string(K) + "v" + std::to_string(S) + "s";
-  const std::string waits = std::to_string(FirstWait) + "/" + std::to_string(PollWait);
-  add_case(make_case<P, sop::select_if>("select/policy/pipe-" + shape + "-" + std::to_string(FirstWait) + "-" +
-                                            std::to_string(PollWait) + "/" + name_of<T>() + "/" + size_label(n),
-                                        "pipe " + shape + " " + waits, n, 50, false, true));
-}
-
-template <class P>
-std::string policy_text() {
-  using C = cuprim::detail::classic_scan_policy_t<P>;
-  std::string t = "threads=" + std::to_string(C::threads) + " vec=" + std::to_string(C::vector_bytes) +
-                  "B vectors=" + std::to_string(C::vectors) + " tile=" +
-                  std::to_string(cuprim::detail::select_shape<P, T>::tile) + " (4-byte elements) back-off " +
-                  std::to_string(C::first_wait_ns) + "/" + std::to_string(C::poll_wait_ns) + " ns";
-  if constexpr (cuprim::detail::is_scan_pipeline<P>::value)
-    t += "; select_if from " + std::to_string(P::min_elems) + " elements: the pipeline, " +
-         std::to_string(P::scan_warps) + " segment warps x " + std::to_string(P::lane_vectors) + " vectors per lane, " +
-         std::to_string(P::stages) + " stages, back-off " + std::to_string(P::first_wait_ns) + "/" +
-         std::to_string(P::poll_wait_ns) + " ns";
-  return t;
-}
-
 }  // namespace
 
 void register_select() {
@@ -457,11 +455,11 @@ void register_select() {
   add_production<sop::unique>(pow2(28), 0, false);
   add_production<sop::run_length>(pow2(28), 0, false);
 
-  // Policy sweep: select_if keeping 50% of 2^28 uint32 (threads x vectors, first wait / poll wait in ns); the
+  // The sweep: select_if keeping 50% of 2^28 uint32 (threads x vectors, first wait / poll wait in ns); the
   // production policy is the select_if keep50 row.
-  add_policy<128, 6, 1200, 650>(pow2(28));  // one tile per block: the previous production row
-  add_policy<128, 8, 1200, 650>(pow2(28));
-  add_policy<256, 6, 1200, 650>(pow2(28));
+  add_classic<128, 6, 1200, 650>(pow2(28));  // one tile per block: the previous production row
+  add_classic<128, 8, 1200, 650>(pow2(28));
+  add_classic<256, 6, 1200, 650>(pow2(28));
   add_pipeline<8, 9, 5, 400, 200>(pow2(28));
   add_pipeline<8, 7, 3, 1200, 650>(pow2(28));
   add_pipeline<8, 5, 3, 1200, 650>(pow2(28));
@@ -469,7 +467,7 @@ void register_select() {
   add_pipeline<4, 7, 3, 1200, 650>(pow2(28));
   add_pipeline<4, 5, 3, 1200, 650>(pow2(28));
   // Shapes around the H200's best (4 x 7, 3 stages) and the H100's (6 x 7, 4 stages, the production row): stages,
-  // vectors per lane, segment warps and back-off one step either side (docs/tuning.md, "Stream compaction").
+  // vectors per lane, segment warps and back-off one step either side (docs/tuning/select.md).
   add_pipeline<4, 7, 2, 1200, 650>(pow2(28));
   add_pipeline<4, 7, 4, 1200, 650>(pow2(28));
   add_pipeline<4, 9, 3, 1200, 650>(pow2(28));
@@ -485,8 +483,10 @@ void register_select() {
 
   add_host(pow2(24));
 
-  add_note("select/", "select policy (production rows): " + policy_text<cuprim::select_default_policy<T>::type>() +
-                          "; cuprim and CUB use workspace allocated once before timing; CUB gets int num_items");
+  add_note("select/", "select: cuprim and CUB use workspace allocated once before timing; CUB gets int num_items");
+  add_note("select/sweep/", "select sweep rows: TxV F/P = T threads x V 16-byte vectors, one tile per block, "
+                            "look-back back-off F/P ns; pipe WwKvSs F/P = W segment warps x K vectors per lane, S "
+                            "stages (taking every size; 128x6 one tile per block where it cannot run)");
   add_note("select/", "select: keepP keeps x < P% of 2^32 on uniformly random uint32; flags are x < 2^31 as uint8; "
                       "unique / run_length_encode read runs of mean length 8; GB/s counts the input (and flags) read "
                       "once and the expected output written once; outputs checked bitwise against cuprim::host");

@@ -21,7 +21,6 @@
 #include <cuprim/block/scan.cuh>
 #include <cuprim/device/reduce.cuh>
 #include <cuprim/device/scan.cuh>
-#include <cuprim/device/scan_ladder.cuh>
 #include <cuprim/device/segmented_reduce.cuh>
 #include <cuprim/device/segmented_scan.cuh>
 #include <cuprim/device/select.cuh>

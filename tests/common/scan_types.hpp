@@ -12,9 +12,15 @@
 //
 // Random values keep every map invertible modulo 2^k (a odd; det odd), so no prefix ever loses information: an
 // error anywhere before element i still shows at element i, however far back it was made.
+//
+// Also, for the device tests (CUDA sources), the look-back pipeline shape the scan and select tests share:
+// tiny_pipeline.
 #pragma once
 
 #include <cuprim/core/functional.cuh>
+#ifdef __CUDACC__
+#include <cuprim/device/detail/scan_tuning.cuh>
+#endif
 
 #include "common/test_util.hpp"
 
@@ -23,6 +29,13 @@
 #include <vector>
 
 namespace cuprim_test {
+
+#ifdef __CUDACC__
+/// The look-back pipeline at its smallest, taking every size: 2 segment warps x 1 vector per lane (256 4-byte
+/// elements per tile), two stages (every stage refilled hundreds of times), no back-off.
+inline constexpr cuprim::lookback_pipeline_policy tiny_pipeline{
+    .scan_warps = 2, .lane_vectors = 1, .stages = 2, .min_elems = 0, .first_wait_ns = 0, .poll_wait_ns = 0};
+#endif
 
 struct affine_map {
   std::uint32_t a, b;

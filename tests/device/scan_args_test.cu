@@ -1,9 +1,9 @@
-// Argument validation of the scan entry points (device/scan.cuh, device/scan_ladder.cuh), and the workspace size.
+// Argument validation of the scan entry points (device/scan.cuh, lab/ladder/scan.cuh), and the workspace size.
 // Every rule checked here is enforced before any CUDA call, so these tests run (label host) on a machine without a
 // GPU: the pointers are host addresses and are only compared, never dereferenced. That nothing is written on the
-// device when a rule is broken is checked by the GPU tests (device_scan_test, which poisons outputs first).
+// device when a rule is broken is checked by the GPU tests (device_scan_api_test, which poisons outputs first).
 #include <cuprim/device/scan.cuh>
-#include <cuprim/device/scan_ladder.cuh>
+#include "ladder/scan.cuh"
 
 #include "common/scan_types.hpp"
 #include "device/scan_cases.hpp"
@@ -32,7 +32,8 @@ struct arrays {
   affine_map fout[64] = {};
 };
 
-/// Every scan entry point with (in, out, n): the four device-wide forms, both workspace overloads, the ladder.
+/// Every scan entry point with (in, out, n): the four device-wide forms, both workspace overloads, the ladder. Each
+/// reports its own name (inclusive_sum as cuprim::inclusive_sum, the ladder as cuprim::ladder::inclusive_scan).
 /// A workspace larger than any need keeps the workspace rule out of the way.
 template <class F>
 void for_each_entry_point(F&& check) {
@@ -46,11 +47,11 @@ void for_each_entry_point(F&& check) {
   check("exclusive_scan", [ws](const int* in, int* out, std::int64_t n) {
     cuprim::exclusive_scan(in, out, n, cuprim::plus{}, 3, ws);
   });
-  check("inclusive_scan", [](const int* in, int* out, std::int64_t n) { cuprim::inclusive_sum(in, out, n); });
-  check("exclusive_scan", [](const int* in, int* out, std::int64_t n) { cuprim::exclusive_sum(in, out, n); });
-  for (auto v : cuprim::scan_variants)
-    check("inclusive_scan_ladder", [v](const int* in, int* out, std::int64_t n) {
-      cuprim::inclusive_scan_ladder(v, in, out, n, cuprim::plus{}, 0);
+  check("inclusive_sum", [](const int* in, int* out, std::int64_t n) { cuprim::inclusive_sum(in, out, n); });
+  check("exclusive_sum", [](const int* in, int* out, std::int64_t n) { cuprim::exclusive_sum(in, out, n); });
+  for (auto v : cuprim::ladder::scan_variants)
+    check("ladder::inclusive_scan", [v](const int* in, int* out, std::int64_t n) {
+      cuprim::ladder::inclusive_scan(v, in, out, n, cuprim::plus{}, 0);
     });
 }
 
@@ -110,32 +111,32 @@ TEST(ScanArgs, PartialOverlapOfOutputAndInput) {
   auto* one_byte = reinterpret_cast<std::int64_t*>(storage + 1024 - 8 * 64 + 1);
   expect_invalid_from([&] { cuprim::exclusive_scan(in2, one_byte, 64, cuprim::plus{}, std::int64_t{0}); }, "out");
   // ... and one ending exactly at the input's start is fine.
-  EXPECT_NO_THROW(cuprim::detail::validate_scan("f", in2, reinterpret_cast<std::int64_t*>(storage + 1024 - 8 * 64), 64));
+  EXPECT_NO_THROW(cuprim::detail::scan_validate("f", in2, reinterpret_cast<std::int64_t*>(storage + 1024 - 8 * 64), 64));
   // User structs: out = in + 1.
   arrays a;
   expect_invalid_from([&] { cuprim::inclusive_scan(a.fin, a.fin + 1, 64, compose{}); }, "out");
 }
 
 TEST(ScanArgs, ExactInPlaceAndAdjacentRangesPassValidation) {
-  // Validation only (running them needs a GPU; device_scan_test does).
+  // Validation only (running them needs a GPU; device_scan_api_test does).
   int buf[128] = {};
-  EXPECT_NO_THROW(cuprim::detail::validate_scan("f", buf, buf, 64));
-  EXPECT_NO_THROW(cuprim::detail::validate_scan("f", reinterpret_cast<const float*>(buf), buf, 64));  // same size
-  EXPECT_NO_THROW(cuprim::detail::validate_scan("f", buf, buf + 64, 64));                          // adjacent after
-  EXPECT_NO_THROW(cuprim::detail::validate_scan("f", buf + 64, buf, 64));                          // adjacent before
-  EXPECT_NO_THROW(cuprim::detail::validate_scan("f", static_cast<const int*>(nullptr), static_cast<int*>(nullptr), 0));
-  EXPECT_NO_THROW(cuprim::detail::validate_scan("f", buf, buf + 1, 0));  // nothing to overlap
+  EXPECT_NO_THROW(cuprim::detail::scan_validate("f", buf, buf, 64));
+  EXPECT_NO_THROW(cuprim::detail::scan_validate("f", reinterpret_cast<const float*>(buf), buf, 64));  // same size
+  EXPECT_NO_THROW(cuprim::detail::scan_validate("f", buf, buf + 64, 64));                          // adjacent after
+  EXPECT_NO_THROW(cuprim::detail::scan_validate("f", buf + 64, buf, 64));                          // adjacent before
+  EXPECT_NO_THROW(cuprim::detail::scan_validate("f", static_cast<const int*>(nullptr), static_cast<int*>(nullptr), 0));
+  EXPECT_NO_THROW(cuprim::detail::scan_validate("f", buf, buf + 1, 0));  // nothing to overlap
   affine_map f[8];
-  EXPECT_NO_THROW(cuprim::detail::validate_scan("f", f, f, 8));
+  EXPECT_NO_THROW(cuprim::detail::scan_validate("f", f, f, 8));
 }
 
 TEST(ScanArgs, InvalidLadderVariant) {
   arrays a;
-  const int count = static_cast<int>(cuprim::scan_variants.size());
+  const int count = static_cast<int>(cuprim::ladder::scan_variants.size());
   for (int bad : {count, count + 1, 1000, -1}) {
-    const auto v = static_cast<cuprim::scan_variant>(bad);
-    expect_invalid_from([&] { cuprim::inclusive_scan_ladder(v, a.in, a.out, 64, cuprim::plus{}, 0); }, "variant",
-                        "cuprim::inclusive_scan_ladder");
+    const auto v = static_cast<cuprim::ladder::scan_variant>(bad);
+    expect_invalid_from([&] { cuprim::ladder::inclusive_scan(v, a.in, a.out, 64, cuprim::plus{}, 0); }, "variant",
+                        "cuprim::ladder::inclusive_scan");
   }
 }
 
@@ -149,8 +150,8 @@ TEST(ScanArgs, FirstBrokenRuleIsReported) {
   expect_invalid_from([&] { cuprim::inclusive_sum(null_in, null_out, 4); }, "in");
   expect_invalid_from([&] { cuprim::exclusive_scan(buf, buf + 1, 4, cuprim::plus{}, 0, cuprim::workspace{}); }, "out");
   expect_invalid_from([&] {
-    cuprim::inclusive_scan_ladder(static_cast<cuprim::scan_variant>(99), buf, buf + 1, 4, cuprim::plus{}, 0);
-  }, "out", "cuprim::inclusive_scan_ladder");
+    cuprim::ladder::inclusive_scan(static_cast<cuprim::ladder::scan_variant>(99), buf, buf + 1, 4, cuprim::plus{}, 0);
+  }, "out", "cuprim::ladder::inclusive_scan");
 }
 
 // ---- the workspace: size rules, and refusal of one too small (both checked before any CUDA call)
@@ -173,8 +174,9 @@ TEST(ScanWorkspace, TooSmallOrNullIsRefused) {
   // A tile's published state holds its value: an 8-byte struct's (a 16-byte word each) needs more than a 4-byte
   // type's (an 8-byte word each) at the same tile count.
   const std::int64_t tiles = 1000;
-  const std::int64_t n32 = tiles * std::int64_t(cuprim::detail::scan_tile_elems<
-                                       typename cuprim::scan_default_policy<std::uint32_t>::type, std::uint32_t>());
+  const std::int64_t n32 =
+      tiles * std::int64_t(cuprim::detail::scan_tile_elems<cuprim_test::default_scan_policy<std::uint32_t>.classic,
+                                                           std::uint32_t>());
   const std::int64_t nf = tiles * cuprim_test::scan_tile<affine_map>();
   EXPECT_GT((cuprim::scan_workspace_bytes<affine_map, affine_map>(nf)), cuprim::scan_workspace_bytes<std::uint32_t>(n32));
   const auto* fa = reinterpret_cast<const affine_map*>(std::uintptr_t(1) << 40);
@@ -211,7 +213,7 @@ void check_workspace_size(const char* what) {
       constexpr std::int64_t small_max = cuprim_test::scan_small_max<In>();
       const std::uint64_t t = std::uint64_t(
           small_max > 0 && n > small_max
-              ? std::int64_t(cuprim::detail::scan_tile_elems<typename cuprim::scan_default_policy<In>::type, In>())
+              ? std::int64_t(cuprim::detail::scan_first_tile_elems<cuprim_test::default_scan_policy<In>, In>(n))
               : tile);
       const std::uint64_t tiles = (std::uint64_t(n) + t - 1) / t;
       ASSERT_GE(w, tiles * sizeof(std::uint32_t)) << "n = " << n;
@@ -232,17 +234,18 @@ TEST(ScanWorkspace, SizeIsZeroForOneTileAndMonotonic) {
 }
 
 TEST(ScanLadder, VariantsAreOrderedAndNamedDistinctly) {
-  static_assert(cuprim::scan_variants.size() == 4);
-  static_assert(cuprim::scan_variants.back() == cuprim::scan_variant::decoupled_lookback);
-  static_assert(cuprim::to_string(cuprim::scan_variant::hillis_steele) == "hillis_steele");
+  namespace L = cuprim::ladder;
+  static_assert(L::scan_variants.size() == 4);
+  static_assert(L::scan_variants.back() == L::scan_variant::decoupled_lookback);
+  static_assert(L::to_string(L::scan_variant::hillis_steele) == "hillis_steele");
   std::set<std::string_view> names;
-  for (std::size_t i = 0; i < cuprim::scan_variants.size(); ++i) {
-    EXPECT_EQ(static_cast<std::size_t>(cuprim::scan_variants[i]), i) << "scan_variants is not in enum order";
-    const std::string_view name = cuprim::to_string(cuprim::scan_variants[i]);
+  for (std::size_t i = 0; i < L::scan_variants.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(L::scan_variants[i]), i) << "scan_variants is not in enum order";
+    const std::string_view name = L::to_string(L::scan_variants[i]);
     EXPECT_FALSE(name.empty());
     names.insert(name);
   }
-  EXPECT_EQ(names.size(), cuprim::scan_variants.size()) << "two rungs share a name";
+  EXPECT_EQ(names.size(), L::scan_variants.size()) << "two rungs share a name";
 }
 
 }  // namespace

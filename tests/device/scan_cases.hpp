@@ -30,52 +30,65 @@
 
 namespace cuprim_test {
 
+/// The tuned policy of a scan of In (the tuning tables have one architecture's rows).
+template <class In>
+inline constexpr auto default_scan_policy = cuprim::scan_policy_for<In>(cuprim::tuned_archs[0]);
+
+/// Whether Policy is a scan_pipeline_policy (else a scan_policy: one tile per block throughout).
+template <auto Policy>
+inline constexpr bool is_pipeline_policy =
+    std::is_same_v<std::remove_cvref_t<decltype(Policy)>, cuprim::scan_pipeline_policy>;
+
 /// The tile a scan of In under Policy works in at small sizes: the pipeline's for pipeline policies that take every
 /// size (min_elems 0) and types it takes, else the small one-tile-per-block policy's where the policy has one (the
 /// default for 4-byte types: up to 2^17 elements), else the one-tile-per-block kernel's. The default policy's
 /// pipeline starts at 2^22 elements; the float bounds of tests that may reach it take scan_bound_tile below.
-template <class In, class Policy = typename cuprim::scan_default_policy<In>::type>
+template <class In, auto Policy = default_scan_policy<In>>
 constexpr std::int64_t scan_tile() {
-  if constexpr (cuprim::detail::scan_pipeline_eligible<Policy, In, In, In>) {
-    if constexpr (Policy::min_elems == 0) return std::int64_t(cuprim::detail::scan_pipeline_tile_elems<Policy, In>());
+  if constexpr (is_pipeline_policy<Policy>) {
+    if constexpr (cuprim::detail::scan_pipeline_takes<In, In, In> && Policy.pipeline.min_elems == 0)
+      return std::int64_t(cuprim::detail::pipeline_shape<Policy.pipeline, In>::TE);
+    return std::int64_t(cuprim::detail::scan_first_tile_elems<Policy, In>(1));
+  } else {
+    return std::int64_t(cuprim::detail::scan_tile_elems<Policy, In>());
   }
-  using small = cuprim::detail::small_scan_policy_t<Policy>;
-  if constexpr (!std::is_void_v<small>) return std::int64_t(cuprim::detail::scan_tile_elems<small, In>());
-  return std::int64_t(cuprim::detail::scan_tile_elems<Policy, In>());
 }
 
 /// The size up to which Policy scans In with its small one-tile-per-block policy (0: it has none).
-template <class In, class Policy = typename cuprim::scan_default_policy<In>::type>
+template <class In, auto Policy = default_scan_policy<In>>
 constexpr std::int64_t scan_small_max() {
-  if constexpr (std::is_void_v<cuprim::detail::small_scan_policy_t<Policy>>) return 0;
-  else return Policy::small_max;
+  if constexpr (is_pipeline_policy<Policy>) return Policy.small_max;
+  else return 0;
 }
 
 /// The smallest tile any path of Policy may scan In in: the float bounds count the tiles an element's prefix
 /// crosses, so inputs that may reach more than one path are checked with this one.
-template <class In, class Policy = typename cuprim::scan_default_policy<In>::type>
+template <class In, auto Policy = default_scan_policy<In>>
 constexpr std::int64_t scan_bound_tile() {
-  std::int64_t t = std::int64_t(cuprim::detail::scan_tile_elems<Policy, In>());
-  using small = cuprim::detail::small_scan_policy_t<Policy>;
-  if constexpr (!std::is_void_v<small>) {
-    const std::int64_t s = std::int64_t(cuprim::detail::scan_tile_elems<small, In>());
-    t = s < t ? s : t;
+  if constexpr (is_pipeline_policy<Policy>) {
+    std::int64_t t = std::int64_t(cuprim::detail::scan_tile_elems<Policy.classic, In>());
+    if constexpr (Policy.small_max > 0) {
+      const std::int64_t s = std::int64_t(cuprim::detail::scan_tile_elems<Policy.small, In>());
+      t = s < t ? s : t;
+    }
+    if constexpr (cuprim::detail::scan_pipeline_takes<In, In, In>) {
+      const std::int64_t p = std::int64_t(cuprim::detail::pipeline_shape<Policy.pipeline, In>::TE);
+      t = p < t ? p : t;
+    }
+    return t;
+  } else {
+    return std::int64_t(cuprim::detail::scan_tile_elems<Policy, In>());
   }
-  if constexpr (cuprim::detail::scan_pipeline_eligible<Policy, In, In, In>) {
-    const std::int64_t p = std::int64_t(cuprim::detail::scan_pipeline_tile_elems<Policy, In>());
-    t = p < t ? p : t;
-  }
-  return t;
 }
 
 /// The cluster kernel's tile for In under Policy, and the largest input it takes (0, 0: the policy has none).
-template <class In, class Policy = typename cuprim::scan_default_policy<In>::type>
+template <class In, auto Policy = default_scan_policy<In>>
 constexpr std::int64_t scan_cluster_tile() {
-  if constexpr (cuprim::detail::scan_cluster_eligible<Policy>)
+  if constexpr (is_pipeline_policy<Policy>)
     return std::int64_t(cuprim::detail::scan_tile_elems<cuprim::detail::scan_cluster_shape, In>());
   else return 0;
 }
-template <class In, class Policy = typename cuprim::scan_default_policy<In>::type>
+template <class In, auto Policy = default_scan_policy<In>>
 constexpr std::int64_t scan_cluster_max() {
   return std::int64_t(cuprim::detail::scan_cluster_blocks) * scan_cluster_tile<In, Policy>();
 }

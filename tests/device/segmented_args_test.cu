@@ -2,7 +2,7 @@
 // rule checked here is enforced before any CUDA call, so these tests run (label host) on a machine without a GPU:
 // the pointers are host addresses, only compared, never dereferenced. That nothing is written on the device when
 // a rule is broken, and the segmented reduction's workspace rule (its size depends on the device), are checked
-// by device_segmented_test.
+// by device_segmented_api_test.
 #include <cuprim/device/segmented_reduce.cuh>
 #include <cuprim/device/segmented_scan.cuh>
 
@@ -27,12 +27,34 @@ struct arrays {
 };
 
 constexpr const char* reduce_fn = "cuprim::segmented_reduce";
+constexpr const char* sum_fn = "cuprim::segmented_sum";
+constexpr const char* transform_fn = "cuprim::segmented_transform_reduce";
+
+struct twice {
+  CUPRIM_HD float operator()(float x) const { return 2 * x; }
+};
 
 TEST(SegmentedReduceArgs, NegativeSegmentCount) {
   arrays a;
   expect_invalid([&] { cuprim::segmented_reduce(a.in, a.out, a.offsets, -1, cuprim::plus{}, 0.f); }, "num_segments",
                  reduce_fn);
-  expect_invalid([&] { cuprim::segmented_sum(a.in, a.out, a.offsets64, -5); }, "num_segments", reduce_fn);
+  expect_invalid([&] { cuprim::segmented_sum(a.in, a.out, a.offsets64, -5); }, "num_segments", sum_fn);
+}
+
+// Every entry point reports its own name, segmented_transform_reduce included (it once reported itself as
+// segmented_reduce).
+TEST(SegmentedReduceArgs, EachEntryPointNamesItself) {
+  arrays a;
+  float* null_out = nullptr;
+  const cuprim::workspace big{a.out, std::size_t(1) << 30};
+  expect_invalid([&] { cuprim::segmented_transform_reduce(a.in, null_out, a.offsets, 4, twice{}, cuprim::plus{}, 0.f); },
+                 "out", transform_fn);
+  expect_invalid([&] {
+    cuprim::segmented_transform_reduce(a.in, a.out, a.offsets, -2, twice{}, cuprim::plus{}, 0.f, big);
+  }, "num_segments", transform_fn);
+  expect_invalid([&] { cuprim::segmented_reduce(a.in, null_out, a.offsets, 4, cuprim::plus{}, 0.f, big); }, "out",
+                 reduce_fn);
+  expect_invalid([&] { cuprim::segmented_sum(a.in, null_out, a.offsets, 4); }, "out", sum_fn);
 }
 
 TEST(SegmentedReduceArgs, NullPointers) {
@@ -47,7 +69,7 @@ TEST(SegmentedReduceArgs, NullPointers) {
   // broken is reported instead.
   expect_invalid([&] { cuprim::segmented_reduce(null_in, null_out, a.offsets, 4, cuprim::plus{}, 0.f); }, "out",
                  reduce_fn);
-  expect_invalid([&] { cuprim::segmented_sum(a.in, null_out, a.offsets, 2); }, "out", reduce_fn);
+  expect_invalid([&] { cuprim::segmented_sum(a.in, null_out, a.offsets, 2); }, "out", sum_fn);
 }
 
 TEST(SegmentedReduceArgs, OutputOverlappingOffsets) {

@@ -1,7 +1,7 @@
 // Argument validation of the stream-compaction entry points, and the workspace sizes. Every rule checked here is
 // enforced before any CUDA call, so these tests run (label host) on a machine without a GPU: the pointers are
 // host addresses or made-up ones and are only compared, never dereferenced. That nothing is written on the
-// device when a rule is broken is checked by the GPU tests (device_select_test, BadArgumentsWriteNothing).
+// device when a rule is broken is checked by the GPU tests (device_select_api_test, BadArgumentsWriteNothing).
 #include <cuprim/device/select.cuh>
 
 #include <gtest/gtest.h>
@@ -143,8 +143,8 @@ TEST(SelectArgs, FirstBrokenRuleIsReported) {
 }
 
 TEST(SelectWorkspace, SizesAreMonotonicAndZeroForOneTile) {
-  using P = cuprim::select_default_policy<int>::type;
-  const std::int64_t tile = cuprim::detail::select_shape<P, int>::tile;
+  constexpr cuprim::select_pipeline_policy P = cuprim::select_policy_for<int>(cuprim::tuned_archs[0]);
+  const std::int64_t tile = cuprim::detail::select_shape<P.classic, int>::tile;
   EXPECT_EQ(cuprim::select_if_workspace_bytes<int>(0), 0u);
   EXPECT_EQ(cuprim::select_if_workspace_bytes<int>(1), 0u);
   EXPECT_EQ(cuprim::select_if_workspace_bytes<int>(tile), 0u);

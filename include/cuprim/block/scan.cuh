@@ -9,7 +9,7 @@
 // Multiscan (seed 000, "Block scan"): every warp scans its 32 values by shuffle, lane 31 writes the warp total to
 // shared memory, warp 0 scans the totals (exclusive), and every thread adds its warp's offset. The totals are
 // written and read one word per warp, so there are no bank conflicts; the seed's shared-memory version, where the
-// stride between warps' totals matters (32 vs 33), is in device/detail/scan_ladder_kernel.cuh for the lab.
+// stride between warps' totals matters (32 vs 33), is in lab/ladder/scan_kernels.cuh for the lab.
 // `op` must be associative (not necessarily commutative). `storage` may be reused after a __syncthreads.
 #pragma once
 

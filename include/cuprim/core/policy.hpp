@@ -42,8 +42,9 @@ constexpr int tuned_arch(int cc) {
   return best;
 }
 
-/// The tuned architecture of the current device.
-inline int current_tuned_arch() { return tuned_arch(get_device_info().arch()); }
+/// The tuned architecture of the current device; the oldest tuned architecture where no device is visible, so that
+/// argument rules and workspace sizes can still be checked on a host without a GPU (nothing launches there).
+inline int current_tuned_arch() { return has_device() ? tuned_arch(get_device_info().arch()) : tuned_archs[0]; }
 
 namespace detail {
 

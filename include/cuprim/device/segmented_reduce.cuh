@@ -25,6 +25,10 @@
 // number of blocks per SM. Floating-point results are bitwise identical from run to run on the same GPU (the
 // order of operations depends only on the offsets, the input's alignment and the SM count).
 //
+// Policy. Each entry point takes an optional cuprim::segmented_reduce_policy as its first template argument (default
+// cuprim::tuned: the row of segmented_reduce_policy_for<In, Acc> for the device;
+// device/detail/segmented_reduce_tuning.cuh).
+//
 // Errors. cuprim::invalid_argument before anything runs: num_segments < 0, a null `out` or `offsets` when
 // num_segments > 0, `out` overlapping the offsets, a workspace too small. cuprim::cuda_error for a failed launch
 // or an error already pending. The input's extent lives on the device, so the host cannot check it: `in` may be
@@ -35,9 +39,11 @@
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/functional.cuh>
 #include <cuprim/core/memory.hpp>
+#include <cuprim/core/policy.hpp>
+#include <cuprim/core/validate.hpp>
+#include <cuprim/device/detail/lookback.cuh>
 #include <cuprim/device/detail/segmented_reduce_kernel.cuh>
 #include <cuprim/device/detail/segmented_reduce_tuning.cuh>
-#include <cuprim/device/reduce.cuh>
 
 #include <cstdint>
 #include <type_traits>
@@ -46,50 +52,56 @@ namespace cuprim {
 
 namespace detail {
 
-template <class Policy>
-inline unsigned segmented_reduce_grid() {
-  return static_cast<unsigned>(get_device_info().sm_count) * static_cast<unsigned>(Policy::blocks_per_sm);
-}
-
-/// Workspace: a chunk counter, then one published state per chunk, sized for the largest grid any policy makes
-/// (blocks_per_sm <= 16), so that one size fits every input type and policy.
+/// The workspace: the chunk counter, then one published state per chunk, sized for the largest grid any policy
+/// makes (blocks_per_sm <= 16), so that one size fits every input type and policy; empty for no segments.
 template <class Acc>
-std::size_t segmented_reduce_workspace_bytes_for(std::int64_t num_segments) {
-  if (num_segments <= 0) return 0;
-  return 256 + align_up(tile_state<Acc>::bytes(std::uint64_t(get_device_info().sm_count) * 16));
+lookback_layout<Acc> segmented_reduce_layout(std::int64_t num_segments) {
+  if (num_segments <= 0) return {};
+  return lookback_layout<Acc>(std::uint64_t(get_device_info().sm_count) * 16);
 }
 
 template <class Out, class Offset>
-void validate_segmented_reduce(const char* fn, Out* out, const Offset* offsets, std::int64_t num_segments) {
+void segmented_reduce_validate(const char* fn, Out* out, const Offset* offsets, std::int64_t num_segments) {
   static_assert(std::is_integral_v<Offset>, "offsets must be an integer type (int32 or int64)");
-  if (num_segments < 0) throw_invalid(fn, "num_segments", "must be non-negative");
-  if (num_segments == 0) return;
+  check_size(fn, "num_segments", num_segments, sizeof(Out));
   // `in` may be null: the number of elements lives on the device, and when every segment is empty nothing is read.
-  if (out == nullptr) throw_invalid(fn, "out", "must not be null when num_segments > 0");
-  if (offsets == nullptr) throw_invalid(fn, "offsets", "must not be null when num_segments > 0");
-  if (ranges_overlap(out, std::size_t(num_segments) * sizeof(Out), offsets,
-                     (std::size_t(num_segments) + 1) * sizeof(Offset)))
-    throw_invalid(fn, "out", "must not overlap the offsets [offsets, offsets + num_segments + 1)");
+  check_pointer(fn, "out", out, num_segments > 0);
+  check_pointer(fn, "offsets", offsets, num_segments > 0);
+  check_overlaps(fn, {{"offsets", offsets, std::size_t(num_segments + 1) * sizeof(Offset), read_only},
+                      {"out", out, std::size_t(num_segments) * sizeof(Out), written}});
 }
 
-template <class Policy, class In, class Out, class Offset, class Acc, class Op, class F>
-void segmented_reduce_launch(const char* fn, const In* in, Out* out, const Offset* offsets,
-                             std::int64_t num_segments, Op op, Acc init, F f, workspace ws, cudaStream_t stream) {
-  if (num_segments == 0) return;
-  const unsigned grid = segmented_reduce_grid<Policy>();
-  auto* counter = static_cast<unsigned*>(ws.data);
-  const tile_state<Acc> state = tile_state<Acc>::make(static_cast<char*>(ws.data) + 256, grid);
-  CUPRIM_CUDA_CHECK(cudaMemsetAsync(ws.data, 0, 256 + tile_state<Acc>::zero_bytes(grid), stream));
+/// The launch (arguments validated, num_segments > 0, workspace large enough): the counter and chunk states zeroed,
+/// then blocks_per_sm × SM count blocks.
+template <segmented_reduce_policy P, class In, class Out, class Offset, class Acc, class Op, class F>
+void segmented_reduce_launch(const char* fn, const In* in, Out* out, const Offset* offsets, std::int64_t num_segments,
+                             Op op, Acc init, F f, const lookback_layout<Acc>& L, workspace ws, cudaStream_t stream) {
+  static_assert(segmented_reduce_policy_valid<P>());
+  const unsigned grid = static_cast<unsigned>(get_device_info().sm_count) * static_cast<unsigned>(P.blocks_per_sm);
+  CUPRIM_CUDA_CHECK(cudaMemsetAsync(ws.data, 0, L.zero_bytes(grid), stream));
   const bool vector_in = reinterpret_cast<std::uintptr_t>(in) % sizeof(In) == 0;
-  segmented_reduce_kernel<Policy><<<grid, Policy::threads, 0, stream>>>(in, out, offsets, num_segments, op, init, f,
-                                                                        state, counter, grid, vector_in);
+  segmented_reduce_kernel<policy_constant<P>><<<grid, P.threads, 0, stream>>>(
+      in, out, offsets, num_segments, op, init, f, L.state(ws, grid), L.counter(ws), grid, vector_in);
   check_launch(fn);
 }
 
-template <class Policy, class In, class Init>
-using segmented_reduce_policy_or_default =
-    std::conditional_t<std::is_void_v<Policy>, typename segmented_reduce_default_policy<In, accumulator_t<Init>>::type,
-                       Policy>;
+/// Every segmented reduction entry point ends here: validate, plan, launch.
+template <auto Policy, class In, class Out, class Offset, class Transform, class Op, class Init>
+void segmented_reduce_run(const char* fn, const In* in, Out* out, const Offset* offsets, std::int64_t num_segments,
+                          Transform transform, Op op, Init init, const workspace* ws, cudaStream_t stream) {
+  using Acc = accumulator_t<Init>;
+  segmented_reduce_validate(fn, out, offsets, num_segments);
+  const lookback_layout<Acc> L = segmented_reduce_layout<Acc>(num_segments);
+  check_workspace(fn, ws, L.bytes(), "segmented_reduce_workspace_bytes(num_segments)");
+  check_no_pending_error(fn);
+  if (num_segments == 0) return;
+  with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
+    with_tuned_arch([&]<int Arch>() {
+      constexpr segmented_reduce_policy P = pick_policy<Policy>(segmented_reduce_policy_for<In, Acc>(Arch));
+      segmented_reduce_launch<P>(fn, in, out, offsets, num_segments, op, convert<Acc>(init), transform, L, w, stream);
+    });
+  });
+}
 
 }  // namespace detail
 
@@ -98,59 +110,50 @@ using segmented_reduce_policy_or_default =
 /// num_segments is 0.
 template <class Acc>
 std::size_t segmented_reduce_workspace_bytes(std::int64_t num_segments) {
-  return detail::segmented_reduce_workspace_bytes_for<accumulator_t<Acc>>(num_segments);
+  return detail::segmented_reduce_layout<accumulator_t<Acc>>(num_segments).bytes();
 }
 
 /// out[s] = init ⊕ transform(in[offsets[s]]) ⊕ ... ⊕ transform(in[offsets[s+1] - 1]), in the caller's workspace.
-template <class Policy = void, class In, class Out, class Offset, class Transform, class Op, class Init>
+template <auto Policy = tuned, class In, class Out, class Offset, class Transform, class Op, class Init>
 void segmented_transform_reduce(const In* in, Out* out, const Offset* offsets, std::int64_t num_segments,
                                 Transform transform, Op op, Init init, workspace ws, cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::segmented_reduce";
-  using Acc = accumulator_t<Init>;
-  using P = detail::segmented_reduce_policy_or_default<Policy, In, Init>;
-  detail::validate_segmented_reduce(fn, out, offsets, num_segments);
-  const std::size_t need = detail::segmented_reduce_workspace_bytes_for<Acc>(num_segments);
-  if (ws.bytes < need) detail::throw_invalid(fn, "workspace", "smaller than segmented_reduce_workspace_bytes(num_segments)");
-  if (need && ws.data == nullptr) detail::throw_invalid(fn, "workspace", "data must not be null");
-  detail::check_no_pending_error(fn);
-  detail::segmented_reduce_launch<P>(fn, in, out, offsets, num_segments, op, detail::convert<Acc>(init), transform,
-                                     ws, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_reduce_run<Policy>(fn, in, out, offsets, num_segments, transform, op, init, &ws, stream);
 }
 
 /// out[s] = init ⊕ transform(in[offsets[s]]) ⊕ ... ⊕ transform(in[offsets[s+1] - 1]); workspace from the current
 /// memory resource.
-template <class Policy = void, class In, class Out, class Offset, class Transform, class Op, class Init>
+template <auto Policy = tuned, class In, class Out, class Offset, class Transform, class Op, class Init>
 void segmented_transform_reduce(const In* in, Out* out, const Offset* offsets, std::int64_t num_segments,
                                 Transform transform, Op op, Init init, cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::segmented_reduce";
-  using Acc = accumulator_t<Init>;
-  using P = detail::segmented_reduce_policy_or_default<Policy, In, Init>;
-  detail::validate_segmented_reduce(fn, out, offsets, num_segments);
-  detail::check_no_pending_error(fn);
-  detail::scratch ws(detail::segmented_reduce_workspace_bytes_for<Acc>(num_segments), stream);
-  segmented_transform_reduce<P>(in, out, offsets, num_segments, transform, op, init, ws.get(), stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_reduce_run<Policy>(fn, in, out, offsets, num_segments, transform, op, init, nullptr, stream);
 }
 
 /// out[s] = init ⊕ in[offsets[s]] ⊕ ... ⊕ in[offsets[s+1] - 1] (init for an empty segment), in the caller's
 /// workspace (see segmented_reduce_workspace_bytes).
-template <class Policy = void, class In, class Out, class Offset, class Op, class Init>
+template <auto Policy = tuned, class In, class Out, class Offset, class Op, class Init>
 void segmented_reduce(const In* in, Out* out, const Offset* offsets, std::int64_t num_segments, Op op, Init init,
                       workspace ws, cudaStream_t stream = 0) {
-  segmented_transform_reduce<Policy>(in, out, offsets, num_segments, identity{}, op, init, ws, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_reduce_run<Policy>(fn, in, out, offsets, num_segments, identity{}, op, init, &ws, stream);
 }
 
 /// out[s] = init ⊕ in[offsets[s]] ⊕ ... ⊕ in[offsets[s+1] - 1] (init for an empty segment); workspace from the
 /// current memory resource.
-template <class Policy = void, class In, class Out, class Offset, class Op, class Init>
+template <auto Policy = tuned, class In, class Out, class Offset, class Op, class Init>
 void segmented_reduce(const In* in, Out* out, const Offset* offsets, std::int64_t num_segments, Op op, Init init,
                       cudaStream_t stream = 0) {
-  segmented_transform_reduce<Policy>(in, out, offsets, num_segments, identity{}, op, init, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_reduce_run<Policy>(fn, in, out, offsets, num_segments, identity{}, op, init, nullptr, stream);
 }
 
 /// out[s] = Σ in[offsets[s] .. offsets[s+1]), accumulated in *out's type (float for 16-bit floats); 0 when empty.
 template <class In, class Out, class Offset>
 void segmented_sum(const In* in, Out* out, const Offset* offsets, std::int64_t num_segments, cudaStream_t stream = 0) {
-  segmented_reduce(in, out, offsets, num_segments, plus{}, detail::convert<accumulator_t<Out>>(0), stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_reduce_run<tuned>(fn, in, out, offsets, num_segments, identity{}, plus{},
+                                      detail::convert<accumulator_t<Out>>(0), nullptr, stream);
 }
 
 }  // namespace cuprim

@@ -24,15 +24,21 @@
 // segmented operator (detail/segmented_scan_kernel.cuh); the offsets form first marks segment starts in a bitmask
 // in the workspace (n/8 bytes). Floating-point results are bitwise identical from run to run on the same GPU.
 //
+// Policy. Each entry point takes an optional cuprim::segmented_scan_policy as its first template argument (default
+// cuprim::tuned: the row of segmented_scan_policy_for<In> for the device; device/detail/segmented_scan_tuning.cuh).
+//
 // Errors. cuprim::invalid_argument before anything runs: n < 0, num_segments < 0, null pointers with n > 0,
 // num_segments = 0 with n > 0 (offsets form), out partially overlapping in, out overlapping keys, flags or
-// offsets, a workspace too small. cuprim::cuda_error for failed launches or an error already pending.
+// offsets, a workspace too small. The keys, flags or offsets may overlap the input (both are only read).
+// cuprim::cuda_error for failed launches or an error already pending.
 #pragma once
 
 #include <cuprim/core/device.hpp>
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/functional.cuh>
 #include <cuprim/core/memory.hpp>
+#include <cuprim/core/policy.hpp>
+#include <cuprim/core/validate.hpp>
 #include <cuprim/device/detail/segmented_scan_kernel.cuh>
 #include <cuprim/device/detail/segmented_scan_tuning.cuh>
 #include <cuprim/device/scan.cuh>
@@ -44,204 +50,228 @@ namespace cuprim {
 
 /// What may be passed as a key equality (so that a stream, a workspace or a literal 0 never binds to it).
 template <class E>
-concept key_equality = !std::is_same_v<std::remove_cvref_t<E>, workspace> && !std::is_arithmetic_v<std::remove_cvref_t<E>> &&
-                       !std::is_pointer_v<std::remove_cvref_t<E>> && !std::is_null_pointer_v<std::remove_cvref_t<E>>;
+concept key_equality =
+    !std::is_same_v<std::remove_cvref_t<E>, workspace> && !std::is_arithmetic_v<std::remove_cvref_t<E>> &&
+    !std::is_pointer_v<std::remove_cvref_t<E>> && !std::is_null_pointer_v<std::remove_cvref_t<E>>;
 
 namespace detail {
 
-template <class Policy, class In>
-using segmented_scan_policy_or_default =
-    std::conditional_t<std::is_void_v<Policy>, typename segmented_scan_default_policy<In>::type, Policy>;
-
-/// Workspace: [0, 256) the tile counter, then the tile states (when there is more than one tile), then the
-/// bitmask of segment starts used by the offsets form (one bit per element).
-template <class Policy, class In, class Acc>
-struct segmented_scan_workspace {
-  static std::uint64_t tiles(std::int64_t n) {
-    return (std::uint64_t(n) + scan_tile_elems<Policy, In>() - 1) / scan_tile_elems<Policy, In>();
+/// The workspace: the look-back's counter (always) and tile states (more than one tile), then the bitmask of
+/// segment starts that the offsets form builds (one bit per element).
+template <segmented_scan_policy P, class In, class Acc>
+struct segmented_scan_layout {
+  lookback_layout<seg_pair<Acc>> lookback;
+  workspace_part<unsigned> heads;  // (n / 32, rounded up)
+  std::uint64_t tiles = 0;
+  explicit segmented_scan_layout(std::int64_t n) {
+    if (n <= 0) return;
+    constexpr std::uint64_t tile = scan_tile_elems<P.tile, In>();
+    tiles = (std::uint64_t(n) + tile - 1) / tile;
+    lookback = lookback_layout<seg_pair<Acc>>(tiles > 1 ? tiles : 0);
+    heads = lookback.L.template add<unsigned>((std::uint64_t(n) + 31) / 32);
   }
-  static std::size_t state_bytes(std::int64_t n) {
-    return tiles(n) > 1 ? align_up(tile_state<seg_pair<Acc>>::bytes(tiles(n))) : 0;
-  }
-  static std::size_t mask_bytes(std::int64_t n) { return align_up((std::uint64_t(n) + 31) / 32 * 4); }
-  static std::size_t bytes(std::int64_t n) { return n <= 0 ? 0 : 256 + state_bytes(n) + mask_bytes(n); }
+  std::size_t bytes() const { return lookback.bytes(); }
 };
 
-template <class In, class Out>
-void validate_segmented_scan(const char* fn, const In* in, Out* out, std::int64_t n, const void* heads,
-                             std::size_t heads_bytes, const char* heads_name) {
-  if (n < 0) throw_invalid(fn, "n", "must be non-negative");
-  if (n == 0) return;
-  if (in == nullptr) throw_invalid(fn, "in", "must not be null when n > 0");
-  if (out == nullptr) throw_invalid(fn, "out", "must not be null when n > 0");
-  if (heads == nullptr) throw_invalid(fn, heads_name, "must not be null when n > 0");
-  const bool same = static_cast<const void*>(in) == static_cast<const void*>(out) && sizeof(In) == sizeof(Out);
-  if (!same && ranges_overlap(in, std::size_t(n) * sizeof(In), out, std::size_t(n) * sizeof(Out)))
-    throw_invalid(fn, "out", "must either equal in (in place) or not overlap [in, in + n)");
-  if (ranges_overlap(heads, heads_bytes, out, std::size_t(n) * sizeof(Out))) {
-    if (heads_name[0] == 'k') throw_invalid(fn, "out", "must not overlap the keys");
-    if (heads_name[0] == 'h') throw_invalid(fn, "out", "must not overlap the head flags");
-    throw_invalid(fn, "out", "must not overlap the offsets");
-  }
-}
-
-template <class Offset>
-void validate_offsets(const char* fn, const Offset* offsets, std::int64_t num_segments, std::int64_t n) {
-  static_assert(std::is_integral_v<Offset>, "offsets must be an integer type (int32 or int64)");
-  if (num_segments < 0) throw_invalid(fn, "num_segments", "must be non-negative");
-  if (n > 0 && num_segments == 0) throw_invalid(fn, "num_segments", "must be positive when n > 0 (segments cover [0, n))");
-  if (num_segments > 0 && offsets == nullptr) throw_invalid(fn, "offsets", "must not be null when num_segments > 0");
-}
-
-template <class Policy, class In, class Acc>
-void check_segmented_scan_workspace(const char* fn, std::int64_t n, const workspace& ws) {
-  const std::size_t need = segmented_scan_workspace<Policy, In, Acc>::bytes(n);
-  if (ws.bytes < need) throw_invalid(fn, "workspace", "smaller than segmented_scan_workspace_bytes(n)");
-  if (need && ws.data == nullptr) throw_invalid(fn, "workspace", "data must not be null");
-}
-
-/// The launch behind every segmented scan (arguments validated). `heads` is a head source of
-/// detail/segmented_scan_kernel.cuh.
-template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op, class Heads>
-void segmented_scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, Heads heads,
-                           workspace ws, cudaStream_t stream) {
-  if (n == 0) return;
-  using layout = segmented_scan_workspace<Policy, In, Acc>;
-  using pair = seg_pair<Acc>;
-  const std::uint64_t tiles = layout::tiles(static_cast<std::int64_t>(n));
-  if (tiles > 0x7fffffffu) throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
-  const auto [vector_in, vector_out] = scan_vector_io_of<Policy>(in, out);
-  const seg_pair_op<Op> pop{op};
-  const pair pinit{init, true};
-  if (tiles == 1) {
-    segmented_scan_kernel<Policy, Exclusive><<<1, Policy::threads, 0, stream>>>(
-        in, out, n, pop, pinit, heads, tile_state<pair>{}, nullptr, 1, vector_in, vector_out, lookback_waits{});
-    check_launch(fn);
-    return;
-  }
-  auto* counter = static_cast<unsigned*>(ws.data);
-  const tile_state<pair> state = tile_state<pair>::make(static_cast<char*>(ws.data) + 256, tiles);
-  zero_async(fn, ws.data, 256 + tile_state<pair>::zero_bytes(tiles), stream);
-  launch_dependent(fn, segmented_scan_kernel<Policy, Exclusive, In, Out, Acc, Op, Heads>, static_cast<unsigned>(tiles),
-                   Policy::threads, stream, in, out, n, pop, pinit, heads, state, counter, tiles, vector_in, vector_out,
-                   scale_waits(Policy::first_wait_ns, Policy::poll_wait_ns, tiles, get_device_info().sm_count));
-}
-
-template <class Policy, class In, class T>
+template <segmented_scan_policy P, class In, class T>
 bool heads_aligned(const T* p) {
-  constexpr std::size_t bytes = sizeof(T) * vector_traits<In, Policy::vector_bytes>::elems;
+  constexpr std::size_t bytes = sizeof(T) * vector_traits<In, P.tile.vector_bytes>::elems;
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 
-/// Keys → a key_heads source.
-template <class Policy, class In, class Key, class Eq>
-key_heads<Key, Eq> make_key_heads(const Key* keys, Eq eq) {
-  return {keys, eq, heads_aligned<Policy, In>(keys)};
+// Where the segment starts come from: each source names its array for the argument rules and makes the head
+// source of segmented_scan_kernel.cuh that the kernel loads.
+
+/// Runs of keys equal under eq.
+template <class Key, class Eq>
+struct by_keys {
+  static constexpr const char* name = "keys";
+  const Key* keys;
+  Eq eq;
+  void validate(const char*, std::int64_t) const {}
+  array_arg array(std::int64_t n) const { return {name, keys, std::size_t(n > 0 ? n : 0) * sizeof(Key), read_only}; }
+  template <segmented_scan_policy P, class In>
+  key_heads<Key, Eq> heads(const char*, unsigned*, std::int64_t, cudaStream_t) const {
+    return {keys, eq, heads_aligned<P, In>(keys)};
+  }
+};
+
+/// Head flags (a segment starts where flag != 0).
+template <class Flag>
+struct by_flags {
+  static constexpr const char* name = "head_flags";
+  const Flag* flags;
+  void validate(const char*, std::int64_t) const {}
+  array_arg array(std::int64_t n) const { return {name, flags, std::size_t(n > 0 ? n : 0) * sizeof(Flag), read_only}; }
+  template <segmented_scan_policy P, class In>
+  flag_heads<Flag> heads(const char*, unsigned*, std::int64_t, cudaStream_t) const {
+    return {flags, heads_aligned<P, In>(flags)};
+  }
+};
+
+/// CSR offsets: the starts of the non-empty segments are marked in the workspace's bitmask first.
+template <class Offset>
+struct by_offsets {
+  static_assert(std::is_integral_v<Offset>, "offsets must be an integer type (int32 or int64)");
+  static constexpr const char* name = "offsets";
+  static constexpr unsigned mark_threads = 256;
+  const Offset* offsets;
+  std::int64_t num_segments;
+  void validate(const char* fn, std::int64_t n) const {
+    if (num_segments < 0) throw_invalid(fn, "num_segments", "must be non-negative");
+    if (n > 0 && num_segments == 0)
+      throw_invalid(fn, "num_segments", "must be positive when n > 0 (segments cover [0, n))");
+    check_pointer(fn, name, offsets, num_segments > 0);
+    if ((std::uint64_t(num_segments) + mark_threads - 1) / mark_threads > 0x7fffffffu)
+      throw_invalid(fn, "num_segments", "too large for one launch");
+  }
+  array_arg array(std::int64_t) const {
+    return {name, offsets, std::size_t(num_segments + 1) * sizeof(Offset), read_only};
+  }
+  template <segmented_scan_policy, class>
+  bit_heads heads(const char* fn, unsigned* bits, std::int64_t n, cudaStream_t stream) const {
+    CUPRIM_CUDA_CHECK(cudaMemsetAsync(bits, 0, align_up((std::uint64_t(n) + 31) / 32 * 4), stream));
+    const std::uint64_t blocks = (std::uint64_t(num_segments) + mark_threads - 1) / mark_threads;
+    mark_heads_kernel<<<static_cast<unsigned>(blocks), mark_threads, 0, stream>>>(offsets, num_segments, n, bits);
+    check_launch(fn);
+    return {bits};
+  }
+};
+
+/// The rules of every form: the source's own (the offsets form's num_segments), n, the pointers, and overlaps: out
+/// may equal in (in place) but overlap nothing else; in and the keys, flags or offsets may alias (both only read).
+template <class In, class Out, class Source>
+void segmented_scan_validate(const char* fn, const In* in, Out* out, std::int64_t n, const Source& src) {
+  src.validate(fn, n);
+  check_size(fn, "n", n, sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out));
+  check_pointer(fn, "in", in, n > 0);
+  check_pointer(fn, "out", out, n > 0);
+  const array_arg heads = src.array(n);
+  check_pointer(fn, heads.name, heads.p, n > 0);
+  const array_arg out_arg{"out", out, std::size_t(n) * sizeof(Out), written};
+  if (static_cast<const void*>(in) == static_cast<const void*>(out) && sizeof(In) == sizeof(Out))
+    check_overlaps(fn, {heads, out_arg});
+  else
+    check_overlaps(fn, {{"in", in, std::size_t(n) * sizeof(In), read_only}, heads, out_arg});
 }
 
-/// The offsets form: marks the starts of the non-empty segments in the workspace's bitmask, then scans.
-template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op, class Offset>
-void segmented_scan_offsets_launch(const char* fn, const In* in, Out* out, std::int64_t n, const Offset* offsets,
-                                   std::int64_t num_segments, Op op, Acc init, workspace ws, cudaStream_t stream) {
-  if (n == 0) return;
-  using layout = segmented_scan_workspace<Policy, In, Acc>;
-  auto* bits = reinterpret_cast<unsigned*>(static_cast<char*>(ws.data) + 256 + layout::state_bytes(n));
-  CUPRIM_CUDA_CHECK(cudaMemsetAsync(bits, 0, layout::mask_bytes(n), stream));
-  constexpr unsigned threads = 256;
-  const std::uint64_t blocks = (std::uint64_t(num_segments) + threads - 1) / threads;
-  if (blocks > 0x7fffffffu) throw_invalid(fn, "num_segments", "too large for one launch");
-  mark_heads_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(offsets, num_segments, n, bits);
-  check_launch(fn);
-  segmented_scan_launch<Policy, Exclusive>(fn, in, out, std::uint64_t(n), op, init, bit_heads{bits}, ws, stream);
+/// The launch behind every segmented scan (arguments validated, n > 0, workspace large enough): one tile per block
+/// over (start, value) pairs; `heads` is a head source of segmented_scan_kernel.cuh.
+template <segmented_scan_policy P, bool Exclusive, class In, class Out, class Acc, class Op, class Heads>
+void segmented_scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op, Acc init, Heads heads,
+                           const segmented_scan_layout<P, In, Acc>& L, workspace ws, cudaStream_t stream) {
+  static_assert(scan_policy_valid<P.tile>());
+  using pair = seg_pair<Acc>;
+  const std::uint64_t tiles = L.tiles;
+  const auto [vector_in, vector_out] = scan_vector_io_of<P.tile>(in, out);
+  const seg_pair_op<Op> pop{op};
+  const pair pinit{init, true};
+  auto* kernel = segmented_scan_kernel<policy_constant<P>, Exclusive, In, Out, Acc, Op, Heads>;
+  if (tiles == 1) {
+    kernel<<<1, P.tile.threads, 0, stream>>>(in, out, n, pop, pinit, heads, tile_state<pair>{}, nullptr, 1, vector_in,
+                                             vector_out, lookback_waits{});
+    check_launch(fn);
+    return;
+  }
+  zero_async(fn, ws.data, L.lookback.zero_bytes(tiles), stream);
+  launch_dependent(fn, kernel, static_cast<unsigned>(tiles), P.tile.threads, stream, in, out, n, pop, pinit, heads,
+                   L.lookback.state(ws, tiles), L.lookback.counter(ws), tiles, vector_in, vector_out,
+                   scale_waits(P.tile.first_wait_ns, P.tile.poll_wait_ns, tiles, get_device_info().sm_count));
+}
+
+/// Every segmented scan entry point ends here: validate, plan, launch. Exclusive scans start each segment at init.
+template <auto Policy, bool Exclusive, class In, class Out, class Op, class Source>
+void segmented_scan_run(const char* fn, const In* in, Out* out, std::int64_t n, Op op, accumulator_t<Out> init,
+                        const Source& src, const workspace* ws, cudaStream_t stream) {
+  using Acc = accumulator_t<Out>;
+  segmented_scan_validate(fn, in, out, n, src);
+  with_tuned_arch([&]<int Arch>() {
+    constexpr segmented_scan_policy P = pick_policy<Policy>(segmented_scan_policy_for<In>(Arch));
+    const segmented_scan_layout<P, In, Acc> L(n);
+    if (L.tiles > 0x7fffffffu) throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
+    check_workspace(fn, ws, L.bytes(), "segmented_scan_workspace_bytes(n)");
+    check_no_pending_error(fn);
+    if (n == 0) return;
+    with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
+      const auto heads = src.template heads<P, In>(fn, L.heads.in(w), n, stream);
+      segmented_scan_launch<P, Exclusive>(fn, in, out, std::uint64_t(n), op, init, heads, L, w, stream);
+    });
+  });
 }
 
 }  // namespace detail
 
 /// Bytes of workspace the explicit-workspace segmented scans (every form) need for n elements of In scanned into
-/// Out. Monotonic in n; 0 for n = 0.
-template <class In, class Out = In, class Policy = void>
+/// Out under Policy on the current device. Monotonic in n; 0 for n = 0.
+template <class In, class Out = In, auto Policy = tuned>
 std::size_t segmented_scan_workspace_bytes(std::int64_t n) {
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  return detail::segmented_scan_workspace<P, In, accumulator_t<Out>>::bytes(n);
+  return detail::with_tuned_arch([&]<int Arch>() {
+    constexpr segmented_scan_policy P = detail::pick_policy<Policy>(segmented_scan_policy_for<In>(Arch));
+    return detail::segmented_scan_layout<P, In, accumulator_t<Out>>(n).bytes();
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // By key
 
 /// out[i] = in[j] ⊕ ... ⊕ in[i] over each run of keys equal under key_eq, in the caller's workspace.
-template <class Policy = void, class Key, class In, class Out, class Op, key_equality KeyEq>
+template <auto Policy = tuned, class Key, class In, class Out, class Op, key_equality KeyEq>
 void inclusive_scan_by_key(const Key* keys, const In* in, Out* out, std::int64_t n, Op op, KeyEq key_eq, workspace ws,
                            cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::inclusive_scan_by_key";
-  using Acc = accumulator_t<Out>;
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  detail::validate_segmented_scan(fn, in, out, n, keys, std::size_t(n > 0 ? n : 0) * sizeof(Key), "keys");
-  detail::check_segmented_scan_workspace<P, In, Acc>(fn, n, ws);
-  detail::check_no_pending_error(fn);
-  detail::segmented_scan_launch<P, false>(fn, in, out, std::uint64_t(n), op, Acc{},
-                                          detail::make_key_heads<P, In>(keys, key_eq), ws, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_scan_run<Policy, false>(fn, in, out, n, op, accumulator_t<Out>{},
+                                            detail::by_keys<Key, KeyEq>{keys, key_eq}, &ws, stream);
 }
 
 /// out[i] = in[j] ⊕ ... ⊕ in[i] over each run of keys equal under key_eq; workspace from the memory resource.
-template <class Policy = void, class Key, class In, class Out, class Op, key_equality KeyEq>
+template <auto Policy = tuned, class Key, class In, class Out, class Op, key_equality KeyEq>
 void inclusive_scan_by_key(const Key* keys, const In* in, Out* out, std::int64_t n, Op op, KeyEq key_eq,
                            cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::inclusive_scan_by_key";
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  detail::validate_segmented_scan(fn, in, out, n, keys, std::size_t(n > 0 ? n : 0) * sizeof(Key), "keys");
-  detail::check_no_pending_error(fn);
-  detail::scratch ws(segmented_scan_workspace_bytes<In, Out, P>(n), stream);
-  inclusive_scan_by_key<P>(keys, in, out, n, op, key_eq, ws.get(), stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_scan_run<Policy, false>(fn, in, out, n, op, accumulator_t<Out>{},
+                                            detail::by_keys<Key, KeyEq>{keys, key_eq}, nullptr, stream);
 }
 
 /// out[i] = in[j] ⊕ ... ⊕ in[i] over each run of equal keys (==), in the caller's workspace.
-template <class Policy = void, class Key, class In, class Out, class Op>
+template <auto Policy = tuned, class Key, class In, class Out, class Op>
 void inclusive_scan_by_key(const Key* keys, const In* in, Out* out, std::int64_t n, Op op, workspace ws,
                            cudaStream_t stream = 0) {
   inclusive_scan_by_key<Policy>(keys, in, out, n, op, equal_to{}, ws, stream);
 }
 
 /// out[i] = in[j] ⊕ ... ⊕ in[i] over each run of equal keys (==).
-template <class Policy = void, class Key, class In, class Out, class Op>
+template <auto Policy = tuned, class Key, class In, class Out, class Op>
 void inclusive_scan_by_key(const Key* keys, const In* in, Out* out, std::int64_t n, Op op, cudaStream_t stream = 0) {
   inclusive_scan_by_key<Policy>(keys, in, out, n, op, equal_to{}, stream);
 }
 
 /// out[i] = init ⊕ in[j] ⊕ ... ⊕ in[i-1] over each run of keys equal under key_eq, in the caller's workspace.
-template <class Policy = void, class Key, class In, class Out, class Op, class Init, key_equality KeyEq>
+template <auto Policy = tuned, class Key, class In, class Out, class Op, class Init, key_equality KeyEq>
 void exclusive_scan_by_key(const Key* keys, const In* in, Out* out, std::int64_t n, Op op, Init init, KeyEq key_eq,
                            workspace ws, cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::exclusive_scan_by_key";
-  using Acc = accumulator_t<Out>;
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  detail::validate_segmented_scan(fn, in, out, n, keys, std::size_t(n > 0 ? n : 0) * sizeof(Key), "keys");
-  detail::check_segmented_scan_workspace<P, In, Acc>(fn, n, ws);
-  detail::check_no_pending_error(fn);
-  detail::segmented_scan_launch<P, true>(fn, in, out, std::uint64_t(n), op, detail::convert<Acc>(init),
-                                         detail::make_key_heads<P, In>(keys, key_eq), ws, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_scan_run<Policy, true>(fn, in, out, n, op, detail::convert<accumulator_t<Out>>(init),
+                                           detail::by_keys<Key, KeyEq>{keys, key_eq}, &ws, stream);
 }
 
 /// out[i] = init ⊕ in[j] ⊕ ... ⊕ in[i-1] over each run of keys equal under key_eq.
-template <class Policy = void, class Key, class In, class Out, class Op, class Init, key_equality KeyEq>
+template <auto Policy = tuned, class Key, class In, class Out, class Op, class Init, key_equality KeyEq>
 void exclusive_scan_by_key(const Key* keys, const In* in, Out* out, std::int64_t n, Op op, Init init, KeyEq key_eq,
                            cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::exclusive_scan_by_key";
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  detail::validate_segmented_scan(fn, in, out, n, keys, std::size_t(n > 0 ? n : 0) * sizeof(Key), "keys");
-  detail::check_no_pending_error(fn);
-  detail::scratch ws(segmented_scan_workspace_bytes<In, Out, P>(n), stream);
-  exclusive_scan_by_key<P>(keys, in, out, n, op, init, key_eq, ws.get(), stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_scan_run<Policy, true>(fn, in, out, n, op, detail::convert<accumulator_t<Out>>(init),
+                                           detail::by_keys<Key, KeyEq>{keys, key_eq}, nullptr, stream);
 }
 
 /// out[i] = init ⊕ in[j] ⊕ ... ⊕ in[i-1] over each run of equal keys (==), in the caller's workspace.
-template <class Policy = void, class Key, class In, class Out, class Op, class Init>
+template <auto Policy = tuned, class Key, class In, class Out, class Op, class Init>
 void exclusive_scan_by_key(const Key* keys, const In* in, Out* out, std::int64_t n, Op op, Init init, workspace ws,
                            cudaStream_t stream = 0) {
   exclusive_scan_by_key<Policy>(keys, in, out, n, op, init, equal_to{}, ws, stream);
 }
 
 /// out[i] = init ⊕ in[j] ⊕ ... ⊕ in[i-1] over each run of equal keys (==).
-template <class Policy = void, class Key, class In, class Out, class Op, class Init>
+template <auto Policy = tuned, class Key, class In, class Out, class Op, class Init>
 void exclusive_scan_by_key(const Key* keys, const In* in, Out* out, std::int64_t n, Op op, Init init,
                            cudaStream_t stream = 0) {
   exclusive_scan_by_key<Policy>(keys, in, out, n, op, init, equal_to{}, stream);
@@ -251,116 +281,79 @@ void exclusive_scan_by_key(const Key* keys, const In* in, Out* out, std::int64_t
 // By head flags
 
 /// Inclusive scan restarted at every i with head_flags[i] != 0, in the caller's workspace.
-template <class Policy = void, class In, class Flag, class Out, class Op>
+template <auto Policy = tuned, class In, class Flag, class Out, class Op>
 void inclusive_segmented_scan(const In* in, const Flag* head_flags, Out* out, std::int64_t n, Op op, workspace ws,
                               cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::inclusive_segmented_scan";
-  using Acc = accumulator_t<Out>;
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  detail::validate_segmented_scan(fn, in, out, n, head_flags, std::size_t(n > 0 ? n : 0) * sizeof(Flag), "head_flags");
-  detail::check_segmented_scan_workspace<P, In, Acc>(fn, n, ws);
-  detail::check_no_pending_error(fn);
-  detail::segmented_scan_launch<P, false>(fn, in, out, std::uint64_t(n), op, Acc{},
-                                          detail::flag_heads<Flag>{head_flags, detail::heads_aligned<P, In>(head_flags)},
-                                          ws, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_scan_run<Policy, false>(fn, in, out, n, op, accumulator_t<Out>{},
+                                            detail::by_flags<Flag>{head_flags}, &ws, stream);
 }
 
 /// Inclusive scan restarted at every i with head_flags[i] != 0.
-template <class Policy = void, class In, class Flag, class Out, class Op>
+template <auto Policy = tuned, class In, class Flag, class Out, class Op>
 void inclusive_segmented_scan(const In* in, const Flag* head_flags, Out* out, std::int64_t n, Op op,
                               cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::inclusive_segmented_scan";
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  detail::validate_segmented_scan(fn, in, out, n, head_flags, std::size_t(n > 0 ? n : 0) * sizeof(Flag), "head_flags");
-  detail::check_no_pending_error(fn);
-  detail::scratch ws(segmented_scan_workspace_bytes<In, Out, P>(n), stream);
-  inclusive_segmented_scan<P>(in, head_flags, out, n, op, ws.get(), stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_scan_run<Policy, false>(fn, in, out, n, op, accumulator_t<Out>{},
+                                            detail::by_flags<Flag>{head_flags}, nullptr, stream);
 }
 
 /// Exclusive scan seeded with init at every i with head_flags[i] != 0 (and at 0), in the caller's workspace.
-template <class Policy = void, class In, class Flag, class Out, class Op, class Init>
+template <auto Policy = tuned, class In, class Flag, class Out, class Op, class Init>
 void exclusive_segmented_scan(const In* in, const Flag* head_flags, Out* out, std::int64_t n, Op op, Init init,
                               workspace ws, cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::exclusive_segmented_scan";
-  using Acc = accumulator_t<Out>;
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  detail::validate_segmented_scan(fn, in, out, n, head_flags, std::size_t(n > 0 ? n : 0) * sizeof(Flag), "head_flags");
-  detail::check_segmented_scan_workspace<P, In, Acc>(fn, n, ws);
-  detail::check_no_pending_error(fn);
-  detail::segmented_scan_launch<P, true>(fn, in, out, std::uint64_t(n), op, detail::convert<Acc>(init),
-                                         detail::flag_heads<Flag>{head_flags, detail::heads_aligned<P, In>(head_flags)},
-                                         ws, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_scan_run<Policy, true>(fn, in, out, n, op, detail::convert<accumulator_t<Out>>(init),
+                                           detail::by_flags<Flag>{head_flags}, &ws, stream);
 }
 
 /// Exclusive scan seeded with init at every i with head_flags[i] != 0 (and at 0).
-template <class Policy = void, class In, class Flag, class Out, class Op, class Init>
+template <auto Policy = tuned, class In, class Flag, class Out, class Op, class Init>
 void exclusive_segmented_scan(const In* in, const Flag* head_flags, Out* out, std::int64_t n, Op op, Init init,
                               cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::exclusive_segmented_scan";
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  detail::validate_segmented_scan(fn, in, out, n, head_flags, std::size_t(n > 0 ? n : 0) * sizeof(Flag), "head_flags");
-  detail::check_no_pending_error(fn);
-  detail::scratch ws(segmented_scan_workspace_bytes<In, Out, P>(n), stream);
-  exclusive_segmented_scan<P>(in, head_flags, out, n, op, init, ws.get(), stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_scan_run<Policy, true>(fn, in, out, n, op, detail::convert<accumulator_t<Out>>(init),
+                                           detail::by_flags<Flag>{head_flags}, nullptr, stream);
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // By offsets
 
 /// Inclusive scan of each segment [offsets[s], offsets[s+1]) of [0, n), in the caller's workspace.
-template <class Policy = void, class In, class Offset, class Out, class Op>
+template <auto Policy = tuned, class In, class Offset, class Out, class Op>
 void inclusive_segmented_scan(const In* in, const Offset* offsets, std::int64_t num_segments, Out* out,
                               std::int64_t n, Op op, workspace ws, cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::inclusive_segmented_scan";
-  using Acc = accumulator_t<Out>;
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  detail::validate_offsets(fn, offsets, num_segments, n);
-  detail::validate_segmented_scan(fn, in, out, n, offsets, std::size_t(num_segments + 1) * sizeof(Offset), "offsets");
-  detail::check_segmented_scan_workspace<P, In, Acc>(fn, n, ws);
-  detail::check_no_pending_error(fn);
-  detail::segmented_scan_offsets_launch<P, false>(fn, in, out, n, offsets, num_segments, op, Acc{}, ws, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_scan_run<Policy, false>(fn, in, out, n, op, accumulator_t<Out>{},
+                                            detail::by_offsets<Offset>{offsets, num_segments}, &ws, stream);
 }
 
 /// Inclusive scan of each segment [offsets[s], offsets[s+1]) of [0, n).
-template <class Policy = void, class In, class Offset, class Out, class Op>
+template <auto Policy = tuned, class In, class Offset, class Out, class Op>
 void inclusive_segmented_scan(const In* in, const Offset* offsets, std::int64_t num_segments, Out* out,
                               std::int64_t n, Op op, cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::inclusive_segmented_scan";
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  detail::validate_offsets(fn, offsets, num_segments, n);
-  detail::validate_segmented_scan(fn, in, out, n, offsets, std::size_t(num_segments + 1) * sizeof(Offset), "offsets");
-  detail::check_no_pending_error(fn);
-  detail::scratch ws(segmented_scan_workspace_bytes<In, Out, P>(n), stream);
-  inclusive_segmented_scan<P>(in, offsets, num_segments, out, n, op, ws.get(), stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_scan_run<Policy, false>(fn, in, out, n, op, accumulator_t<Out>{},
+                                            detail::by_offsets<Offset>{offsets, num_segments}, nullptr, stream);
 }
 
 /// Exclusive scan (init at each segment's first element) of each segment [offsets[s], offsets[s+1]) of [0, n), in
 /// the caller's workspace.
-template <class Policy = void, class In, class Offset, class Out, class Op, class Init>
+template <auto Policy = tuned, class In, class Offset, class Out, class Op, class Init>
 void exclusive_segmented_scan(const In* in, const Offset* offsets, std::int64_t num_segments, Out* out,
                               std::int64_t n, Op op, Init init, workspace ws, cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::exclusive_segmented_scan";
-  using Acc = accumulator_t<Out>;
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  detail::validate_offsets(fn, offsets, num_segments, n);
-  detail::validate_segmented_scan(fn, in, out, n, offsets, std::size_t(num_segments + 1) * sizeof(Offset), "offsets");
-  detail::check_segmented_scan_workspace<P, In, Acc>(fn, n, ws);
-  detail::check_no_pending_error(fn);
-  detail::segmented_scan_offsets_launch<P, true>(fn, in, out, n, offsets, num_segments, op, detail::convert<Acc>(init),
-                                                 ws, stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_scan_run<Policy, true>(fn, in, out, n, op, detail::convert<accumulator_t<Out>>(init),
+                                           detail::by_offsets<Offset>{offsets, num_segments}, &ws, stream);
 }
 
 /// Exclusive scan (init at each segment's first element) of each segment [offsets[s], offsets[s+1]) of [0, n).
-template <class Policy = void, class In, class Offset, class Out, class Op, class Init>
+template <auto Policy = tuned, class In, class Offset, class Out, class Op, class Init>
 void exclusive_segmented_scan(const In* in, const Offset* offsets, std::int64_t num_segments, Out* out,
                               std::int64_t n, Op op, Init init, cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::exclusive_segmented_scan";
-  using P = detail::segmented_scan_policy_or_default<Policy, In>;
-  detail::validate_offsets(fn, offsets, num_segments, n);
-  detail::validate_segmented_scan(fn, in, out, n, offsets, std::size_t(num_segments + 1) * sizeof(Offset), "offsets");
-  detail::check_no_pending_error(fn);
-  detail::scratch ws(segmented_scan_workspace_bytes<In, Out, P>(n), stream);
-  exclusive_segmented_scan<P>(in, offsets, num_segments, out, n, op, init, ws.get(), stream);
+  CUPRIM_ENTRY_NAME(fn);
+  detail::segmented_scan_run<Policy, true>(fn, in, out, n, op, detail::convert<accumulator_t<Out>>(init),
+                                           detail::by_offsets<Offset>{offsets, num_segments}, nullptr, stream);
 }
 
 }  // namespace cuprim

@@ -10,7 +10,7 @@
 //                                  (cp.async.bulk) into a free stage                        -> full[s]
 //   warp 1             aggregator  the carry of each segment of the tile (job.segment_total), publishes the
 //                                  tile's aggregate at once (never waits on another tile)   -> agg[q]
-//   warp 2             look-back   the tile's prefix (scan_kernel.cuh's look_back), publishes the inclusive
+//   warp 2             look-back   the tile's prefix (lookback.cuh's look_back), publishes the inclusive
 //                                  prefix and hands each segment its prefix                 -> pre[q]
 //   warps 3..          segments    one segment each (job.emit: scan and store, or compact and store); the
 //                                  stage is released when every segment warp is done (with
@@ -20,7 +20,7 @@
 // releases the stage at once (with the aggregator's reads), then scans it and waits for its prefix holding the
 // data in registers, and stores from there. A stage then lives for its load and two reads instead of also for the
 // tile's look-back, and a block has one more tile in flight (in registers). H200, 2^28 uint32 / float: 89% ->
-// 92% of the device copy (docs/tuning.md, "Scan"). Tile metadata (id, carries, prefixes) then outlives the
+// 92% of the device copy (docs/tuning/scan.md). Tile metadata (id, carries, prefixes) then outlives the
 // stage and lives in a ring of S + 1 slots, q = k % (S + 1) for stage use k (s = k % S).
 //
 // Progress: ids come from the counter in the order blocks ask for them, a tile's aggregate depends only on its
@@ -40,22 +40,24 @@
 
 #include <cuprim/device/detail/async_copy.cuh>
 #include <cuprim/device/detail/launch.cuh>
-#include <cuprim/device/detail/scan_kernel.cuh>
+#include <cuprim/device/detail/lookback.cuh>
+#include <cuprim/device/detail/scan_tuning.cuh>
 
 #include <cstdint>
 
 namespace cuprim::detail {
 
 /// Tile geometry of a pipeline policy for elements of T (4 or 8 bytes).
-template <class Policy, class T>
+template <lookback_pipeline_policy P, class T>
 struct pipeline_shape {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "the pipeline takes 4- and 8-byte elements");
-  static constexpr int W = Policy::scan_warps, K = Policy::lane_vectors, S = Policy::stages;
+  static constexpr int W = P.scan_warps, K = P.lane_vectors, S = P.stages;
   static constexpr int V = 16 / int(sizeof(T));  // elements per 16-byte vector
   static constexpr int LE = K * V;               // elements per lane
   static constexpr int SE = warp::size * LE;     // elements per segment
   static constexpr std::uint64_t TE = std::uint64_t(W) * SE;  // elements per tile
   static constexpr std::size_t smem_bytes = std::size_t(S) * TE * sizeof(T);
+  static constexpr std::uint64_t tiles(std::uint64_t n) { return (n + TE - 1) / TE; }
 };
 
 /// What every job carries for the skeleton (filled in by pipeline_launch).
@@ -119,7 +121,7 @@ __device__ __forceinline__ maybe<typename Job::carry_type> segment_total_at(cons
 /// Every segment carry of a full tile: all W lane totals first, then the W ordered warp reductions interleaved
 /// level by level (the shuffles of one segment no longer wait for another's). Lane 0 holds the results, in the
 /// same lane order as warp::reduce(v, op, 32). H200, 2^28 uint32 / float: the aggregator's pass 4500 -> 2250 SM
-/// cycles per tile, the scan 1.19-1.20x -> 1.21-1.22x CUB (docs/tuning.md, "Scan").
+/// cycles per tile, the scan 1.19-1.20x -> 1.21-1.22x CUB (docs/tuning/scan.md).
 template <class Shape, class Job>
 __device__ __forceinline__ void full_tile_totals(const Job& job, const typename Job::value_type* t,
                                                  maybe<typename Job::carry_type> (&seg)[Shape::W]) {
@@ -148,21 +150,192 @@ __device__ __forceinline__ void full_tile_totals(const Job& job, const typename 
 template <class Job>
 inline constexpr bool has_register_emit = requires { requires Job::register_emit; };
 
-template <class Policy, class Job>
-__global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kernel(Job job) {
-#ifdef CUPRIM_HAS_BULK_COPY
+/// The block's shared memory: the ring of S stages with their barriers, and what the roles hand each other about
+/// the tile of each of Q slots (its id, segment carries, total, and each segment's prefix, with their barriers).
+/// Without early release Q = S and a slot is its stage; with it, Q = S + 1 (stage use k is slot k % Q).
+template <class T, class C, int S, int Q, int W>
+struct pipeline_ring {
+  T* stages;                                     // S tiles
+  unsigned long long (&full_bar)[S];             // per stage: the tile is in
+  unsigned long long (&empty_bar)[S];            // per stage: the stage may be refilled
+  unsigned long long (&agg_bar)[Q];              // per slot: the segment carries and the tile's total are in
+  unsigned long long (&pre_bar)[Q];              // per slot: the segments' prefixes are in
+  std::uint64_t (&slot_tile)[Q];
+  uninitialized<C> (&seg_excl)[Q][W];  // carry of the tile's earlier segments (absent for segment 0)
+  bool (&seg_excl_has)[Q][W];
+  uninitialized<C> (&tile_total)[Q];
+  uninitialized<C> (&seg_prefix)[Q][W];  // carry of everything before each segment
+  bool (&seg_prefix_has)[Q][W];
+};
+
+// Why no barrier phase is ever awaited a lap late (mbarrier parities name a phase only within one lap): stage use
+// k + S needs the release of use k by every segment warp, which (early or not) comes after that warp has finished
+// use k - 1 entirely; so the aggregator and the segment warps, which take every use in order, see full_bar[s] at
+// most one phase ahead, and slot k % Q is refilled (use k + Q) only after everyone is done with use k. The
+// look-back warp waits on its slot's agg_bar only, never on full_bar (which, with early release, may run a lap
+// ahead of it).
+
+/// Warp 0, one lane: takes tile ids and bulk-loads each tile into the next free stage; an id past the last tile
+/// tells every role to stop.
+template <class Shape, int Q, class Job, class Ring>
+__device__ __forceinline__ void pipeline_produce(const Job& job, const Ring& r, std::uint64_t n,
+                                                 std::uint64_t num_tiles) {
+  using T = typename Job::value_type;
+  constexpr int S = Shape::S;
+  constexpr std::uint64_t TE = Shape::TE;
+  for (unsigned k = 0;; ++k) {
+    const int s = int(k % S), q = int(k % Q);
+    if (k >= unsigned(S)) mbarrier_wait(&r.empty_bar[s], ((k / S) - 1) & 1u);
+    const std::uint64_t tile = atomicAdd(job.counter, 1u);
+    r.slot_tile[q] = tile;
+    if (tile >= num_tiles) {
+      mbarrier_arrive(&r.full_bar[s]);  // tells every role to stop
+      return;
+    }
+    const std::uint64_t base = tile * TE;
+    const std::uint64_t count = n - base < TE ? n - base : TE;
+    const unsigned bulk = static_cast<unsigned>(count * sizeof(T)) & ~15u;
+    T* dst = r.stages + std::size_t(s) * TE;
+    if (bulk / sizeof(T) < count) {  // the last tile's tail, element by element
+      for (std::uint64_t i = bulk / sizeof(T); i < count; ++i) dst[i] = job.in[base + i];
+      fence_proxy_async_shared();  // before the copy engine writes this stage again
+    }
+    if (bulk > 0) {
+      mbarrier_arrive_expect_tx(&r.full_bar[s], bulk);
+      bulk_load(dst, job.in + base, bulk, &r.full_bar[s]);
+    } else {
+      mbarrier_arrive(&r.full_bar[s]);
+    }
+  }
+}
+
+/// The carries of a tile's W segments (its first `count` elements in shared memory at t): in one pass over a full
+/// tile where the job offers lane totals (full_tile_totals), segment by segment otherwise.
+template <class Shape, class Job>
+__device__ __forceinline__ void segment_totals(const Job& job, const typename Job::value_type* t, bool tile_full,
+                                               std::uint64_t count, maybe<typename Job::carry_type> (&seg)[Shape::W]) {
+  bool seg_done = false;
+  if constexpr (has_lane_total<Job, Shape>) {
+    if (tile_full) {
+      full_tile_totals<Shape>(job, t, seg);
+      seg_done = true;
+    }
+  }
+  if (!seg_done) {
+#pragma unroll
+    for (int w = 0; w < Shape::W; ++w) seg[w] = segment_total_at<Shape>(job, t, w, count);
+  }
+}
+
+/// The block's barriers, initialised by one thread before the block's barrier: per stage, `full` (the producer's
+/// arrival and the bulk load's bytes) and `empty` (every segment warp's release, with early release the
+/// aggregator's too); per slot, `agg` and `pre` (one arrival each).
+template <class Ring>
+__device__ __forceinline__ void pipeline_init_barriers(const Ring& r, int stages, int slots, unsigned releases) {
+  for (int s = 0; s < stages; ++s) {
+    mbarrier_init(&r.full_bar[s], 1);
+    mbarrier_init(&r.empty_bar[s], releases);
+  }
+  for (int q = 0; q < slots; ++q) {
+    mbarrier_init(&r.agg_bar[q], 1);
+    mbarrier_init(&r.pre_bar[q], 1);
+  }
+  fence_mbarrier_init();
+}
+
+/// Warp 2: the tile's prefix, its inclusive prefix published (the last tile: job.finish), each segment's prefix
+/// handed on.
+template <class Shape, int Q, int R, class Job, class Ring>
+__device__ __forceinline__ void pipeline_look_back(const Job& job, const Ring& r, int lane, std::uint64_t num_tiles) {
+  using C = typename Job::carry_type;
+  constexpr int W = Shape::W;
+  for (unsigned k = 0;; ++k) {
+    const int q = int(k % Q);
+    mbarrier_wait(&r.agg_bar[q], (k / Q) & 1u);
+    const std::uint64_t tile = r.slot_tile[q];
+    if (tile >= num_tiles) return;
+    maybe<C> prefix = job.initial();
+    if (tile > 0) prefix = {look_back<R, C>(job.state, tile, job.op, job.waits), true};
+    __syncwarp();     // every lane has read the slot before lane 0's arrive lets it be refilled
+    if (lane == 0) {  // one thread writes what the arrive below publishes
+      const maybe<C> inclusive = combine(prefix, maybe<C>{r.tile_total[q].get(), true}, job.op);
+      if (tile + 1 < num_tiles) job.state.publish(tile, tile_prefix, inclusive.value);
+      else job.finish(inclusive.value);
+      for (int w = 0; w < W; ++w) {
+        const maybe<C> p = combine(prefix, maybe<C>{r.seg_excl[q][w].get(), r.seg_excl_has[q][w]}, job.op);
+        r.seg_prefix[q][w].get() = p.value;
+        r.seg_prefix_has[q][w] = p.has;
+      }
+      mbarrier_arrive(&r.pre_bar[q]);
+    }
+    __syncwarp();
+  }
+}
+
+/// Warps 3 .. 3 + W: segment w of every tile (job.emit, or with early release job.emit_regs from registers after
+/// releasing the stage), then the stage's release.
+template <class Shape, int Q, bool Early, class Job, class Ring>
+__device__ __forceinline__ void pipeline_emit(const Job& job, const Ring& r, int w, int lane, std::uint64_t n,
+                                              std::uint64_t num_tiles) {
   using T = typename Job::value_type;
   using C = typename Job::carry_type;
-  using shape = pipeline_shape<Policy, T>;
-  constexpr int W = shape::W, S = shape::S, SE = shape::SE;
+  constexpr int S = Shape::S, SE = Shape::SE;
+  constexpr std::uint64_t TE = Shape::TE;
+  for (unsigned k = 0;; ++k) {
+    const int s = int(k % S), q = int(k % Q);
+    mbarrier_wait(&r.full_bar[s], (k / S) & 1u);
+    const std::uint64_t tile = r.slot_tile[q];
+    if (tile >= num_tiles) return;
+    T* t = r.stages + std::size_t(s) * TE + std::size_t(w) * SE;
+    const std::uint64_t seg_base = tile * TE + std::uint64_t(w) * SE;
+    // 64-bit bounds: an earlier clamped-int form of this count took the full-segment path for partial segments
+    // in the nvcc 13.0 build (docs/tuning/scan.md).
+    const int count = seg_base + SE <= n ? SE : (seg_base < n ? int(n - seg_base) : 0);
+    auto prefix = [&] {
+      mbarrier_wait(&r.pre_bar[q], (k / Q) & 1u);
+      return maybe<C>{r.seg_prefix[q][w].get(), r.seg_prefix_has[q][w]};
+    };
+    if constexpr (Early) {
+      if (count == SE) {
+        T x[Shape::LE];
+        load_striped<Shape>(t, x);
+        fence_proxy_async_shared();  // the reads above, before the copy engine refills the stage
+        __syncwarp();
+        if (lane == 0) mbarrier_arrive(&r.empty_bar[s]);
+        job.template emit_regs<Shape>(x, seg_base, prefix);
+        continue;
+      }
+    }
+    const maybe<C> p = prefix();
+    if (count > 0) job.template emit<Shape>(t, seg_base, count, p);
+    // The stage is read and written here through the generic proxy and refilled next by the copy engine (the
+    // async proxy): each lane fences its own accesses before the release.
+    fence_proxy_async_shared();
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(&r.empty_bar[s]);
+  }
+}
+
+/// The pipeline: barriers initialised, then each warp takes its role (warp 1, the aggregator, in this function:
+/// the segments' carries and the tile's aggregate, published as soon as the tile is in; taken into a function of
+/// its own, it compiles to other machine code for select_if's job). Policy: a policy_constant of a
+/// lookback_pipeline_policy.
+///
+/// Early release (jobs with register_emit): the segment warps copy a full segment into registers and release its
+/// stage at once, so a stage lives for the load and the reads only, not for the look-back as well; a block then has
+/// S tiles in shared memory and one more in its segment warps' registers. What the roles hand each other about a
+/// tile then outlives the stage, so it lives in a ring of its own, Q = S + 1 deep.
+template <class Policy, class Job>
+__global__ void __launch_bounds__(Policy::value.block_threads()) lookback_pipeline_kernel(Job job) {
+#ifdef CUPRIM_HAS_BULK_COPY
+  constexpr lookback_pipeline_policy P = Policy::value;
+  using T = typename Job::value_type;
+  using C = typename Job::carry_type;
+  using shape = pipeline_shape<P, T>;
+  constexpr int W = shape::W, S = shape::S;
   constexpr std::uint64_t TE = shape::TE;
-  static_assert(Policy::lane_vectors % 2 == 1, "lane_vectors must be odd (conflict-free 16-byte shared accesses)");
+  static_assert(lookback_pipeline_policy_valid<P>());
   static_assert(W <= warp::size, "at most 32 segment warps");
-  // Early release: the segment warps copy a full segment into registers and release its stage at once, so a
-  // stage lives for the load and the reads only, not for the look-back as well; a block then has S tiles in
-  // shared memory and one more in its segment warps' registers. What the roles hand each other about a tile (its
-  // id, carries, prefixes and their barriers) then outlives the stage, so it lives in a ring of its own, Q = S + 1
-  // deep: stage use k is slot k % Q. (Without early release Q = S and the slot is the stage.)
   constexpr bool early = has_register_emit<Job>;
   constexpr int Q = early ? S + 1 : S;
 
@@ -176,61 +349,19 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
   __shared__ uninitialized<C> tile_total[Q];
   __shared__ uninitialized<C> seg_prefix[Q][W];  // carry of everything before each segment
   __shared__ bool seg_prefix_has[Q][W];
+  const pipeline_ring<T, C, S, Q, W> ring{stages, full_bar, empty_bar, agg_bar, pre_bar, slot_tile,
+                                          seg_excl, seg_excl_has, tile_total, seg_prefix, seg_prefix_has};
 
   const int warp_id = threadIdx.x / warp::size, lane = warp::lane_id();
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) {
-      mbarrier_init(&full_bar[s], 1);
-      mbarrier_init(&empty_bar[s], early ? W + 1 : W);  // early: the aggregator's reads too
-    }
-    for (int q = 0; q < Q; ++q) {
-      mbarrier_init(&agg_bar[q], 1);
-      mbarrier_init(&pre_bar[q], 1);
-    }
-    fence_mbarrier_init();
-  }
+  if (threadIdx.x == 0) pipeline_init_barriers(ring, S, Q, early ? W + 1 : W);
   __syncthreads();               // the last block-wide barrier: the roles below never meet again
   wait_for_prerequisite_grid();  // the zeroed counter and tile states
   const std::uint64_t n = job.n, num_tiles = job.num_tiles;
-
-  // Why no barrier phase is ever awaited a lap late (mbarrier parities name a phase only within one lap): stage
-  // use k + S needs the release of use k by every segment warp, which (early or not) comes after that warp has
-  // finished use k - 1 entirely; so the aggregator and the segment warps, which take every use in order, see
-  // full_bar[s] at most one phase ahead, and slot k % Q is refilled (use k + Q) only after everyone is done with
-  // use k. The look-back warp waits on its slot's agg_bar only, never on full_bar (which, with early release,
-  // may run a lap ahead of it).
-
   if (warp_id == 0) {
-    // ---- producer
-    if (lane != 0) return;
-    for (unsigned k = 0;; ++k) {
-      const int s = int(k % S), q = int(k % Q);
-      if (k >= unsigned(S)) mbarrier_wait(&empty_bar[s], ((k / S) - 1) & 1u);
-      const std::uint64_t tile = atomicAdd(job.counter, 1u);
-      slot_tile[q] = tile;
-      if (tile >= num_tiles) {
-        mbarrier_arrive(&full_bar[s]);  // tells every role to stop
-        return;
-      }
-      const std::uint64_t base = tile * TE;
-      const std::uint64_t count = n - base < TE ? n - base : TE;
-      const unsigned bulk = static_cast<unsigned>(count * sizeof(T)) & ~15u;
-      T* dst = stages + std::size_t(s) * TE;
-      if (bulk / sizeof(T) < count) {  // the last tile's tail, element by element
-        for (std::uint64_t i = bulk / sizeof(T); i < count; ++i) dst[i] = job.in[base + i];
-        fence_proxy_async_shared();  // before the copy engine writes this stage again
-      }
-      if (bulk > 0) {
-        mbarrier_arrive_expect_tx(&full_bar[s], bulk);
-        bulk_load(dst, job.in + base, bulk, &full_bar[s]);
-      } else {
-        mbarrier_arrive(&full_bar[s]);
-      }
-    }
+    if (lane == 0) pipeline_produce<shape, Q>(job, ring, n, num_tiles);
+    return;
   }
-
-  if (warp_id == 1) {
-    // ---- aggregator: the segment carries and the tile's aggregate, published as soon as the data is in
+  if (warp_id == 1) {  // the aggregator
     for (unsigned k = 0;; ++k) {
       const int s = int(k % S), q = int(k % Q);
       mbarrier_wait(&full_bar[s], (k / S) & 1u);
@@ -241,19 +372,8 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
       }
       const T* t = stages + std::size_t(s) * TE;
       const bool tile_full = tile * TE + TE <= n;
-      const std::uint64_t count = tile_full ? TE : n - tile * TE;
       maybe<C> seg[W];
-      bool seg_done = false;
-      if constexpr (has_lane_total<Job, shape>) {
-        if (tile_full) {
-          full_tile_totals<shape>(job, t, seg);
-          seg_done = true;
-        }
-      }
-      if (!seg_done) {
-#pragma unroll
-        for (int w = 0; w < W; ++w) seg[w] = segment_total_at<shape>(job, t, w, count);
-      }
+      segment_totals<shape>(job, t, tile_full, tile_full ? TE : n - tile * TE, seg);
       maybe<C> running{C{}, false};
 #pragma unroll
       for (int w = 0; w < W; ++w) {
@@ -274,86 +394,29 @@ __global__ void __launch_bounds__(Policy::block_threads) lookback_pipeline_kerne
       __syncwarp();
     }
   }
-
   if (warp_id == 2) {
-    // ---- look-back: the tile's prefix, its inclusive prefix published, each segment's prefix handed on
-    constexpr int R = Policy::lookback_tiles_per_lane;
-    for (unsigned k = 0;; ++k) {
-      const int q = int(k % Q);
-      mbarrier_wait(&agg_bar[q], (k / Q) & 1u);
-      const std::uint64_t tile = slot_tile[q];
-      if (tile >= num_tiles) return;
-      maybe<C> prefix = job.initial();
-      if (tile > 0) prefix = {look_back<R, C>(job.state, tile, job.op, job.waits), true};
-      __syncwarp();     // every lane has read the slot before lane 0's arrive lets it be refilled
-      if (lane == 0) {  // one thread writes what the arrive below publishes
-        const maybe<C> inclusive = combine(prefix, maybe<C>{tile_total[q].get(), true}, job.op);
-        if (tile + 1 < num_tiles) job.state.publish(tile, tile_prefix, inclusive.value);
-        else job.finish(inclusive.value);
-        for (int w = 0; w < W; ++w) {
-          const maybe<C> p = combine(prefix, maybe<C>{seg_excl[q][w].get(), seg_excl_has[q][w]}, job.op);
-          seg_prefix[q][w].get() = p.value;
-          seg_prefix_has[q][w] = p.has;
-        }
-        mbarrier_arrive(&pre_bar[q]);
-      }
-      __syncwarp();
-    }
+    pipeline_look_back<shape, Q, P.lookback_tiles_per_lane>(job, ring, lane, num_tiles);
+    return;
   }
-
-  // ---- segment warps: one segment each
-  const int w = warp_id - 3;
-  for (unsigned k = 0;; ++k) {
-    const int s = int(k % S), q = int(k % Q);
-    mbarrier_wait(&full_bar[s], (k / S) & 1u);
-    const std::uint64_t tile = slot_tile[q];
-    if (tile >= num_tiles) return;
-    T* t = stages + std::size_t(s) * TE + std::size_t(w) * SE;
-    const std::uint64_t seg_base = tile * TE + std::uint64_t(w) * SE;
-    // 64-bit bounds: an earlier clamped-int form of this count took the full-segment path for partial segments
-    // in the nvcc 13.0 build (docs/tuning.md, "Scan").
-    const int count = seg_base + SE <= n ? SE : (seg_base < n ? int(n - seg_base) : 0);
-    auto prefix = [&] {
-      mbarrier_wait(&pre_bar[q], (k / Q) & 1u);
-      return maybe<C>{seg_prefix[q][w].get(), seg_prefix_has[q][w]};
-    };
-    if constexpr (early) {
-      if (count == SE) {
-        T x[shape::LE];
-        load_striped<shape>(t, x);
-        fence_proxy_async_shared();  // the reads above, before the copy engine refills the stage
-        __syncwarp();
-        if (lane == 0) mbarrier_arrive(&empty_bar[s]);
-        job.template emit_regs<shape>(x, seg_base, prefix);
-        continue;
-      }
-    }
-    const maybe<C> p = prefix();
-    if (count > 0) job.template emit<shape>(t, seg_base, count, p);
-    // The stage is read and written here through the generic proxy and refilled next by the copy engine (the
-    // async proxy): each lane fences its own accesses before the release.
-    fence_proxy_async_shared();
-    __syncwarp();
-    if (lane == 0) mbarrier_arrive(&empty_bar[s]);
-  }
+  pipeline_emit<shape, Q, early>(job, ring, warp_id - 3, lane, n, num_tiles);
 #else
   __trap();  // never launched: the host takes this kernel only where the device and its code are sm_90
 #endif
 }
 
 /// Launches the pipeline for `job` (its job fields set; the common ones are filled in here) over the caller's
-/// workspace (256 bytes of counter, then the tile states); false, with the pipeline not launched (its workspace
-/// may have been zeroed), when the device or the kernel's code lacks sm_90 or the launch refuses the kernel's
-/// shared memory: the caller then takes the one-tile-per-block kernel.
-template <class Policy, class Job>
-bool pipeline_launch(const char* fn, Job job, workspace ws, cudaStream_t stream, const lookback_waits* waits) {
+/// workspace (a lookback_layout<C> of pipeline_shape<P, T>::tiles(n) tiles at least); false, with the pipeline not
+/// launched (its workspace may have been zeroed), when the device or the kernel's code lacks sm_90 or the launch
+/// refuses the kernel's shared memory: the caller then takes the one-tile-per-block kernel.
+template <lookback_pipeline_policy P, class Job>
+bool pipeline_launch(const char* fn, Job job, workspace ws, cudaStream_t stream) {
   using T = typename Job::value_type;
   using C = typename Job::carry_type;
-  using shape = pipeline_shape<Policy, T>;
-  auto* kernel = lookback_pipeline_kernel<Policy, Job>;
+  using shape = pipeline_shape<P, T>;
+  auto* kernel = lookback_pipeline_kernel<policy_constant<P>, Job>;
   static bulk_kernel_cache cache;
-  const int per_sm = bulk_kernel_blocks_per_sm(reinterpret_cast<const void*>(kernel), Policy::block_threads,
-                                               shape::smem_bytes, cache);
+  const int per_sm =
+      bulk_kernel_blocks_per_sm(reinterpret_cast<const void*>(kernel), P.block_threads(), shape::smem_bytes, cache);
   if (per_sm <= 0) return false;
   // The shared-memory limit is raised before every launch, not once: one template instantiation lives in the
   // module of every translation unit that uses it, and a limit raised on one copy need not hold for the copy a
@@ -361,15 +424,16 @@ bool pipeline_launch(const char* fn, Job job, workspace ws, cudaStream_t stream,
   // its launch with an invalid-value error after the scan rows had run).
   CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, int(shape::smem_bytes)));
-  const std::uint64_t tiles = (job.n + shape::TE - 1) / shape::TE;
+  const std::uint64_t tiles = shape::tiles(job.n);
   const std::uint64_t most = std::uint64_t(get_device_info().sm_count) * std::uint64_t(per_sm);
+  const lookback_layout<C> L(tiles);
   job.num_tiles = tiles;
-  job.counter = static_cast<unsigned*>(ws.data);
-  job.state = tile_state<C>::make(static_cast<char*>(ws.data) + 256, tiles);
-  job.waits = waits ? *waits : lookback_waits{Policy::first_wait_ns, Policy::poll_wait_ns};
-  zero_async(fn, ws.data, 256 + tile_state<C>::zero_bytes(tiles), stream);
+  job.counter = L.counter(ws);
+  job.state = L.state(ws, tiles);
+  job.waits = lookback_waits{P.first_wait_ns, P.poll_wait_ns};
+  zero_async(fn, ws.data, L.zero_bytes(tiles), stream);
   const cudaError_t e = try_launch_dependent(kernel, static_cast<unsigned>(tiles < most ? tiles : most),
-                                             Policy::block_threads, shape::smem_bytes, stream, job);
+                                             P.block_threads(), shape::smem_bytes, stream, job);
   if (e == cudaErrorInvalidValue) {
     // The launch refused the shared memory (see above): clear the error and let the caller take the
     // one-tile-per-block kernel, which zeroes its own workspace. Nothing of the pipeline ran.
@@ -379,13 +443,6 @@ bool pipeline_launch(const char* fn, Job job, workspace ws, cudaStream_t stream,
   CUPRIM_CUDA_CHECK(e);
   check_launch(fn);
   return true;
-}
-
-/// Workspace bytes of the pipeline for n elements of T with carries C.
-template <class Policy, class T, class C>
-std::size_t pipeline_workspace_bytes(std::int64_t n) {
-  constexpr std::uint64_t tile = pipeline_shape<Policy, T>::TE;
-  return n <= 0 ? 0 : 256 + align_up(tile_state<C>::bytes((std::uint64_t(n) + tile - 1) / tile));
 }
 
 }  // namespace cuprim::detail

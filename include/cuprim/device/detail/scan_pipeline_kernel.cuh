@@ -140,10 +140,4 @@ struct scan_pipeline_job : pipeline_common<T, T> {
   }
 };
 
-/// Elements of T per tile of a pipeline policy.
-template <class Policy, class T>
-constexpr std::uint64_t scan_pipeline_tile_elems() {
-  return pipeline_shape<Policy, T>::TE;
-}
-
 }  // namespace cuprim::detail

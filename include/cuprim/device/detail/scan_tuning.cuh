@@ -1,128 +1,175 @@
-// cuprim/device/detail/scan_tuning.cuh: launch policies for the single-pass device scan.
+// cuprim/device/detail/scan_tuning.cuh: the scan's policies and their table.
+//
+// A scan runs under a scan_policy (one tile per block throughout) or a scan_pipeline_policy (the look-back pipeline
+// for large aligned inputs, one thread-block cluster for inputs of a few tiles, and one tile per block otherwise,
+// with a smaller tile up to small_max elements). docs/tuning/scan.md has the measurements behind the rows.
 #pragma once
 
+#include <cuprim/core/policy.hpp>
 #include <cuprim/device/detail/load.cuh>
 
 #include <type_traits>
 
 namespace cuprim {
 
-/// Tile shape of the single-pass scan. Each thread holds `vectors` chunks of vector_bytes / sizeof(T)
-/// consecutive elements; a warp's chunk k covers 32 consecutive vectors (coalesced 16-byte loads and stores);
-/// a tile is threads × vectors × (vector_bytes / sizeof(T)) elements, one tile per block.
-///
-/// Before its first look-back read a block sleeps first_wait_ns (its predecessors are usually about to
-/// publish), and between polls of a window that is not ready, poll_wait_ns: polling flat out floods L2 with
-/// status reads and slows every block's data traffic. Each look-back round trip reads 32 × lookback_tiles_per_lane
-/// predecessors. The ordered look-back (floating-point and user types) keeps the aggregates of up to
-/// lookback_cached_windows walked windows in shared memory for its fold (0: as many as fit in 4 KiB). With
-/// lookback_grouped such types take the grouped look-back instead (prefixes of groups of 32 tiles, each group
-/// combined by a fixed tree: no per-tile chain; the look-back width does not apply to them, and a nonzero
-/// lookback_cached_windows below 32 caps the walked groups' trees kept in registers, for tests). Off by default:
-/// within 4% of the ordered fold from 2^20 to 2^24 floats, and 2x slower on grids of 10^5 tiles (only one tile in
-/// 32 publishes a prefix there, so walks grow long; docs/tuning.md, "Scan").
-template <int Threads, int VectorBytes, int Vectors, int FirstWaitNs = 1200, int PollWaitNs = 650,
-          int LookbackTilesPerLane = 1, int LookbackCachedWindows = 0, bool LookbackGrouped = false>
+namespace detail {
+/// The fields of a one-tile-per-block shape that the scan's and the compaction's policies share, for fields(f).
+template <class P, class F>
+constexpr void tile_fields(const P& p, F&& f) {
+  f("threads", p.threads);
+  f("vector_bytes", p.vector_bytes);
+  f("vectors", p.vectors);
+  f("first_wait_ns", p.first_wait_ns);
+  f("poll_wait_ns", p.poll_wait_ns);
+}
+}  // namespace detail
+
+/// Tile shape of the one-tile-per-block scan. Each thread holds `vectors` chunks of vector_bytes / sizeof(T)
+/// consecutive elements; a warp's chunk k covers 32 consecutive vectors (coalesced 16-byte loads and stores); a tile
+/// is threads × vectors × (vector_bytes / sizeof(T)) elements, one tile per block. The look-back (lookback.cuh)
+/// sleeps first_wait_ns before its first read of the predecessors (they are usually about to publish) and
+/// poll_wait_ns between polls of a window that is not ready (polling flat out floods L2 with status reads); each
+/// round trip reads 32 × lookback_tiles_per_lane predecessors.
 struct scan_policy {
-  static constexpr int lookback_tiles_per_lane = LookbackTilesPerLane;
-  static constexpr int lookback_cached_windows = LookbackCachedWindows;
-  static constexpr bool lookback_grouped = LookbackGrouped;
-  static constexpr int threads = Threads;
-  static constexpr int vector_bytes = VectorBytes;
-  static constexpr int vectors = Vectors;
-  static constexpr unsigned first_wait_ns = FirstWaitNs;
-  static constexpr unsigned poll_wait_ns = PollWaitNs;
-  static_assert(Threads % 32 == 0 && Threads >= 32 && Threads <= 1024, "threads must be a multiple of 32, at most 1024");
-  static_assert(VectorBytes == 4 || VectorBytes == 8 || VectorBytes == 16, "vector_bytes must be 4, 8 or 16");
-  static_assert(Vectors >= 1 && Vectors <= 16, "vectors must be in [1, 16]");
-  static_assert(LookbackTilesPerLane >= 1 && LookbackTilesPerLane <= 8, "lookback_tiles_per_lane must be in [1, 8]");
-  static_assert(LookbackCachedWindows >= 0 && LookbackCachedWindows <= 64, "lookback_cached_windows must be in [0, 64]");
+  static constexpr const char* name = "scan_policy";
+  int threads = 128;                ///< a multiple of 32, at most 1024
+  int vector_bytes = 16;            ///< 4, 8 or 16
+  int vectors = 6;                  ///< 1 to 16
+  unsigned first_wait_ns = 1200;
+  unsigned poll_wait_ns = 650;
+  int lookback_tiles_per_lane = 1;  ///< 1 to 8
+
+  friend constexpr bool operator==(const scan_policy&, const scan_policy&) = default;
+  template <class F>
+  constexpr void fields(F&& f) const {
+    detail::tile_fields(*this, f);
+    f("lookback_tiles_per_lane", lookback_tiles_per_lane);
+  }
 };
 
-/// The large-input pipeline (device/detail/scan_pipeline_kernel.cuh): persistent blocks of 3 + `ScanWarps` warps
-/// (producer, aggregator, look-back, scan warps), `Stages` tiles of ScanWarps × 32 lanes × `LaneVectors`
-/// 16-byte vectors in shared memory. It takes inputs of at least `MinElems` elements whose input and output are
-/// 16-byte aligned and whose input, output and accumulator are one 4- or 8-byte arithmetic type, on sm_90 and
-/// newer; every other call runs `Classic`, the one-tile-per-block policy above. Back-off and look-back width as
-/// in scan_policy.
-///
-/// `Small` (optional) is a second one-tile-per-block policy for inputs of at most `SmallMax` elements: the tile that
-/// suits a few tiles per launch is smaller than the one that suits a grid of one tile per SM.
-template <int ScanWarps, int LaneVectors, int Stages, class Classic, long long MinElems = (1ll << 22),
-          int FirstWaitNs = 400, int PollWaitNs = 200, int LookbackTilesPerLane = 1, class Small = void,
-          long long SmallMax = 0>
+/// The look-back pipeline (device/detail/lookback_pipeline.cuh), shared by the scan and select_if: persistent blocks
+/// of 3 + scan_warps warps (producer, aggregator, look-back and segment warps), `stages` tiles of scan_warps × 32
+/// lanes × lane_vectors 16-byte vectors in shared memory. It takes inputs of at least min_elems elements (4- or
+/// 8-byte arithmetic types, 16-byte aligned, on sm_90 and newer). Back-off and look-back width as in scan_policy.
+struct lookback_pipeline_policy {
+  static constexpr const char* name = "lookback_pipeline_policy";
+  int scan_warps = 8;               ///< 1 to 29
+  int lane_vectors = 9;             ///< odd, at most 15 (conflict-free 16-byte shared-memory accesses)
+  int stages = 3;                   ///< 2 to 16
+  long long min_elems = 1ll << 22;
+  unsigned first_wait_ns = 400;
+  unsigned poll_wait_ns = 200;
+  int lookback_tiles_per_lane = 1;  ///< 1 to 8
+
+  constexpr int block_threads() const { return 32 * (3 + scan_warps); }
+  friend constexpr bool operator==(const lookback_pipeline_policy&, const lookback_pipeline_policy&) = default;
+  template <class F>
+  constexpr void fields(F&& f) const {
+    f("scan_warps", scan_warps);
+    f("lane_vectors", lane_vectors);
+    f("stages", stages);
+    f("min_elems", min_elems);
+    f("first_wait_ns", first_wait_ns);
+    f("poll_wait_ns", poll_wait_ns);
+    f("lookback_tiles_per_lane", lookback_tiles_per_lane);
+  }
+};
+
+/// The scan with the pipeline for large inputs. Calls the pipeline does not take run one tile per block: under
+/// `small` up to small_max elements (0: no small tile; the tile that suits a few tiles per launch is smaller than the
+/// one that suits a grid of one tile per SM), under `classic` above; from one classic tile up to 8 tiles of 512
+/// threads × 4 vectors, one thread-block cluster (device/scan.cuh).
 struct scan_pipeline_policy {
-  using classic = Classic;
-  using small = Small;
-  static constexpr long long small_max = SmallMax;
-  static constexpr int scan_warps = ScanWarps;
-  static constexpr int lane_vectors = LaneVectors;
-  static constexpr int stages = Stages;
-  static constexpr int block_threads = 32 * (3 + ScanWarps);
-  static constexpr long long min_elems = MinElems;
-  static constexpr unsigned first_wait_ns = FirstWaitNs;
-  static constexpr unsigned poll_wait_ns = PollWaitNs;
-  static constexpr int lookback_tiles_per_lane = LookbackTilesPerLane;
-  static_assert(ScanWarps >= 1 && ScanWarps <= 29, "scan_warps must be in [1, 29]");
-  static_assert(LaneVectors % 2 == 1 && LaneVectors <= 15, "lane_vectors must be odd, at most 15");
-  static_assert(Stages >= 2 && Stages <= 16, "stages must be in [2, 16]");
-  static_assert(LookbackTilesPerLane >= 1 && LookbackTilesPerLane <= 8, "lookback_tiles_per_lane must be in [1, 8]");
-  static_assert(std::is_void_v<Small> || (SmallMax > 0 && SmallMax < MinElems),
-                "small_max must be positive and below min_elems");
+  static constexpr const char* name = "scan_pipeline_policy";
+  lookback_pipeline_policy pipeline{};
+  scan_policy classic{};
+  scan_policy small{};
+  long long small_max = 0;  ///< 0, or below pipeline.min_elems
+
+  friend constexpr bool operator==(const scan_pipeline_policy&, const scan_pipeline_policy&) = default;
+  template <class F>
+  constexpr void fields(F&& f) const {
+    f("pipeline", pipeline);
+    f("classic", classic);
+    f("small", small);
+    f("small_max", small_max);
+  }
 };
 
 namespace detail {
-template <class P, class = void>
-struct is_scan_pipeline : std::false_type {};
-template <class P>
-struct is_scan_pipeline<P, std::void_t<typename P::classic>> : std::true_type {};
-template <class P, bool = is_scan_pipeline<P>::value>
-struct classic_scan_policy {
-  using type = P;
-};
-template <class P>
-struct classic_scan_policy<P, true> {
-  using type = typename P::classic;
-};
-/// The one-tile-per-block policy of P (P itself, or a pipeline policy's fallback).
-template <class P>
-using classic_scan_policy_t = typename classic_scan_policy<P>::type;
-template <class P, class = void>
-struct small_scan_policy {
-  using type = void;
-};
-template <class P>
-struct small_scan_policy<P, std::void_t<typename P::small>> {
-  using type = typename P::small;
-};
-/// The one-tile-per-block policy of P for inputs of at most P::small_max elements (void: none).
-template <class P>
-using small_scan_policy_t = typename small_scan_policy<P>::type;
+
+/// The rules of a scan_policy, checked where a kernel is instantiated with it.
+template <scan_policy P>
+constexpr bool scan_policy_valid() {
+  static_assert(P.threads % 32 == 0 && P.threads >= 32 && P.threads <= 1024,
+                "scan_policy: threads must be a multiple of 32, at most 1024");
+  static_assert(P.vector_bytes == 4 || P.vector_bytes == 8 || P.vector_bytes == 16,
+                "scan_policy: vector_bytes must be 4, 8 or 16");
+  static_assert(P.vectors >= 1 && P.vectors <= 16, "scan_policy: vectors must be in [1, 16]");
+  static_assert(P.lookback_tiles_per_lane >= 1 && P.lookback_tiles_per_lane <= 8,
+                "scan_policy: lookback_tiles_per_lane must be in [1, 8]");
+  return true;
+}
+
+/// The rules of a lookback_pipeline_policy.
+template <lookback_pipeline_policy P>
+constexpr bool lookback_pipeline_policy_valid() {
+  static_assert(P.scan_warps >= 1 && P.scan_warps <= 29, "lookback_pipeline_policy: scan_warps must be in [1, 29]");
+  static_assert(P.lane_vectors % 2 == 1 && P.lane_vectors <= 15,
+                "lookback_pipeline_policy: lane_vectors must be odd, at most 15");
+  static_assert(P.stages >= 2 && P.stages <= 16, "lookback_pipeline_policy: stages must be in [2, 16]");
+  static_assert(P.lookback_tiles_per_lane >= 1 && P.lookback_tiles_per_lane <= 8,
+                "lookback_pipeline_policy: lookback_tiles_per_lane must be in [1, 8]");
+  return true;
+}
+
+/// The rules of a scan_pipeline_policy (its tiles' own rules are checked where their kernels are instantiated).
+template <scan_pipeline_policy P>
+constexpr bool scan_pipeline_policy_valid() {
+  static_assert(lookback_pipeline_policy_valid<P.pipeline>());
+  static_assert(P.small_max >= 0 && (P.small_max == 0 || P.small_max < P.pipeline.min_elems),
+                "scan_pipeline_policy: small_max must be 0 (no small tile) or below pipeline.min_elems");
+  return true;
+}
+
+/// The policy a call of a family with two policy types runs: `Policy` when it is one of them, else (cuprim::tuned)
+/// the table's row.
+template <auto Policy, class One, class Other, class Row>
+constexpr auto pick_either_policy(Row row) {
+  using P = std::remove_cvref_t<decltype(Policy)>;
+  if constexpr (std::is_same_v<P, tuned_t>) {
+    return row;
+  } else {
+    static_assert(std::is_same_v<P, One> || std::is_same_v<P, Other>,
+                  "cuprim: the policy argument must be cuprim::tuned or one of this family's policy types (see the "
+                  "entry point's header)");
+    return Policy;
+  }
+}
+
 }  // namespace detail
 
-/// The tuning table, keyed by the input element's size class. sm_90 rows (H200, docs/tuning.md "Scan"):
-///  - below 2^22 elements, unaligned inputs, types the pipeline does not take: one tile per block, 128 threads ×
-///    16 vectors of 16 bytes for 4-byte types above 2^17 elements (8192 per tile: at 2^20 uint32 1.13-1.16x and
-///    float 1.10-1.11x CUB against 1.06-1.07x and 0.95-0.96x for 3072-element tiles, two H200 runs: fewer tiles,
-///    a shorter chain of published prefixes), 6 vectors up to 2^17 elements (at 2^16 float 1.06x against 0.93x for
-///    the larger tile: a few tiles, each taking longer) and for the other sizes (not swept); 1200/650 ns back-off
-///    (halved for grids of at most 4 tiles per SM);
-///  - from 2^22 elements: the pipeline, 8 scan warps × 9 vectors per lane (36 KiB tiles), 3 stages (two blocks
-///    per SM), 1200/650 ns back-off: at 2^28 1.19-1.20x CUB for uint32 and float in two runs, 2-3% ahead of
-///    8 × 7 (28 KiB tiles, 1.16-1.20x in six runs) in the same runs, against 0.93-0.95x for one tile per block.
-///    Shapes with one block per SM and 5-6 stages reached 1.21-1.24x in some runs and 0.96-1.15x in others; two
-///    blocks per SM were the steadiest (sweeps in tuning.md). With the aggregator's one-pass totals (tuning.md,
-///    "Where a pipeline tile's time goes") the same shape measured 1.21-1.22x, and with early stage release
-///    ("Early stage release") 1.24-1.26x; 1200/650 to 2000/1000 ns are level there, shorter first waits 1% slower.
+/// The table: the policy of a scan of T (the input element) on a device of tuned architecture `arch`; a
+/// scan_pipeline_policy for arithmetic types, a scan_policy for user structs.
 template <class T>
-struct scan_default_policy {
-  using type = std::conditional_t<
-      detail::vector_traits<T, 16>::vectorized,
-      std::conditional_t<sizeof(T) == 4,
-                         scan_pipeline_policy<8, 9, 3, scan_policy<128, 16, 16>, (1ll << 22), 1200, 650, 1,
-                                              scan_policy<128, 16, 6>, (1ll << 17)>,
-                         scan_pipeline_policy<8, 9, 3, scan_policy<128, 16, 6>, (1ll << 22), 1200, 650>>,
-      scan_policy<128, 16, 8>>;  // user structs: one element per vector slot
-};
+constexpr auto scan_policy_for(int arch) {
+  (void)arch;  // sm_90 rows serve every architecture until another is measured
+  // From 2^22 elements: 8 scan warps x 9 vectors per lane (36 KiB tiles), 3 stages (two blocks per SM).
+  constexpr lookback_pipeline_policy pipeline{.scan_warps = 8, .lane_vectors = 9, .stages = 3,
+                                              .min_elems = 1ll << 22, .first_wait_ns = 1200, .poll_wait_ns = 650};
+  if constexpr (!detail::vector_traits<T, 16>::vectorized) {
+    // sm_90, user structs (one element per vector slot): not measured.
+    return scan_policy{.threads = 128, .vector_bytes = 16, .vectors = 8};
+  } else if constexpr (sizeof(T) == 4) {
+    // sm_90, 4-byte types: H200, cuprim-lab sweep scan: 2^28 1.24-1.26x CUB, 2^20 1.13-1.16x (128x16 vs 128x6 1.06x)
+    return scan_pipeline_policy{.pipeline = pipeline,
+                                .classic = {.threads = 128, .vector_bytes = 16, .vectors = 16},
+                                .small = {.threads = 128, .vector_bytes = 16, .vectors = 6},
+                                .small_max = 1ll << 17};
+  } else {
+    // sm_90, other arithmetic types: not swept (the 4-byte row's pipeline, and its earlier 128x6 tile throughout).
+    return scan_pipeline_policy{.pipeline = pipeline, .classic = {.threads = 128, .vector_bytes = 16, .vectors = 6}};
+  }
+}
 
 }  // namespace cuprim

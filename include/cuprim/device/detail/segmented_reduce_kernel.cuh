@@ -23,7 +23,7 @@
 //  4. Across chunks. A segment open at a chunk's start began in an earlier chunk; its end is the chunk's first
 //     end, whose write waits until the chunk is done. The chunk then publishes its tail (the value of the segment
 //     open at its end: an inclusive prefix when the chunk saw an end, since that value cannot depend on earlier
-//     chunks; an aggregate otherwise), runs the decoupled look-back of scan_kernel.cuh over the earlier chunks with
+//     chunks; an aggregate otherwise), runs the decoupled look-back of lookback.cuh over the earlier chunks with
 //     the plain operator, and writes its first segment. Each segment is written exactly once.
 //
 // Every segment's value is init ⊕ its elements in index order, grouped by the fixed tile and chunk boundaries, so
@@ -36,7 +36,8 @@
 #include <cuprim/core/memory.hpp>
 #include <cuprim/device/detail/load.cuh>
 #include <cuprim/device/detail/reduce_kernel.cuh>
-#include <cuprim/device/detail/scan_kernel.cuh>
+#include <cuprim/device/detail/lookback.cuh>
+#include <cuprim/device/detail/segmented_reduce_tuning.cuh>
 #include <cuprim/warp/shuffle.cuh>
 
 #include <climits>
@@ -192,9 +193,9 @@ struct tile_geometry {
   tile_layout layout;
 };
 
-template <class Policy, class Acc>
+template <segmented_reduce_policy P, class Acc>
 struct segmented_reduce_smem {
-  static constexpr int NT = Policy::threads, NV = Policy::tile_items, V = 16;  // V: slack for any vector width
+  static constexpr int NT = P.threads, NV = P.tile_items(), V = 16;  // V: slack for any vector width
   alignas(16) uninitialized<Acc> vals[NV + 2 * V];
   int ends[NV];
   std::int64_t tile_i[NT + 1];
@@ -206,17 +207,46 @@ struct segmented_reduce_smem {
   uninitialized<maybe<Acc>> head_value;
 };
 
+/// Across chunks, by warp 0: publishes the chunk's tail (the segment open at its end: an inclusive prefix when the
+/// chunk saw an end, an aggregate otherwise), looks back over the earlier chunks, and writes the chunk's first
+/// segment.
+template <segmented_reduce_policy P, class Out, class Acc, class Op>
+__device__ __forceinline__ void finish_chunk(segmented_reduce_smem<P, Acc>& smem, int lane, std::int64_t chunk,
+                                             std::int64_t chunks, const seg_carry<Acc>& carry, Out* out, Op op,
+                                             const tile_state<Acc>& state) {
+  if (chunk == 0) {
+    if (lane == 0 && chunks > 1) state.publish(0, tile_prefix, carry.value);
+  } else if (carry.flag) {
+    if (lane == 0) state.publish(chunk, tile_prefix, carry.value);  // independent of earlier chunks
+    const Acc prefix = look_back<1>(state, chunk, op, lookback_waits{0, 100});
+    if (lane == 0 && smem.head_has) {
+      const maybe<Acc> hv = smem.head_value.get();
+      out[smem.head_seg] = convert<Out>(hv.has ? op(prefix, hv.value) : prefix);
+    }
+  } else {
+    if (lane == 0) state.publish(chunk, tile_aggregate, carry.value);
+    const Acc prefix = look_back<1>(state, chunk, op, lookback_waits{0, 100});
+    if (lane == 0 && chunk + 1 < chunks) state.publish(chunk, tile_prefix, op(prefix, carry.value));
+  }
+}
+
+/// The kernel (see the top of this file): take a chunk, find its splits, walk its tiles in batches of NT (their
+/// splits found at once, each tile's values loaded while the previous one is walked), then finish the chunk (steps
+/// 1-4 above). Policy: a policy_constant of a segmented_reduce_policy. (Steps 1-3 stay in this function: taken into
+/// functions of their own, which see the block's shared memory through a reference, nvcc 13.0 compiles them to
+/// other machine code.)
 template <class Policy, class In, class Out, class Offset, class Acc, class Op, class F>
-__global__ void __launch_bounds__(Policy::threads, Policy::blocks_per_sm)
+__global__ void __launch_bounds__(Policy::value.threads, Policy::value.blocks_per_sm)
 segmented_reduce_kernel(const In* in, Out* out, const Offset* offsets, std::int64_t num_segments, Op op, Acc init,
                         F f, tile_state<Acc> state, unsigned* counter, unsigned grid_chunks, bool vector_in) {
-  using vt = vector_traits<In, Policy::vector_bytes>;
-  constexpr int NT = Policy::threads, VT = Policy::items_per_thread, NV = Policy::tile_items, V = vt::elems;
+  constexpr segmented_reduce_policy P = Policy::value;
+  using vt = vector_traits<In, P.vector_bytes>;
+  constexpr int NT = P.threads, VT = P.items_per_thread, NV = P.tile_items(), V = vt::elems;
   constexpr int R = (NV / V + 2 + NT - 1) / NT;  // vectors each thread loads per tile
-  static_assert(V <= segmented_reduce_smem<Policy, Acc>::V, "vector wider than the shared-memory slack");
+  static_assert(V <= segmented_reduce_smem<P, Acc>::V, "vector wider than the shared-memory slack");
   using scanner = block::scanner<seg_carry<Acc>, NT>;
   const seg_carry_op<Op> sop{op};
-  __shared__ segmented_reduce_smem<Policy, Acc> smem;
+  __shared__ segmented_reduce_smem<P, Acc> smem;
   const int tid = threadIdx.x, lane = tid % warp::size, w = tid / warp::size;
 
   // The path: n elements (read on the device) and S ends.
@@ -258,7 +288,7 @@ segmented_reduce_kernel(const In* in, Out* out, const Offset* offsets, std::int6
       if (qq < g.layout.q_count) {
         const std::int64_t gv = head + (g.layout.q_first + qq) * V;
         if (vector_in && gv >= g0 && gv + V <= g1) {
-          load_vector<In, Policy::vector_bytes>(in + gv, raw[r]);
+          load_vector<In, P.vector_bytes>(in + gv, raw[r]);
         } else {
 #pragma unroll
           for (int e = 0; e < V; ++e)
@@ -384,22 +414,7 @@ segmented_reduce_kernel(const In* in, Out* out, const Offset* offsets, std::int6
 
   // Across chunks: publish this chunk's tail, look back, write the chunk's first segment.
   __syncthreads();
-  if (w == 0) {
-    if (chunk == 0) {
-      if (lane == 0 && chunks > 1) state.publish(0, tile_prefix, carry.value);
-    } else if (carry.flag) {
-      if (lane == 0) state.publish(chunk, tile_prefix, carry.value);  // independent of earlier chunks
-      const Acc prefix = look_back<1>(state, chunk, op, lookback_waits{0, 100});
-      if (lane == 0 && smem.head_has) {
-        const maybe<Acc> hv = smem.head_value.get();
-        out[smem.head_seg] = convert<Out>(hv.has ? op(prefix, hv.value) : prefix);
-      }
-    } else {
-      if (lane == 0) state.publish(chunk, tile_aggregate, carry.value);
-      const Acc prefix = look_back<1>(state, chunk, op, lookback_waits{0, 100});
-      if (lane == 0 && chunk + 1 < chunks) state.publish(chunk, tile_prefix, op(prefix, carry.value));
-    }
-  }
+  if (w == 0) finish_chunk(smem, lane, chunk, chunks, carry, out, op, state);
 }
 
 }  // namespace cuprim::detail

@@ -8,7 +8,7 @@
 // register layout of scan_kernel's scan_tile (element warp_base + (k·32 + lane)·V + e in x[k][e]), and
 // scan_tile does the rest: the in-register and warp scans, the decoupled look-back over tiles with the pair
 // operator, and the stores (a pair converts to its value). Tile states of pairs with values up to 4 bytes pack
-// value, start bit and status into one 64-bit word, as scan_kernel does for plain values.
+// value, start bit and status into one 64-bit word, as lookback.cuh does for plain values.
 //
 // Exclusive scans need no extra pass: out[i] = init ⊕ v[start .. i-1] is the *exclusive* scan of the pairs
 //     p_i = (f_{i+1}, f_{i+1} ? init : v_i)           (f_i: element i starts a segment)
@@ -27,7 +27,9 @@
 #include <cuprim/core/functional.cuh>
 #include <cuprim/core/memory.hpp>
 #include <cuprim/device/detail/load.cuh>
+#include <cuprim/device/detail/lookback.cuh>
 #include <cuprim/device/detail/scan_kernel.cuh>
+#include <cuprim/device/detail/segmented_scan_tuning.cuh>
 #include <cuprim/warp/shuffle.cuh>
 
 #include <cstdint>
@@ -255,14 +257,16 @@ __global__ void mark_heads_kernel(const Offset* offsets, std::int64_t num_segmen
   if (a < b && a >= 0 && a < n) atomicOr(bits + a / 32, 1u << (a % 32));
 }
 
-/// One tile per block: loads the tile's values and segment starts into pairs, then scan_tile.
+/// One tile per block: loads the tile's values and segment starts into pairs, then scan_tile. Policy: a
+/// policy_constant of a segmented_scan_policy.
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op, class Heads>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::value.tile.threads)
 segmented_scan_kernel(const In* in, Out* out, std::uint64_t n, seg_pair_op<Op> op, seg_pair<Acc> init, Heads heads,
                       tile_state<seg_pair<Acc>> state, unsigned* counter, std::uint64_t num_tiles, bool vector_in,
                       bool vector_out, lookback_waits waits) {
-  using vt = vector_traits<In, Policy::vector_bytes>;
-  constexpr int TH = Policy::threads, K = Policy::vectors, V = vt::elems;
+  constexpr scan_policy P = Policy::value.tile;
+  using vt = vector_traits<In, P.vector_bytes>;
+  constexpr int TH = P.threads, K = P.vectors, V = vt::elems;
   constexpr std::uint64_t warp_tile = std::uint64_t(warp::size) * K * V, tile_elems = warp_tile * (TH / warp::size);
   const int tid = threadIdx.x, lane = tid % warp::size, w = tid / warp::size;
   wait_for_prerequisite_grid();  // the zeroed counter and tile states (multi-tile launches are dependent launches)
@@ -282,8 +286,8 @@ segmented_scan_kernel(const In* in, Out* out, std::uint64_t n, seg_pair_op<Op> o
     for (int k = 0; k < K; ++k) {
       In raw[V];
       const In* src = in + warp_base + (std::uint64_t(k) * warp::size + lane) * V;
-      if (in_place) load_vector<In, Policy::vector_bytes, false>(src, raw);
-      else load_vector<In, Policy::vector_bytes, true>(src, raw);
+      if (in_place) load_vector<In, P.vector_bytes, false>(src, raw);
+      else load_vector<In, P.vector_bytes, true>(src, raw);
 #pragma unroll
       for (int e = 0; e < V; ++e) x[k][e] = make_seg_pair<Exclusive>(convert<Acc>(raw[e]), starts[k][e], init.value);
     }
@@ -298,7 +302,7 @@ segmented_scan_kernel(const In* in, Out* out, std::uint64_t n, seg_pair_op<Op> o
       }
     }
   }
-  scan_tile<Policy, Exclusive, Exclusive, V>(x, tile, n, out, op, init, state, num_tiles, vector_out, waits);
+  scan_tile<P, Exclusive, Exclusive, V>(x, tile, n, out, op, init, state, num_tiles, vector_out, waits);
 }
 
 }  // namespace cuprim::detail

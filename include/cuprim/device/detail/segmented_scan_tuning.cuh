@@ -1,25 +1,37 @@
-// cuprim/device/detail/segmented_scan_tuning.cuh: launch policies for the segmented scans.
+// cuprim/device/detail/segmented_scan_tuning.cuh: the segmented scans' policy and its table.
 #pragma once
 
+#include <cuprim/core/policy.hpp>
 #include <cuprim/device/detail/load.cuh>
 #include <cuprim/device/detail/scan_tuning.cuh>
 
-#include <type_traits>
-
 namespace cuprim {
 
-/// The segmented scans use the single-pass scan's policy type (scan_policy: threads, vector bytes, vectors per
-/// thread); a pair (start flag, value) takes twice the registers of a plain value. Arithmetic inputs: 256 threads ×
-/// 8 vectors (8192 4-byte elements per tile). H200 sweep, inclusive_sum_by_key of 2^28 floats in 2^20 runs, CUB in
-/// the same run: 256 × 8 0.67x, 256 × 6 0.60x, 128 × 12 0.58x, 128 × 8 0.57x, 256 × 3 0.56x, 512 × 4 0.51x,
-/// 128 × 16 0.45x, 128 × 6 0.44x, 128 × 3 (the earlier default) 0.42x, 128 × 4 0.34x, 64 × 6 0.25x (docs/tuning.md).
-/// 1- and 2-byte inputs take 2 and 4 vectors (32 elements per thread, as for 4-byte ones); user structs keep
-/// 128 × 4 (neither swept).
-template <class In>
-struct segmented_scan_default_policy {
-  using type = std::conditional_t<detail::vector_traits<In, 16>::vectorized,
-                                  scan_policy<256, 16, (sizeof(In) >= 4 ? 8 : 8 * sizeof(In) / 4)>,  // 16-byte vectors
-                                  scan_policy<128, 16, 4>>;  // user structs: one element per vector slot
+/// The segmented scans run the scan's one-tile-per-block kernel over (segment start, value) pairs: `tile` is its
+/// shape (scan_policy: threads, vector bytes, vectors per thread, the look-back's back-off); a pair takes twice the
+/// registers of a plain value. The rows keep 32 elements per thread whatever the input's size (1- and 2-byte inputs
+/// take 2 and 4 vectors).
+struct segmented_scan_policy {
+  static constexpr const char* name = "segmented_scan_policy";
+  scan_policy tile{.threads = 256, .vector_bytes = 16, .vectors = 8};
+
+  friend constexpr bool operator==(const segmented_scan_policy&, const segmented_scan_policy&) = default;
+  template <class F>
+  constexpr void fields(F&& f) const {
+    f("tile", tile);
+  }
 };
+
+/// The table: the policy of a segmented scan of In on a device of tuned architecture `arch`.
+template <class In>
+constexpr segmented_scan_policy segmented_scan_policy_for(int arch) {
+  (void)arch;  // sm_90 rows serve every architecture until another is measured
+  if (detail::vector_traits<In, 16>::vectorized) {
+    // sm_90, arithmetic types: H200, cuprim-lab sweep segmented, 2^28 floats in 2^20 runs: 0.67x CUB (128x3 0.42x)
+    return {.tile = {.threads = 256, .vector_bytes = 16, .vectors = sizeof(In) >= 4 ? 8 : 8 * int(sizeof(In)) / 4}};
+  }
+  // sm_90, user structs (one element per vector slot): not swept.
+  return {.tile = {.threads = 128, .vector_bytes = 16, .vectors = 4}};
+}
 
 }  // namespace cuprim

@@ -1,7 +1,7 @@
 // cuprim/device/detail/select_kernel.cuh: single-pass stream compaction with decoupled look-back over tile
 // counts (the scan lecture's "exclusive scan + scatter", fused into one kernel).
 //
-// One block per tile, tile ids from an atomic counter (as in scan_kernel.cuh). A block
+// One block per tile, tile ids from an atomic counter (lookback.cuh). A block
 //   1. loads its tile into registers (16-byte vectors when the input is aligned) and evaluates the selection
 //      (predicate, flag, or "differs from the element before" for unique and run-length encoding);
 //   2. ranks the selected items with ballots: per warp chunk, the number of selected items of the lanes below is
@@ -24,8 +24,9 @@
 
 #include <cuprim/core/functional.cuh>
 #include <cuprim/device/detail/load.cuh>
-#include <cuprim/device/detail/scan_kernel.cuh>
-#include <cuprim/device/detail/scan_tuning.cuh>
+#include <cuprim/device/detail/launch.cuh>
+#include <cuprim/device/detail/lookback.cuh>
+#include <cuprim/device/detail/select_tuning.cuh>
 #include <cuprim/warp/scan.cuh>
 
 #include <bit>
@@ -47,7 +48,7 @@ template <>
 struct exact_combine<tile_count> : std::true_type {};  // integer counts: any association gives the same value
 
 /// Tile state for counts: (count << 2) | status in one 64-bit word, published with one relaxed store and read
-/// with one relaxed load, as the packed state of ≤ 4-byte values (scan_kernel.cuh) but for 64-bit counts.
+/// with one relaxed load, as the packed state of ≤ 4-byte values (lookback.cuh) but for 64-bit counts.
 template <>
 struct tile_state_kind<tile_count> {
   static constexpr int value = tile_state_custom;
@@ -110,13 +111,14 @@ struct select_params {
 /// A functor slot for modes that take none.
 struct no_functor {};
 
-template <class Policy_, class T>
+/// The tile geometry of a select_policy for items of T.
+template <select_policy P, class T>
 struct select_shape {
-  using Policy = classic_scan_policy_t<Policy_>;  // a pipeline policy's one-tile-per-block fallback
-  using vt = vector_traits<T, Policy::vector_bytes>;
-  static constexpr int threads = Policy::threads, K = Policy::vectors, V = vt::elems, warps = threads / warp::size;
+  using vt = vector_traits<T, P.vector_bytes>;
+  static constexpr int threads = P.threads, K = P.vectors, V = vt::elems, warps = threads / warp::size;
   static constexpr unsigned warp_tile = unsigned(warp::size) * K * V;
   static constexpr unsigned tile = warp_tile * warps;
+  static constexpr std::uint64_t tiles(std::uint64_t n) { return (n + tile - 1) / tile; }
 };
 
 /// Loads `count` consecutive U from p as one vector when count × sizeof(U) is 4, 8 or 16 bytes and `vector` is
@@ -139,11 +141,11 @@ __device__ __forceinline__ void load_chunk(const U* p, U (&v)[Count], bool vecto
 /// Loads this thread's part of the tile (x[k][e] is element warp_base + (k*32 + lane)*V + e) and evaluates the
 /// selection into sel[k] (bit e: element (k, e) is selected; elements past n are never selected, and the
 /// predicate or equality is never called on them).
-template <class Policy, select_mode Mode, class T, class F, class Fn, class Count>
+template <select_policy P, select_mode Mode, class T, class F, class Fn, class Count>
 __device__ __forceinline__ void select_load(const select_params<T, F, Fn, Count>& p, std::uint64_t warp_base,
-                                            bool full, T (&x)[Policy::vectors][select_shape<Policy, T>::V],
-                                            unsigned (&sel)[Policy::vectors]) {
-  using shape = select_shape<Policy, T>;
+                                            bool full, T (&x)[P.vectors][select_shape<P, T>::V],
+                                            unsigned (&sel)[P.vectors]) {
+  using shape = select_shape<P, T>;
   constexpr int K = shape::K, V = shape::V;
   const int lane = warp::lane_id();
 #pragma unroll
@@ -151,7 +153,7 @@ __device__ __forceinline__ void select_load(const select_params<T, F, Fn, Count>
     const std::uint64_t i0 = warp_base + (std::uint64_t(k) * warp::size + lane) * V;
     const int valid = full ? V : (i0 >= p.n ? 0 : (p.n - i0 < std::uint64_t(V) ? int(p.n - i0) : V));
     if constexpr (shape::vt::vectorized) {
-      if (full && p.vector_in) load_vector<T, Policy::vector_bytes>(p.in + i0, x[k]);
+      if (full && p.vector_in) load_vector<T, P.vector_bytes>(p.in + i0, x[k]);
       else load_chunk<V>(p.in + i0, x[k], false, valid);
     } else {
       load_chunk<V>(p.in + i0, x[k], false, valid);
@@ -199,44 +201,26 @@ struct select_storage {
   unsigned tile_slot;
 };
 
-/// The compaction kernel: one tile per block (see the top of this file).
-template <class Policy, select_mode Mode, class T, class F, class Fn, class Count, class Carry>
-__global__ void __launch_bounds__(Policy::threads)
-select_kernel(select_params<T, F, Fn, Count> p, tile_state<Carry> state) {
-  using shape = select_shape<Policy, T>;
-  constexpr int TH = shape::threads, K = shape::K, V = shape::V, WARPS = shape::warps;
-  constexpr unsigned warp_tile = shape::warp_tile, tile_elems = shape::tile;
-  constexpr bool RL = Mode == select_mode::run_length;
-  constexpr bool PART = Mode == select_mode::partition;
-  constexpr int planes = std::bit_width(unsigned(V));  // bits of a lane's count in one chunk (0..V)
-  using op_t = std::conditional_t<RL, run_carry_op, plus>;
-  static_assert(sizeof(select_storage<T, Carry, tile_elems, WARPS, RL>) <= 48 * 1024,
-                "the tile does not fit in 48 KiB of shared memory: use a policy with fewer threads or vectors");
-  __shared__ select_storage<T, Carry, tile_elems, WARPS, RL> s;
-
-  const int tid = threadIdx.x, lane = tid % warp::size, w = tid / warp::size;
-  wait_for_prerequisite_grid();  // the zeroed counter and tile states (multi-tile launches are dependent launches)
-  std::uint64_t tile = 0;
-  if (p.num_tiles > 1) {
-    if (tid == 0) {
-      s.tile_slot = atomicAdd(p.counter, 1u);
-      if constexpr (PART) s.total = *p.total;
-    }
-    __syncthreads();
-    tile = s.tile_slot;
+/// Step 1: the block's tile id (ids from the counter when there are several tiles; partition's blocks read the
+/// counting pass's total with it). Called by every thread.
+template <bool Partition, class Storage, class Params>
+__device__ __forceinline__ std::uint64_t select_take_tile(const Params& p, Storage& s, int tid) {
+  if (p.num_tiles <= 1) return 0;
+  if (tid == 0) {
+    s.tile_slot = atomicAdd(p.counter, 1u);
+    if constexpr (Partition) s.total = *p.total;
   }
-  const std::uint64_t tile_base = tile * tile_elems;
-  const std::uint64_t warp_base = tile_base + std::uint64_t(w) * warp_tile;
-  const bool full = tile_base + tile_elems <= p.n;
-  const unsigned tile_valid = full ? tile_elems : static_cast<unsigned>(p.n - tile_base);
+  __syncthreads();
+  return s.tile_slot;
+}
 
-  T x[K][V];
-  unsigned sel[K];
-  select_load<Policy, Mode>(p, warp_base, full, x, sel);
-
-  // Ranks: rank[k] = selected items of this warp before this thread's chunk-k items (ballot scans of the bits
-  // of each lane's chunk count).
-  unsigned rank[K];
+/// Step 3: ranks the selected items with ballots: rank[k] = selected items of this warp before this thread's chunk-k
+/// items (ballot scans of the bits of each lane's chunk count); the warp's count (and for run-length encoding
+/// 1 + the tile-relative position of its last run start) to shared memory.
+template <bool RunLength, int K, int V, class Storage>
+__device__ __forceinline__ void select_rank(const unsigned (&sel)[K], unsigned (&rank)[K], int lane, int w,
+                                            Storage& s) {
+  constexpr int planes = std::bit_width(unsigned(V));  // bits of a lane's count in one chunk (0..V)
   unsigned warp_total = 0;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -253,7 +237,8 @@ select_kernel(select_params<T, F, Fn, Count> p, tile_state<Carry> state) {
     warp_total += total;
   }
   if (lane == 0) s.warp_count[w] = warp_total;
-  if constexpr (RL) {
+  if constexpr (RunLength) {
+    constexpr unsigned warp_tile = unsigned(warp::size) * K * V;
     unsigned last = 0;  // 1 + tile-relative position of this thread's last run start (0: none)
 #pragma unroll
     for (int k = 0; k < K; ++k)
@@ -261,47 +246,142 @@ select_kernel(select_params<T, F, Fn, Count> p, tile_state<Carry> state) {
     last = __reduce_max_sync(warp::full_mask, last);
     if (lane == 0) s.warp_last[w] = last;
   }
-  __syncthreads();
+}
 
+/// Step 4 (after a barrier): the selected items of the warps before this one, the tile's count and last run start.
+struct select_tile_counts {
   unsigned warp_offset = 0, tile_sel = 0, tile_last = 0;
+};
+template <bool RunLength, int Warps, class Storage>
+__device__ __forceinline__ select_tile_counts select_count_tile(const Storage& s, int w) {
+  select_tile_counts c;
 #pragma unroll
-  for (int j = 0; j < WARPS; ++j) {
-    const unsigned c = s.warp_count[j];
-    if (j < w) warp_offset += c;
-    tile_sel += c;
-    if constexpr (RL) {
+  for (int j = 0; j < Warps; ++j) {
+    const unsigned n = s.warp_count[j];
+    if (j < w) c.warp_offset += n;
+    c.tile_sel += n;
+    if constexpr (RunLength) {
       const unsigned l = s.warp_last[j];
-      tile_last = l > tile_last ? l : tile_last;
+      c.tile_last = l > c.tile_last ? l : c.tile_last;
     }
   }
+  return c;
+}
+
+/// Step 5: the tile's items into shared memory in input order (selected ones compacted; partition's rejected ones
+/// after them, also in order; run-length encoding's run starts beside them).
+template <select_policy P, select_mode Mode, class T, class Storage>
+__device__ __forceinline__ void select_compact(const T (&x)[P.vectors][select_shape<P, T>::V],
+                                               const unsigned (&sel)[P.vectors], const unsigned (&rank)[P.vectors],
+                                               const select_tile_counts& c, unsigned tile_valid, int lane, int w,
+                                               Storage& s) {
+  using shape = select_shape<P, T>;
+  constexpr int K = shape::K, V = shape::V;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    unsigned r = c.warp_offset + rank[k];  // tile rank of this thread's next selected item
+    const unsigned i0 = unsigned(w) * shape::warp_tile + (unsigned(k) * warp::size + lane) * V;
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      if ((sel[k] >> e) & 1u) {
+        s.items[r].get() = x[k][e];
+        if constexpr (Mode == select_mode::run_length) s.starts[r] = i0 + e;
+        ++r;
+      } else if constexpr (Mode == select_mode::partition) {
+        if (i0 + e < tile_valid) s.items[c.tile_sel + (i0 + e - r)].get() = x[k][e];  // i0 + e - r rejected before
+      }
+    }
+  }
+}
+
+/// Step 7: coalesced stores of the compacted tile from out + the tile's prefix (partition: the rejected items after
+/// every selected one; run-length encoding: each run's value, and the length of the run before it).
+template <select_mode Mode, int Threads, class T, class F, class Fn, class Count, class Carry, class Storage>
+__device__ __forceinline__ void select_store(const select_params<T, F, Fn, Count>& p, Storage& s,
+                                             const Carry& prefix, std::uint64_t tile_base, unsigned tile_sel,
+                                             unsigned tile_valid) {
+  const int tid = threadIdx.x;
+  if constexpr (Mode == select_mode::partition) {
+    const unsigned long long total = p.num_tiles > 1 ? s.total : tile_sel;
+    const unsigned long long rejected_before = tile_base - prefix.value;
+    for (unsigned i = tid; i < tile_valid; i += Threads) {
+      const unsigned long long dst = i < tile_sel ? prefix.value + i : total + rejected_before + (i - tile_sel);
+      p.out[dst] = s.items[i].get();
+    }
+  } else if constexpr (Mode == select_mode::run_length) {
+    for (unsigned r = tid; r < tile_sel; r += Threads) {
+      const unsigned long long g = prefix.count + r;
+      const unsigned long long start = tile_base + s.starts[r];
+      p.out[g] = s.items[r].get();
+      if (g > 0) {
+        const unsigned long long prev =
+            r > 0 ? tile_base + s.starts[r - 1] : static_cast<unsigned long long>(prefix.last);
+        p.counts[g - 1] = static_cast<Count>(start - prev);
+      }
+    }
+  } else {
+    for (unsigned i = tid; i < tile_sel; i += Threads) p.out[prefix.value + i] = s.items[i].get();
+  }
+}
+
+/// Step 8, by the last tile's thread 0: the count (run-length encoding: also the last run's length).
+template <select_mode Mode, class T, class F, class Fn, class Count, class Carry, class Storage>
+__device__ __forceinline__ void select_finish(const select_params<T, F, Fn, Count>& p, Storage& s,
+                                              const Carry& prefix, std::uint64_t tile_base, unsigned tile_sel) {
+  if constexpr (Mode == select_mode::run_length) {
+    const unsigned long long runs = prefix.count + tile_sel;
+    const unsigned long long last =
+        tile_sel ? tile_base + s.starts[tile_sel - 1] : static_cast<unsigned long long>(prefix.last);
+    p.counts[runs - 1] = static_cast<Count>(p.n - last);
+    *p.num_selected = static_cast<std::int64_t>(runs);
+  } else {
+    *p.num_selected = static_cast<std::int64_t>(prefix.value + tile_sel);
+  }
+}
+
+/// The compaction kernel, one tile per block (see the top of this file): take a tile, load and select, rank,
+/// count, publish the count early (successors' look-backs wait on it), compact into shared memory (while warp 0
+/// looks back for the tile's output offset), store, and the last tile writes the total. Policy: a policy_constant
+/// of a select_policy.
+template <class Policy, select_mode Mode, class T, class F, class Fn, class Count, class Carry>
+__global__ void __launch_bounds__(Policy::value.threads)
+select_kernel(select_params<T, F, Fn, Count> p, tile_state<Carry> state) {
+  constexpr select_policy P = Policy::value;
+  using shape = select_shape<P, T>;
+  constexpr int K = shape::K, V = shape::V, WARPS = shape::warps;
+  constexpr unsigned warp_tile = shape::warp_tile, tile_elems = shape::tile;
+  constexpr bool RL = Mode == select_mode::run_length;
+  constexpr bool PART = Mode == select_mode::partition;
+  using op_t = std::conditional_t<RL, run_carry_op, plus>;
+  static_assert(sizeof(select_storage<T, Carry, tile_elems, WARPS, RL>) <= 48 * 1024,
+                "the tile does not fit in 48 KiB of shared memory: use a policy with fewer threads or vectors");
+  __shared__ select_storage<T, Carry, tile_elems, WARPS, RL> s;
+
+  const int tid = threadIdx.x, lane = tid % warp::size, w = tid / warp::size;
+  wait_for_prerequisite_grid();  // the zeroed counter and tile states (multi-tile launches are dependent launches)
+  const std::uint64_t tile = select_take_tile<PART>(p, s, tid);
+  const std::uint64_t tile_base = tile * tile_elems;
+  const std::uint64_t warp_base = tile_base + std::uint64_t(w) * warp_tile;
+  const bool full = tile_base + tile_elems <= p.n;
+  const unsigned tile_valid = full ? tile_elems : static_cast<unsigned>(p.n - tile_base);
+
+  T x[K][V];
+  unsigned sel[K], rank[K];
+  select_load<P, Mode>(p, warp_base, full, x, sel);
+  select_rank<RL, K, V>(sel, rank, lane, w, s);
+  __syncthreads();
+  const select_tile_counts c = select_count_tile<RL, WARPS>(s, w);
   Carry aggregate;
-  if constexpr (RL) aggregate = {tile_sel, tile_last ? static_cast<long long>(tile_base + tile_last - 1) : -1ll};
-  else aggregate = {tile_sel};
+  if constexpr (RL) aggregate = {c.tile_sel, c.tile_last ? static_cast<long long>(tile_base + c.tile_last - 1) : -1ll};
+  else aggregate = {c.tile_sel};
 
   // Publish early: successors' look-backs wait on this. (Partition's counting pass has published every count.)
   if (tid == 0 && p.num_tiles > 1) {
     if (tile == 0) state.publish(0, tile_prefix, aggregate);
     else if constexpr (!PART) state.publish(tile, tile_aggregate, aggregate);
   }
-
-  // Compact into shared memory in input order (overlaps with warp 0's look-back wait below).
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    unsigned r = warp_offset + rank[k];  // tile rank of this thread's next selected item
-    const unsigned i0 = unsigned(w) * warp_tile + (unsigned(k) * warp::size + lane) * V;
-#pragma unroll
-    for (int e = 0; e < V; ++e) {
-      if ((sel[k] >> e) & 1u) {
-        s.items[r].get() = x[k][e];
-        if constexpr (RL) s.starts[r] = i0 + e;
-        ++r;
-      } else if constexpr (PART) {
-        if (i0 + e < tile_valid) s.items[tile_sel + (i0 + e - r)].get() = x[k][e];  // i0 + e - r rejected before
-      }
-    }
-  }
-
-  if (w == 0) {
+  select_compact<P, Mode>(x, sel, rank, c, tile_valid, lane, w, s);  // overlaps with warp 0's look-back wait
+  if (w == 0) {  // step 6: the tile's output offset
     Carry prefix{};
     if constexpr (RL) prefix.last = -1;
     if (tile > 0) {
@@ -314,50 +394,18 @@ select_kernel(select_params<T, F, Fn, Count> p, tile_state<Carry> state) {
   }
   __syncthreads();
   const Carry prefix = s.prefix.get();
-
-  // Coalesced stores of the compacted tile.
-  if constexpr (PART) {
-    const unsigned long long total = p.num_tiles > 1 ? s.total : tile_sel;
-    const unsigned long long rejected_before = tile_base - prefix.value;
-    for (unsigned i = tid; i < tile_valid; i += TH) {
-      const unsigned long long dst = i < tile_sel ? prefix.value + i : total + rejected_before + (i - tile_sel);
-      p.out[dst] = s.items[i].get();
-    }
-  } else if constexpr (RL) {
-    for (unsigned r = tid; r < tile_sel; r += TH) {
-      const unsigned long long g = prefix.count + r;
-      const unsigned long long start = tile_base + s.starts[r];
-      p.out[g] = s.items[r].get();
-      if (g > 0) {
-        const unsigned long long prev =
-            r > 0 ? tile_base + s.starts[r - 1] : static_cast<unsigned long long>(prefix.last);
-        p.counts[g - 1] = static_cast<Count>(start - prev);
-      }
-    }
-  } else {
-    for (unsigned i = tid; i < tile_sel; i += TH) p.out[prefix.value + i] = s.items[i].get();
-  }
-
-  if (tid == 0 && tile + 1 == p.num_tiles) {
-    if constexpr (RL) {
-      const unsigned long long runs = prefix.count + tile_sel;
-      const unsigned long long last =
-          tile_sel ? tile_base + s.starts[tile_sel - 1] : static_cast<unsigned long long>(prefix.last);
-      p.counts[runs - 1] = static_cast<Count>(p.n - last);
-      *p.num_selected = static_cast<std::int64_t>(runs);
-    } else {
-      *p.num_selected = static_cast<std::int64_t>(prefix.value + tile_sel);
-    }
-  }
+  select_store<Mode, P.threads>(p, s, prefix, tile_base, c.tile_sel, tile_valid);
+  if (tid == 0 && tile + 1 == p.num_tiles) select_finish<Mode>(p, s, prefix, tile_base, c.tile_sel);
 }
 
 /// Partition's counting pass: a grid-stride loop over the tiles (same tiling as the scatter pass) that
 /// publishes each tile's count as its aggregate (tile 0's as its inclusive prefix) and adds the block's sum to
-/// *total (zeroed before).
+/// *total (zeroed before). Policy: a policy_constant of a select_policy.
 template <class Policy, class T, class F, class Fn, class Count>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::value.threads)
 select_count_kernel(select_params<T, F, Fn, Count> p, tile_state<tile_count> state, unsigned long long* total) {
-  using shape = select_shape<Policy, T>;
+  constexpr select_policy P = Policy::value;
+  using shape = select_shape<P, T>;
   constexpr int K = shape::K, V = shape::V, WARPS = shape::warps;
   __shared__ unsigned warp_count[WARPS];
   const int tid = threadIdx.x, lane = tid % warp::size, w = tid / warp::size;
@@ -367,7 +415,7 @@ select_count_kernel(select_params<T, F, Fn, Count> p, tile_state<tile_count> sta
     const bool full = tile_base + shape::tile <= p.n;
     T x[K][V];
     unsigned sel[K];
-    select_load<Policy, select_mode::partition>(p, tile_base + std::uint64_t(w) * shape::warp_tile, full, x, sel);
+    select_load<P, select_mode::partition>(p, tile_base + std::uint64_t(w) * shape::warp_tile, full, x, sel);
     unsigned c = 0;
 #pragma unroll
     for (int k = 0; k < K; ++k) c += __popc(sel[k]);

@@ -369,10 +369,13 @@ std::vector<std::int32_t> key_runs(const std::string& mix, std::int64_t n, rng& 
 }
 
 /// The tiles of the default policies: user structs (affine maps) and 4-byte arithmetic values.
-constexpr std::int64_t struct_tile = std::int64_t(
-    cuprim::detail::scan_tile_elems<cuprim::segmented_scan_default_policy<affine>::type, affine>());
-constexpr std::int64_t value_tile = std::int64_t(
-    cuprim::detail::scan_tile_elems<cuprim::segmented_scan_default_policy<std::uint32_t>::type, std::uint32_t>());
+template <class In>
+constexpr std::int64_t default_scan_tile() {
+  constexpr cuprim::segmented_scan_policy p = cuprim::segmented_scan_policy_for<In>(cuprim::tuned_archs[0]);
+  return std::int64_t(cuprim::detail::scan_tile_elems<p.tile, In>());
+}
+constexpr std::int64_t struct_tile = default_scan_tile<affine>();
+constexpr std::int64_t value_tile = default_scan_tile<std::uint32_t>();
 const std::int64_t scan_sizes[] = {0,
                                    1,
                                    31,

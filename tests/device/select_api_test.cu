@@ -10,6 +10,7 @@
 #include <cuprim/device/select.cuh>
 #include <cuprim/host/select.hpp>
 
+#include "common/scan_types.hpp"
 #include "common/test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -109,9 +110,14 @@ std::vector<T> run_items(rng& r, std::size_t n, int shape) {
   return v;
 }
 
+/// The tile of the tuned policy's one-tile-per-block kernel (which every call below the pipeline's sizes takes).
 template <class T>
 std::int64_t default_tile() {
-  return cuprim::detail::select_shape<typename cuprim::select_default_policy<T>::type, T>::tile;
+  constexpr auto P = cuprim::select_policy_for<T>(cuprim::tuned_archs[0]);
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(P)>, cuprim::select_pipeline_policy>)
+    return cuprim::detail::select_shape<P.classic, T>::tile;
+  else
+    return cuprim::detail::select_shape<P, T>::tile;
 }
 
 template <class T>
@@ -213,7 +219,7 @@ struct run_env {
 // Checks of one call each
 
 /// select_if(in, ..., n, pred) against host::select_if.
-template <class T, class Pred, class Policy = void>
+template <class T, class Pred, auto Policy = cuprim::tuned>
 void check_select_if(const test_input<T>& data, int off, std::int64_t n, Pred pred, bool explicit_ws, run_env& env) {
   guarded_array<T> out{std::size_t(n)};
   guarded_array<std::int64_t> count(1);
@@ -674,11 +680,11 @@ TEST_F(SelectApi, BadArgumentsWriteNothing) {
 // select_if through the look-back pipeline (persistent blocks, bulk copies, warp roles) under policies that take
 // every size: tiny tiles (thousands of look-backs, two stages), the default shape; 4- and 8-byte types; nothing,
 // about half, everything kept; an input offset of one element (off the 16-byte grid: the one-tile-per-block path).
-template <class T, class Policy>
+template <class T, auto Policy>
 void check_select_pipeline(rng& r, const char* what) {
   SCOPED_TRACE(::testing::Message() << what << ", " << select_type_names::GetName<T>(0));
   run_env env;
-  constexpr std::int64_t tile = std::int64_t(cuprim::detail::pipeline_shape<Policy, T>::TE);
+  constexpr std::int64_t tile = std::int64_t(cuprim::detail::pipeline_shape<Policy.pipeline, T>::TE);
   const std::vector<std::int64_t> sizes = {1, 31, tile - 1, tile, tile + 1, 7 * tile + 5, 301 * tile + 3,
                                            (std::int64_t(1) << 20) + 7};
   const std::int64_t m = *std::max_element(sizes.begin(), sizes.end());
@@ -699,11 +705,14 @@ void check_select_pipeline(rng& r, const char* what) {
 
 TEST_F(SelectApi, PipelineSelectIf) {
   CUPRIM_TEST_RNG(r);
-  using classic = cuprim::select_policy<128, 16, 6>;
-  using tiny = cuprim::scan_pipeline_policy<2, 1, 2, classic, 0, 0, 0>;
+  constexpr cuprim::select_policy classic{.threads = 128, .vector_bytes = 16, .vectors = 6};
+  constexpr cuprim::select_pipeline_policy tiny{.pipeline = tiny_pipeline, .classic = classic};
   check_select_pipeline<std::int32_t, tiny>(r, "pipeline, 2 warps x 1 vector, 2 stages");
   check_select_pipeline<double, tiny>(r, "pipeline, 2 warps x 1 vector, 2 stages");
-  using shape = cuprim::scan_pipeline_policy<8, 9, 5, classic, 0, 400, 200>;
+  constexpr cuprim::select_pipeline_policy shape{
+      .pipeline = {.scan_warps = 8, .lane_vectors = 9, .stages = 5, .min_elems = 0, .first_wait_ns = 400,
+                   .poll_wait_ns = 200},
+      .classic = classic};
   check_select_pipeline<std::uint32_t, shape>(r, "pipeline, default shape");
   check_select_pipeline<float, shape>(r, "pipeline, default shape");
   check_select_pipeline<std::int64_t, shape>(r, "pipeline, default shape");

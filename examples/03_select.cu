@@ -3,7 +3,7 @@
 // invalid keeping both in order (partition), drop repeats (unique) and count how long each value was held
 // (run_length_encode). Each result is checked against the same computation on the host.
 //
-//   build/examples/03_compaction
+//   build/examples/03_select
 #include <cuprim/cuprim.cuh>
 #include <cuprim/host/select.hpp>
 
@@ -19,7 +19,7 @@ struct valid_reading {
 
 int main() {
   if (!cuprim::has_device()) {
-    std::puts("03_compaction: no CUDA device found; this example needs a GPU.");
+    std::puts("03_select: no CUDA device found; this example needs a GPU.");
     return 77;  // reported as skipped by the test suite
   }
   // Readings that hold their value for a random number of samples, one in ten invalid.
@@ -77,7 +77,7 @@ int main() {
     std::printf("distinct (unique)     %lld (host %lld)\n", static_cast<long long>(distinct),
                 static_cast<long long>(ru));
   }
-  std::printf("%s\n", ok ? "03_compaction: all results match the host" : "03_compaction: MISMATCH");
+  std::printf("%s\n", ok ? "03_select: all results match the host" : "03_select: MISMATCH");
   CUPRIM_CUDA_CHECK(cudaStreamDestroy(stream));
   return ok ? 0 : 1;
 }

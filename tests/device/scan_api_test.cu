@@ -1,11 +1,11 @@
-// The device scan's API beyond the typed sweep (scan_test_int.cu, scan_test_float.cu): the seed's example rows,
+// The device scan's API beyond the typed sweep (scan_int_test.cu, scan_float_test.cu): the seed's example rows,
 // in-place scans, misaligned inputs and outputs (the scalar load and store paths), the explicit-workspace overload
 // with exactly scan_workspace_bytes, run-to-run bitwise reproducibility of float results, custom policies (tiny
 // tiles, wide look-back windows, 1024 threads), streams, empty and null inputs, bad arguments (refused, nothing
 // written), an error left pending by someone else, sizes beyond what the tile ids can count, and the huge cases:
 // 2^28 elements, and more than 2^31 (uint8 into uint64, and in place) verified exactly on the host.
 #include <cuprim/device/scan.cuh>
-#include <cuprim/device/scan_ladder.cuh>
+#include "ladder/scan.cuh"
 
 #include "common/scan_types.hpp"
 #include "common/test_util.hpp"
@@ -52,9 +52,9 @@ TEST_F(ScanApi, SeedExampleRows) {
   run("inclusive_scan(plus)", [&](int* o) { cuprim::inclusive_scan(data.d(), o, 16, cuprim::plus{}); }, inclusive);
   run("exclusive_scan(plus, 0)", [&](int* o) { cuprim::exclusive_scan(data.d(), o, 16, cuprim::plus{}, 0); },
       exclusive);
-  for (auto v : cuprim::scan_variants)
-    run(std::string(cuprim::to_string(v)).c_str(),
-        [&](int* o) { cuprim::inclusive_scan_ladder(v, data.d(), o, 16, cuprim::plus{}, 0); }, inclusive);
+  for (auto v : cuprim::ladder::scan_variants)
+    run(std::string(cuprim::ladder::to_string(v)).c_str(),
+        [&](int* o) { cuprim::ladder::inclusive_scan(v, data.d(), o, 16, cuprim::plus{}, 0); }, inclusive);
   // In place, as the seed's ScanSeqInc does it.
   {
     guarded_array<int> buf(16);
@@ -291,7 +291,7 @@ TEST_F(ScanApi, FloatResultsAreBitwiseReproducible) {
 // ---- custom policies: tiny tiles (thousands of look-back steps), look-back windows of several tiles per lane,
 // no back-off, 32 warps per block
 
-template <class Policy, class In, class Out, class Op = cuprim::plus>
+template <auto Policy, class In, class Out, class Op = cuprim::plus>
 void check_policy(rng& r, const char* what, Op op = {}) {
   using Acc = cuprim::accumulator_t<Out>;
   SCOPED_TRACE(::testing::Message() << what << ", " << scan_type_name<In>());
@@ -319,36 +319,31 @@ void check_policy(rng& r, const char* what, Op op = {}) {
 
 TEST_F(ScanApi, CustomPolicies) {
   CUPRIM_TEST_RNG(r);
-  using tiny = cuprim::scan_policy<32, 4, 1>;
+  constexpr cuprim::scan_policy tiny{.threads = 32, .vector_bytes = 4, .vectors = 1};
   check_policy<tiny, std::uint32_t, std::uint32_t>(r, "one warp, one 4-byte vector per thread");
   check_policy<tiny, affine_map, affine_map>(r, "one warp, one element per thread", compose{});
-  using wide_lookback = cuprim::scan_policy<64, 8, 3, 0, 0, 4>;
+  constexpr cuprim::scan_policy wide_lookback{.threads = 64, .vector_bytes = 8, .vectors = 3, .first_wait_ns = 0,
+                                              .poll_wait_ns = 0, .lookback_tiles_per_lane = 4};
   check_policy<wide_lookback, std::uint32_t, std::uint32_t>(r, "4 tiles per look-back lane, no back-off");
   check_policy<wide_lookback, affine16, affine16>(r, "4 tiles per look-back lane, no back-off", compose16{});
-  using widest_lookback = cuprim::scan_policy<256, 16, 2, 2000, 1000, 8>;
+  constexpr cuprim::scan_policy widest_lookback{.threads = 256, .vector_bytes = 16, .vectors = 2,
+                                                .first_wait_ns = 2000, .poll_wait_ns = 1000,
+                                                .lookback_tiles_per_lane = 8};
   check_policy<widest_lookback, affine_map, affine_map>(r, "8 tiles per look-back lane", compose{});
   check_policy<widest_lookback, float, float>(r, "8 tiles per look-back lane");
-  // The ordered fold (explicitly), the grouped look-back, and the grouped look-back keeping one walked group's
-  // tree (longer walks re-read the far groups), tiny tiles, no back-off.
-  using ordered = cuprim::scan_policy<128, 16, 2, 1200, 650, 1, 0, false>;
+  // The ordered fold (floating point and user types), small tiles.
+  constexpr cuprim::scan_policy ordered{.threads = 128, .vector_bytes = 16, .vectors = 2};
   check_policy<ordered, float, float>(r, "ordered fold");
   check_policy<ordered, affine_map, affine_map>(r, "ordered fold", compose{});
-  using grouped = cuprim::scan_policy<128, 16, 2, 1200, 650, 1, 0, true>;
-  check_policy<grouped, float, float>(r, "grouped look-back");
-  check_policy<grouped, affine_map, affine_map>(r, "grouped look-back", compose{});
-  using grouped_short = cuprim::scan_policy<32, 8, 1, 0, 0, 1, 1, true>;
-  check_policy<grouped_short, float, float>(r, "grouped look-back, one tree kept, no back-off");
-  check_policy<grouped_short, affine_map, affine_map>(r, "grouped look-back, one tree kept, no back-off", compose{});
-  check_policy<grouped_short, double, double>(r, "grouped look-back, one tree kept, no back-off");
-  using full_block = cuprim::scan_policy<1024, 16, 1>;
+  constexpr cuprim::scan_policy full_block{.threads = 1024, .vector_bytes = 16, .vectors = 1};
   check_policy<full_block, std::uint32_t, std::uint32_t>(r, "1024 threads (32 warps)");
   check_policy<full_block, affine_map, affine_map>(r, "1024 threads (32 warps)", compose{});
   // Outputs wider than the input: 32 or 128 bytes of results per lane-vector, stored through the per-warp staging
   // buffer (4 warps) or as strided 16-byte pieces (16 warps: the staging buffer would pass 16 KiB).
-  using staged = cuprim::scan_policy<128, 16, 3>;
+  constexpr cuprim::scan_policy staged{.threads = 128, .vector_bytes = 16, .vectors = 3};
   check_policy<staged, std::uint32_t, std::uint64_t>(r, "uint32 into uint64, staged stores");
   check_policy<staged, std::int8_t, std::int64_t>(r, "int8 into int64, staged stores");
-  using strided = cuprim::scan_policy<512, 16, 2>;
+  constexpr cuprim::scan_policy strided{.threads = 512, .vector_bytes = 16, .vectors = 2};
   check_policy<strided, std::uint32_t, std::uint64_t>(r, "uint32 into uint64, strided 16-byte stores");
   check_policy<strided, std::uint8_t, std::int32_t>(r, "uint8 into int32, strided 16-byte stores");
 }
@@ -367,7 +362,7 @@ struct packed_affine {
   }
 };
 
-template <class Policy>
+template <auto Policy>
 void check_pipeline_non_commutative(rng& r, const char* what) {
   SCOPED_TRACE(what);
   constexpr std::int64_t tile = scan_tile<std::uint64_t, Policy>();
@@ -396,21 +391,25 @@ void check_pipeline_non_commutative(rng& r, const char* what) {
 
 TEST_F(ScanApi, PipelinePolicies) {
   CUPRIM_TEST_RNG(r);
-  using classic = cuprim::scan_policy<128, 16, 6>;
+  constexpr cuprim::scan_policy classic{.threads = 128, .vector_bytes = 16, .vectors = 6};
   // 256 4-byte elements per tile, two stages: thousands of tiles, every stage refilled hundreds of times.
-  using tiny = cuprim::scan_pipeline_policy<2, 1, 2, classic, 0, 0, 0>;
+  constexpr cuprim::scan_pipeline_policy tiny{.pipeline = tiny_pipeline, .classic = classic};
   check_policy<tiny, std::uint32_t, std::uint32_t>(r, "pipeline, 2 warps x 1 vector, 2 stages, no back-off");
   check_policy<tiny, float, float>(r, "pipeline, 2 warps x 1 vector, 2 stages, no back-off");
   check_policy<tiny, double, double>(r, "pipeline, 2 warps x 1 vector, 2 stages, no back-off");
   check_pipeline_non_commutative<tiny>(r, "pipeline, 2 warps x 1 vector, 2 stages");
   // The default shape, taking every size.
-  using shape = cuprim::scan_pipeline_policy<8, 9, 3, classic, 0>;
+  constexpr cuprim::scan_pipeline_policy shape{
+      .pipeline = {.scan_warps = 8, .lane_vectors = 9, .stages = 3, .min_elems = 0}, .classic = classic};
   check_policy<shape, std::uint32_t, std::uint32_t>(r, "pipeline, default shape");
   check_policy<shape, std::int64_t, std::int64_t>(r, "pipeline, default shape");
   check_policy<shape, float, float>(r, "pipeline, default shape");
   check_pipeline_non_commutative<shape>(r, "pipeline, default shape");
   // Four tiles per look-back lane, six stages.
-  using wide = cuprim::scan_pipeline_policy<4, 3, 6, classic, 0, 400, 200, 4>;
+  constexpr cuprim::scan_pipeline_policy wide{
+      .pipeline = {.scan_warps = 4, .lane_vectors = 3, .stages = 6, .min_elems = 0, .first_wait_ns = 400,
+                   .poll_wait_ns = 200, .lookback_tiles_per_lane = 4},
+      .classic = classic};
   check_policy<wide, std::int32_t, std::int32_t>(r, "pipeline, 4 tiles per look-back lane, 6 stages");
   check_policy<wide, double, double>(r, "pipeline, 4 tiles per look-back lane, 6 stages");
   check_policy<wide, float, float>(r, "pipeline, 4 tiles per look-back lane, 6 stages");
@@ -420,10 +419,10 @@ TEST_F(ScanApi, PipelinePolicies) {
 /// to small_max, the large tile, the pipeline from min_elems), inclusive and exclusive with a workspace.
 template <class T>
 void check_default_paths(rng& r) {
-  using P = typename cuprim::scan_default_policy<T>::type;
+  constexpr cuprim::scan_pipeline_policy P = default_scan_policy<T>;
   static_assert(scan_small_max<T>() > 0, "the default policy for 4-byte types has a small tile");
   SCOPED_TRACE(scan_type_name<T>());
-  constexpr std::int64_t s = P::small_max, p = P::min_elems, tile = scan_bound_tile<T>();
+  constexpr std::int64_t s = P.small_max, p = P.pipeline.min_elems, tile = scan_bound_tile<T>();
   constexpr std::int64_t one = scan_tile<T>(), c = scan_cluster_max<T>();  // one block; the cluster kernel's last
   const std::vector<std::int64_t> sizes = {one, one + 1, c, c + 1, s - 1, s, s + 1, p - 1, p, p + 13};
   const std::int64_t m = p + 13;
@@ -449,7 +448,9 @@ TEST_F(ScanApi, DefaultPolicyPathSwitches) {
 
 TEST_F(ScanApi, PipelineInPlaceAndMisalignedFallBack) {
   CUPRIM_TEST_RNG(r);
-  using P = cuprim::scan_pipeline_policy<4, 3, 3, cuprim::scan_policy<128, 16, 6>, 0>;
+  constexpr cuprim::scan_pipeline_policy P{
+      .pipeline = {.scan_warps = 4, .lane_vectors = 3, .stages = 3, .min_elems = 0},
+      .classic = {.threads = 128, .vector_bytes = 16, .vectors = 6}};
   constexpr std::int64_t tile = scan_tile<std::uint32_t, P>();
   const std::int64_t n = 97 * tile + 13;
   const std::vector<std::uint32_t> h = random_vector<std::uint32_t>(r, std::size_t(n) + 4);
@@ -505,7 +506,8 @@ TEST_F(ScanApi, EmptyInputWritesNothingAndAcceptsNull) {
   cuprim::inclusive_sum(data.d(), out.out(), 0);
   cuprim::exclusive_scan(data.d(), out.out(), 0, cuprim::plus{}, 5);
   cuprim::inclusive_scan(data.d(), out.out(), 0, cuprim::plus{}, cuprim::workspace{});
-  for (auto v : cuprim::scan_variants) cuprim::inclusive_scan_ladder(v, data.d(), out.out(), 0, cuprim::plus{}, 0);
+  for (auto v : cuprim::ladder::scan_variants)
+    cuprim::ladder::inclusive_scan(v, data.d(), out.out(), 0, cuprim::plus{}, 0);
   EXPECT_TRUE(out.untouched());
   // Null pointers are fine when there is nothing to scan.
   EXPECT_NO_THROW(cuprim::inclusive_sum(static_cast<const int*>(nullptr), static_cast<int*>(nullptr), 0));
@@ -549,9 +551,9 @@ TEST_F(ScanApi, BadArgumentsWriteNothing) {
     expect_invalid([&] { cuprim::exclusive_scan(in, o, n, cuprim::plus{}, 0); }, "out", "exclusive_scan");
     expect_invalid([&] { cuprim::inclusive_sum(in, o, n); }, "out", "inclusive_sum");
     expect_invalid([&] { cuprim::exclusive_sum(in, o, n); }, "out", "exclusive_sum");
-    for (auto v : cuprim::scan_variants)
-      expect_invalid([&] { cuprim::inclusive_scan_ladder(v, in, o, n, cuprim::plus{}, 0); }, "out",
-                     "inclusive_scan_ladder");
+    for (auto v : cuprim::ladder::scan_variants)
+      expect_invalid([&] { cuprim::ladder::inclusive_scan(v, in, o, n, cuprim::plus{}, 0); }, "out",
+                     "ladder::inclusive_scan");
   }
   // The same address with a wider output is not "in place": its second half overlaps the input's tail.
   expect_invalid([&] { cuprim::inclusive_sum(in, reinterpret_cast<std::int64_t*>(base + 8), n); }, "out",
@@ -564,8 +566,8 @@ TEST_F(ScanApi, BadArgumentsWriteNothing) {
   expect_invalid([&] { cuprim::inclusive_sum(in, out.out(), -1); }, "n", "negative n");
   expect_invalid([&] { cuprim::exclusive_scan(in, out.out(), INT64_MIN, cuprim::plus{}, 0); }, "n", "negative n");
   expect_invalid([&] {
-    cuprim::inclusive_scan_ladder(static_cast<cuprim::scan_variant>(cuprim::scan_variants.size()), in, out.out(), n,
-                                  cuprim::plus{}, 0);
+    cuprim::ladder::inclusive_scan(static_cast<cuprim::ladder::scan_variant>(cuprim::ladder::scan_variants.size()), in,
+                                   out.out(), n, cuprim::plus{}, 0);
   }, "variant", "invalid ladder variant");
   const std::size_t need = cuprim::scan_workspace_bytes<std::int32_t, std::int32_t>(n);
   ASSERT_GT(need, 0u);
@@ -645,9 +647,9 @@ TEST_F(ScanApi, PendingErrorIsReportedAsPreExistingAndNothingWritten) {
   expect_pre_existing(
       [&] { cuprim::inclusive_scan(data.d(), out.out(), n, cuprim::plus{}, cuprim::workspace{ws.data(), ws.bytes()}); },
       "inclusive_scan with workspace");
-  for (auto v : cuprim::scan_variants)
-    expect_pre_existing([&] { cuprim::inclusive_scan_ladder(v, data.d(), out.out(), n, cuprim::plus{}, 0.0f); },
-                        "inclusive_scan_ladder");
+  for (auto v : cuprim::ladder::scan_variants)
+    expect_pre_existing([&] { cuprim::ladder::inclusive_scan(v, data.d(), out.out(), n, cuprim::plus{}, 0.0f); },
+                        "ladder::inclusive_scan");
   (void)cudaGetLastError();
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);

@@ -1,5 +1,5 @@
-// cuprim/device/detail/scan_ladder_kernel.cuh: the kernels of the scan ladder (device/scan_ladder.cuh) and the
-// seed's block multiscan with a configurable stride between the warps' rows (the bank-conflict experiment).
+// lab/ladder/scan_kernels.cuh: the kernels of the scan ladder (scan.cuh) and the seed's block multiscan with a
+// configurable stride between the warps' rows (the bank-conflict experiment).
 //
 // Seed 000 ("CUDA 6ta parte", scan) and GPU Gems 3, chapter 39 (Harris, Sengupta, Owens, "Parallel Prefix Sum
 // (Scan) with CUDA"):
@@ -23,6 +23,8 @@
 // fits a 1-D grid.
 #pragma once
 
+#include "common.cuh"
+
 #include <cuprim/block/reduce.cuh>
 #include <cuprim/block/scan.cuh>
 #include <cuprim/core/functional.cuh>
@@ -32,7 +34,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace cuprim::detail::scan_ladder {
+namespace cuprim::ladder::detail {
 
 /// The largest 1-D grid the tile loops launch (they stride over any further tiles).
 inline constexpr std::uint64_t max_grid = 0x7fffffffull;
@@ -348,4 +350,4 @@ block_multiscan_local_kernel(const T* in, T* out, std::uint64_t n, Op op, std::u
   }
 }
 
-}  // namespace cuprim::detail::scan_ladder
+}  // namespace cuprim::ladder::detail

@@ -1,11 +1,11 @@
-// cuprim::inclusive_scan_ladder: every rung (Hillis-Steele, Blelloch, reduce-then-scan, decoupled look-back)
+// cuprim::ladder::inclusive_scan: every rung (Hillis-Steele, Blelloch, reduce-then-scan, decoupled look-back)
 // computes what cuprim::inclusive_scan computes. Sizes around one and two Hillis-Steele passes, the Blelloch tile
 // (1024), the reduce-then-scan tile (4096 uint32 / 2048 affine maps), sizes that make Blelloch and
 // reduce-then-scan recurse over their block sums (2^20 + 7, 2^24 + 1); out of place (input and output aligned,
 // and both one element off) and in place. Configurations: uint32 plus and uint32 max (identity 0), affine maps
 // (non-commutative, identity {1, 0}), and __half into __half (float accumulation: Blelloch keeps its block scans
 // in a float buffer) on integer-valued data that is exact in half. Every comparison is exact.
-#include <cuprim/device/scan_ladder.cuh>
+#include "ladder/scan.cuh"
 
 #include "common/scan_types.hpp"
 #include "common/test_util.hpp"
@@ -97,18 +97,18 @@ void check_ladder(rng& r, const std::vector<std::int64_t>& sizes) {
   const std::vector<T> ref[2] = {C::reference(data.h(0), m), C::reference(data.h(1), m)};
   if constexpr (std::is_same_v<T, affine_map>) EXPECT_NE(ref[0].back(), reversed_fold(data.h(0), std::size_t(m), Op{}));
   for (std::int64_t n : sizes) {
-    for (cuprim::scan_variant v : cuprim::scan_variants) {
-      SCOPED_TRACE(std::string("rung ") + std::string(cuprim::to_string(v)));
+    for (cuprim::ladder::scan_variant v : cuprim::ladder::scan_variants) {
+      SCOPED_TRACE(std::string("rung ") + std::string(cuprim::ladder::to_string(v)));
       for (int off : {0, 1}) {
         CUPRIM_SCAN_TRACE(n, off, off);
         guarded_array<T> out(n, off);
-        cuprim::inclusive_scan_ladder(v, data.d(off), out.out(), n, Op{}, C::identity());
+        cuprim::ladder::inclusive_scan(v, data.d(off), out.out(), n, Op{}, C::identity());
         expect_same_values(out.take(), ref[off].data(), n, "out of place");
       }
       CUPRIM_SCAN_TRACE(n, 0, 0);
       guarded_array<T> buf(n);
       buf.fill(data.h(0));
-      cuprim::inclusive_scan_ladder(v, buf.out(), buf.out(), n, Op{}, C::identity());
+      cuprim::ladder::inclusive_scan(v, buf.out(), buf.out(), n, Op{}, C::identity());
       expect_same_values(buf.take(), ref[0].data(), n, "in place");
     }
   }
@@ -133,10 +133,10 @@ TEST_F(ScanLadderWiden, Int8IntoInt64EveryRung) {
   const scan_input<std::int8_t> data(random_vector<std::int8_t>(r, std::size_t(m)));
   const auto ref = make_reference<std::int8_t, std::int64_t>(data.h(), m, cuprim::plus{}, false);
   for (std::int64_t n : {std::int64_t(1), std::int64_t(2), std::int64_t(1025), m}) {
-    for (cuprim::scan_variant v : cuprim::scan_variants) {
-      SCOPED_TRACE(std::string("rung ") + std::string(cuprim::to_string(v)) + ", n = " + std::to_string(n));
+    for (cuprim::ladder::scan_variant v : cuprim::ladder::scan_variants) {
+      SCOPED_TRACE(std::string("rung ") + std::string(cuprim::ladder::to_string(v)) + ", n = " + std::to_string(n));
       guarded_array<std::int64_t> out(n);
-      cuprim::inclusive_scan_ladder(v, data.d(), out.out(), n, cuprim::plus{}, 0);
+      cuprim::ladder::inclusive_scan(v, data.d(), out.out(), n, cuprim::plus{}, 0);
       expect_same_values(out.take(), ref.exact.data(), n, "int8 into int64");
     }
   }
@@ -150,18 +150,19 @@ TEST_F(ScanLadderArgs, InvalidArgumentsWriteNothing) {
   const std::vector<std::uint32_t> h = random_vector<std::uint32_t>(r, 3000);
   scan_input<std::uint32_t> data(h);
   guarded_array<std::uint32_t> out(2000);
-  for (int bad : {static_cast<int>(cuprim::scan_variants.size()), 17, -1}) {
-    EXPECT_THROW(cuprim::inclusive_scan_ladder(static_cast<cuprim::scan_variant>(bad), data.d(), out.out(), 2000,
-                                               cuprim::plus{}, 0u),
+  for (int bad : {static_cast<int>(cuprim::ladder::scan_variants.size()), 17, -1}) {
+    EXPECT_THROW(cuprim::ladder::inclusive_scan(static_cast<cuprim::ladder::scan_variant>(bad), data.d(), out.out(),
+                                                2000, cuprim::plus{}, 0u),
                  cuprim::invalid_argument)
         << bad;
   }
   EXPECT_TRUE(out.untouched());
-  for (cuprim::scan_variant v : cuprim::scan_variants) {
-    EXPECT_THROW(cuprim::inclusive_scan_ladder(v, data.d(), data.dev.data() + 1000, 2000, cuprim::plus{}, 0u),
+  for (cuprim::ladder::scan_variant v : cuprim::ladder::scan_variants) {
+    EXPECT_THROW(cuprim::ladder::inclusive_scan(v, data.d(), data.dev.data() + 1000, 2000, cuprim::plus{}, 0u),
                  cuprim::invalid_argument)
-        << cuprim::to_string(v);
-    EXPECT_THROW(cuprim::inclusive_scan_ladder(v, data.d(), out.out(), -5, cuprim::plus{}, 0u), cuprim::invalid_argument);
+        << cuprim::ladder::to_string(v);
+    EXPECT_THROW(cuprim::ladder::inclusive_scan(v, data.d(), out.out(), -5, cuprim::plus{}, 0u),
+                 cuprim::invalid_argument);
   }
   EXPECT_EQ(data.dev.to_host_sync(), h) << "the input was modified";
   EXPECT_TRUE(out.untouched());

@@ -1,7 +1,7 @@
-// cuprim/device/scan_ladder.cuh: the scan ladder, from the textbook algorithms to the production scan, as
-// selectable, correct variants.
+// lab/ladder/scan.cuh: the scan ladder, from the textbook algorithms to the production scan, as selectable, correct
+// variants (teaching code: built, tested and measured by the lab, not part of the installed library).
 //
-//   cuprim::inclusive_scan_ladder(variant, in, out, n, op, identity, stream)
+//   cuprim::ladder::inclusive_scan(variant, in, out, n, op, identity, stream)
 //
 // Each rung computes what cuprim::inclusive_scan computes (out[i] = in[0] ⊕ ... ⊕ in[i], accumulated in *out's
 // type, any associative operator, commutative or not); they exist to be measured (cuprim-lab run scan/ladder) and
@@ -20,18 +20,20 @@
 //
 // The textbook rungs pad partial blocks with `identity`, which must be a two-sided identity of op
 // (op(identity, x) == x == op(x, identity)); the decoupled_lookback rung ignores it. out == in (in place) is
-// allowed. Workspace comes from the current memory resource (detail::scratch). Errors as for
-// cuprim::inclusive_scan: cuprim::invalid_argument naming the argument (n < 0, null pointers with n > 0, partial
-// overlap of in and out, an unknown variant) before anything runs; cuprim::cuda_error for failed launches.
+// allowed. Workspace comes from the current memory resource. Errors as for cuprim::inclusive_scan:
+// cuprim::invalid_argument naming the argument (n < 0, null pointers with n > 0, partial overlap of in and out, an
+// unknown variant) before anything runs; cuprim::cuda_error for failed launches.
 //
 // The seed's block multiscan with a configurable stride (the bank-conflict table) is the lab experiment
-// detail::block_multiscan_local below.
+// block_multiscan_local below.
 #pragma once
+
+#include "common.cuh"
+#include "scan_kernels.cuh"
 
 #include <cuprim/core/device.hpp>
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/memory.hpp>
-#include <cuprim/device/detail/scan_ladder_kernel.cuh>
 #include <cuprim/device/scan.cuh>
 
 #include <algorithm>
@@ -40,7 +42,7 @@
 #include <string_view>
 #include <type_traits>
 
-namespace cuprim {
+namespace cuprim::ladder {
 
 enum class scan_variant { hillis_steele, blelloch, reduce_then_scan, decoupled_lookback };
 
@@ -57,7 +59,6 @@ constexpr std::string_view to_string(scan_variant v) {
 }
 
 namespace detail {
-namespace scan_ladder {
 
 /// Number of Hillis-Steele passes: ceil(log2(n)) (0 for n ≤ 1).
 inline int hillis_steele_passes(std::uint64_t n) {
@@ -82,8 +83,7 @@ std::size_t hillis_steele_workspace(std::uint64_t n) {
 }
 
 template <class Src, class Dst, class Acc, class Op>
-void hillis_steele(const Src* in, Dst* out, std::uint64_t n, Op op, char* ws, cudaStream_t stream) {
-  constexpr const char* fn = "cuprim::inclusive_scan_ladder (hillis_steele)";
+void hillis_steele(const char* fn, const Src* in, Dst* out, std::uint64_t n, Op op, char* ws, cudaStream_t stream) {
   const unsigned grid = elementwise_grid(n);
   const int passes = hillis_steele_passes(n);
   Acc* a = reinterpret_cast<Acc*>(ws);
@@ -120,8 +120,8 @@ std::size_t blelloch_workspace(std::uint64_t n) {
 /// Scan of blocks, then (recursively) of the block sums, then the sums added back. When Dst is not the
 /// accumulator, the block scans are kept in an Acc array so that nothing is rounded before the sums are added.
 template <class Src, class Dst, class Acc, class Op>
-void blelloch_scan(const Src* in, Dst* out, std::uint64_t n, Op op, Acc identity, char* ws, cudaStream_t stream) {
-  constexpr const char* fn = "cuprim::inclusive_scan_ladder (blelloch)";
+void blelloch_scan(const char* fn, const Src* in, Dst* out, std::uint64_t n, Op op, Acc identity, char* ws,
+                   cudaStream_t stream) {
   const std::uint64_t tiles = (n + blelloch::tile - 1) / blelloch::tile;
   if (tiles == 1) {
     blelloch_block<Src, Dst, Acc><<<1, blelloch::threads, 0, stream>>>(in, out, static_cast<Acc*>(nullptr), n, op,
@@ -141,7 +141,7 @@ void blelloch_scan(const Src* in, Dst* out, std::uint64_t n, Op op, Acc identity
   const unsigned grid = tile_grid(tiles);
   blelloch_block<Src, Acc, Acc><<<grid, blelloch::threads, 0, stream>>>(in, local, sums, n, op, identity, tiles);
   check_launch(fn);
-  blelloch_scan<Acc, Acc, Acc>(sums, sums, tiles, op, identity, ws, stream);  // in place
+  blelloch_scan<Acc, Acc, Acc>(fn, sums, sums, tiles, op, identity, ws, stream);  // in place
   blelloch_add<Acc, Dst><<<grid, blelloch::threads, 0, stream>>>(local, out, sums, n, op, tiles);
   check_launch(fn);
 }
@@ -154,8 +154,8 @@ std::size_t reduce_then_scan_workspace(std::uint64_t n) {
 }
 
 template <class Src, class Dst, class Acc, class Op>
-void reduce_then_scan(const Src* in, Dst* out, std::uint64_t n, Op op, Acc identity, char* ws, cudaStream_t stream) {
-  constexpr const char* fn = "cuprim::inclusive_scan_ladder (reduce_then_scan)";
+void reduce_then_scan(const char* fn, const Src* in, Dst* out, std::uint64_t n, Op op, Acc identity, char* ws,
+                      cudaStream_t stream) {
   const std::uint64_t tiles = (n + rts::tile<Acc> - 1) / rts::tile<Acc>;
   if (tiles == 1) {
     rts_scan<Src, Dst, Acc><<<1, rts::threads, 0, stream>>>(in, out, n, static_cast<const Acc*>(nullptr), op, identity, 1);
@@ -167,32 +167,33 @@ void reduce_then_scan(const Src* in, Dst* out, std::uint64_t n, Op op, Acc ident
   const unsigned grid = tile_grid(tiles);
   rts_reduce<Src, Acc><<<grid, rts::threads, 0, stream>>>(in, n, sums, op, identity, tiles);
   check_launch(fn);
-  reduce_then_scan<Acc, Acc, Acc>(sums, sums, tiles, op, identity, ws, stream);  // in place: inclusive
+  reduce_then_scan<Acc, Acc, Acc>(fn, sums, sums, tiles, op, identity, ws, stream);  // in place: inclusive
   rts_scan<Src, Dst, Acc><<<grid, rts::threads, 0, stream>>>(in, out, n, static_cast<const Acc*>(sums), op, identity,
                                                              tiles);
   check_launch(fn);
 }
 
-}  // namespace scan_ladder
+}  // namespace detail
 
-/// The seed's block multiscan over independent blocks (see scan_ladder::block_multiscan_local_kernel): out gets,
-/// for every block of `block_threads` consecutive elements, the block's own inclusive sum scan. `stride` is the
+/// The seed's block multiscan over independent blocks (see detail::block_multiscan_local_kernel): out gets, for
+/// every block of `block_threads` consecutive elements, the block's own inclusive sum scan. `stride` is the
 /// distance in elements between the warps' rows in shared memory: 32 (the warp totals all in one bank) or 33
-/// (padded: no conflict). block_threads: 256, 512 or 1024. A lab experiment (the bank-conflict table), not
-/// production API; T: the lab instantiates int32. out == in is allowed.
+/// (padded: no conflict). block_threads: 256, 512 or 1024. A lab experiment (the bank-conflict table); T: the lab
+/// instantiates int32. out == in is allowed.
 template <class T>
 void block_multiscan_local(const T* in, T* out, std::int64_t n, int stride, int block_threads, cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::detail::block_multiscan_local";
-  validate_scan(fn, in, out, n);
+  using namespace cuprim::detail;
+  CUPRIM_ENTRY_NAME(fn);
+  scan_validate(fn, in, out, n);
   if (stride != 32 && stride != 33) throw_invalid(fn, "stride", "must be 32 or 33");
   if (block_threads != 256 && block_threads != 512 && block_threads != 1024)
     throw_invalid(fn, "block_threads", "must be 256, 512 or 1024");
   check_no_pending_error(fn);
   if (n == 0) return;
   const std::uint64_t blocks = (std::uint64_t(n) + block_threads - 1) / block_threads;
-  const unsigned grid = scan_ladder::tile_grid(blocks);
+  const unsigned grid = detail::tile_grid(blocks);
   const std::uint64_t un = std::uint64_t(n);
-  namespace L = scan_ladder;
+  namespace L = cuprim::ladder::detail;
   switch (block_threads * 100 + stride) {
     case 25632: L::block_multiscan_local_kernel<256, 32><<<grid, 256, 0, stream>>>(in, out, un, plus{}, blocks); break;
     case 25633: L::block_multiscan_local_kernel<256, 33><<<grid, 256, 0, stream>>>(in, out, un, plus{}, blocks); break;
@@ -204,43 +205,42 @@ void block_multiscan_local(const T* in, T* out, std::int64_t n, int stride, int 
   check_launch(fn);
 }
 
-}  // namespace detail
-
 /// out[i] = in[0] ⊕ ... ⊕ in[i] computed by the ladder's rung `variant`. `identity` (converted to *out's
 /// accumulator type) pads the textbook rungs' partial blocks; see the header comment.
 template <class In, class Out, class Op, class T>
-void inclusive_scan_ladder(scan_variant variant, const In* in, Out* out, std::int64_t n, Op op, T identity,
-                           cudaStream_t stream = 0) {
-  constexpr const char* fn = "cuprim::inclusive_scan_ladder";
+void inclusive_scan(scan_variant variant, const In* in, Out* out, std::int64_t n, Op op, T identity,
+                    cudaStream_t stream = 0) {
+  using namespace cuprim::detail;
+  CUPRIM_ENTRY_NAME(fn);
   using Acc = accumulator_t<Out>;
-  detail::validate_scan(fn, in, out, n);
-  if (static_cast<unsigned>(variant) >= scan_variants.size()) detail::throw_invalid(fn, "variant", "is not a scan_variant");
-  detail::check_no_pending_error(fn);
+  scan_validate(fn, in, out, n);
+  if (static_cast<unsigned>(variant) >= scan_variants.size()) throw_invalid(fn, "variant", "is not a scan_variant");
+  check_no_pending_error(fn);
   if (variant == scan_variant::decoupled_lookback) {
-    inclusive_scan(in, out, n, op, stream);
+    cuprim::inclusive_scan(in, out, n, op, stream);
     return;
   }
   if (n == 0) return;
   const std::uint64_t un = std::uint64_t(n);
-  const Acc id = detail::convert<Acc>(identity);
-  namespace L = detail::scan_ladder;
+  const Acc id = convert<Acc>(identity);
+  namespace L = cuprim::ladder::detail;
   switch (variant) {
     case scan_variant::hillis_steele: {
-      detail::scratch ws(L::hillis_steele_workspace<Acc>(un), stream);
-      L::hillis_steele<In, Out, Acc>(in, out, un, op, static_cast<char*>(ws.get().data), stream);
+      scratch ws(L::hillis_steele_workspace<Acc>(un), stream);
+      L::hillis_steele<In, Out, Acc>(fn, in, out, un, op, static_cast<char*>(ws.get().data), stream);
       break;
     }
     case scan_variant::blelloch: {
-      detail::scratch ws(L::blelloch_workspace<Acc, Out>(un), stream);
-      L::blelloch_scan<In, Out, Acc>(in, out, un, op, id, static_cast<char*>(ws.get().data), stream);
+      scratch ws(L::blelloch_workspace<Acc, Out>(un), stream);
+      L::blelloch_scan<In, Out, Acc>(fn, in, out, un, op, id, static_cast<char*>(ws.get().data), stream);
       break;
     }
     default: {
-      detail::scratch ws(L::reduce_then_scan_workspace<Acc>(un), stream);
-      L::reduce_then_scan<In, Out, Acc>(in, out, un, op, id, static_cast<char*>(ws.get().data), stream);
+      scratch ws(L::reduce_then_scan_workspace<Acc>(un), stream);
+      L::reduce_then_scan<In, Out, Acc>(fn, in, out, un, op, id, static_cast<char*>(ws.get().data), stream);
       break;
     }
   }
 }
 
-}  // namespace cuprim
+}  // namespace cuprim::ladder
