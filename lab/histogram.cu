@@ -229,7 +229,7 @@ case_def make_case(std::string name, std::string op, std::string variant, how<S>
   return c;
 }
 
-// The policy sweep's named policies, each run beside the tuned default (docs/tuning.md, "Histogram"). For 256 bins
+// The policy sweep's named policies, each run beside the tuned default (docs/tuning/histogram.md). For 256 bins
 // of uint8 (the byte path) and 1024 bins of uint32 they take:
 constexpr cuprim::histogram_policy nonpersistent{.persistent = false};  // one block per 32 Ki samples
 constexpr cuprim::histogram_policy byte_vectors_2{.byte_vectors = 2};   // the byte path loading two vectors per step

@@ -548,7 +548,7 @@ pair_timing time_device(const bench& b, int reps, int warmup, cudaStream_t strea
 pair_timing combine_placements(const std::vector<pair_timing>& per, result& r) {
   if (per.size() <= 1) return per.empty() ? pair_timing{} : per.front();
   // The mean over placements of each placement's median: the placements' times cluster in two or three groups
-  // (docs/tuning.md, "Radix sort", run 14), where a median of a few jumps from one group to another between
+  // (docs/tuning/radix_sort.md, run 14), where a median of a few jumps from one group to another between
   // processes and a mean moves by the share of each.
   auto over = [](const std::vector<double>& ms) {
     timing t;

@@ -199,7 +199,7 @@ struct case_def {
   /// Placements timed (`run --placements N` overrides): the case is set up and timed this many times, placement
   /// k with its buffers and inputs made while placement_spacer(k) is held, and the report takes the mean over
   /// the placements of each library's median. For cases whose time depends on where their buffers lie in
-  /// physical memory (the large sorts, docs/tuning.md, "Radix sort", runs 13-14); 1 for the others.
+  /// physical memory (the large sorts, docs/tuning/radix_sort.md, runs 13-14); 1 for the others.
   int placements = 1;
   /// A row of a policy sweep (`cuprim-lab sweep <family>`): taken only by the sweep command or by patterns that
   /// name it, never by the quick or full suites.

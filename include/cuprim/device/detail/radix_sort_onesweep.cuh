@@ -6,7 +6,7 @@
 // runs radix_onesweep_tile::run(): it loads its keys warp-striped (coalesced), ranks them with per-warp digit
 // counters (the lanes holding one digit are found with 8 ballots; the highest of them bumps the counter for all),
 // publishes its 256 digit counts as aggregates and, one thread per digit, looks back over the predecessors'
-// published counts (decoupled look-back, as in scan_kernel.cuh but with one chain per digit; status and count share
+// published counts (decoupled look-back, as in lookback.cuh but with one chain per digit; status and count share
 // one 32-bit word, so a relaxed store publishes both and no fence is needed) until it meets an inclusive prefix,
 // then publishes its own. Keys are exchanged through shared memory into digit order and written with near-coalesced
 // stores; values follow the same permutation (radix_sort_exchange.cuh).
