@@ -12,7 +12,30 @@ in several placements of its buffers (docs/lab.md, "Placements") shows the range
 """
 import json
 import os
+import subprocess
 import sys
+
+
+def build_commit(data):
+    """The commit a result was built from: the one whose git tree is the result's stamped tree id (the checkout's own
+    HEAD may be stale where the working tree was copied with an older .git; scripts/provenance.py), else what the
+    checkout said, marked when its sources differed from it."""
+    tree = data.get("tree")
+    if tree and tree != "unknown":
+        try:
+            out = subprocess.run(["git", "log", "--all", "--format=%h %T"], capture_output=True, text=True,
+                                 check=True, cwd=os.path.dirname(os.path.abspath(__file__))).stdout
+            for line in out.splitlines():
+                commit, t = line.split()
+                if t == tree:
+                    return commit
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    commit = data.get("commit", "?")
+    changes = data.get("changes")
+    if changes and changes != "none":
+        commit = f"{commit} + {changes} changes"
+    return commit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- perf:begin -->", "<!-- perf:end -->"
@@ -93,10 +116,7 @@ def load(path):
 
 def source_line(kind, path, data):
     dev = data.get("device", {})
-    commit = data.get("commit", "?")
-    changes = data.get("changes")
-    if changes and changes != "none":
-        commit = f"{commit} + changes {changes}"
+    commit = build_commit(data)
     ceiling = data.get("copy_ceiling_gbps")
     ceiling = f"{ceiling:.0f} GB/s" if ceiling else "not recorded"
     return (f"- {kind} ({dev.get('name', '?')}): `{path}`, commit `{commit}`, {str(data.get('date', '?'))[:10]}, "
