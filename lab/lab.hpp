@@ -213,7 +213,7 @@ struct case_def {
 void add_case(case_def c);
 const std::vector<case_def>& all_cases();
 /// A line printed in the header of a run that includes a case whose name starts with `name_prefix`
-/// (e.g. "reduce/" for the default policy, "reduce/policy/" for how to read the sweep's labels).
+/// (e.g. "reduce/" for the default policy, "reduce/sweep/" for how to read the sweep's labels).
 void add_note(const std::string& name_prefix, const std::string& line);
 std::vector<std::string> notes_for(const std::vector<const case_def*>& selected);
 struct result;

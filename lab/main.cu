@@ -1,4 +1,4 @@
-// lab/main.cu: the cuprim-lab command line (list, run, verify).
+// lab/main.cu: the cuprim-lab command line (list, run, verify, sweep; the transfer and ooc studies).
 #include "lab.hpp"
 
 #include <cuprim/core/device.hpp>

@@ -280,8 +280,11 @@ int run_ooc_study(int argc, char** argv) {
   if (!json.empty()) {
     std::FILE* f = std::fopen(json.c_str(), "w");
     if (f) {
-      std::fprintf(f, "{\n  \"study\": \"ooc\",\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"commit\": \"%s\",\n",
-                   env.device_name.c_str(), env.driver.c_str(), env.commit.c_str());
+      std::fprintf(f,
+                   "{\n  \"study\": \"ooc\",\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"commit\": \"%s\",\n"
+                   "  \"tree\": \"%s\",\n  \"changes\": \"%s\",\n  \"date\": \"%s\",\n",
+                   env.device_name.c_str(), env.driver.c_str(), env.commit.c_str(), env.tree.c_str(),
+                   env.changes.c_str(), env.date.c_str());
       std::fprintf(f, "  \"bytes_per_array\": %zu,\n  \"reps\": %d,\n  \"pinned_alloc_seconds_2_arrays\": %.4f,\n",
                    bytes, reps, pin_alloc_s);
       std::fprintf(f, "  \"policy\": %s,\n", policy.json.c_str());

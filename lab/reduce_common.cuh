@@ -1,4 +1,4 @@
-// lab/reduce_common.cuh: the pieces of the reduction family shared by reduce.cu and reduce_policy.cu
+// lab/reduce_common.cuh: the pieces of the reduction family shared by reduce.cu and reduce_sweep.cu
 // (operations, their CUB baselines, verification against cuprim::host, and the case builder).
 #pragma once
 

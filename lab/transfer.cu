@@ -252,7 +252,8 @@ int run_transfer_study(int argc, char** argv) {
                  env.device_name.c_str(), engines);
     std::fprintf(f, "  \"concurrent_managed_access\": %d,\n  \"driver\": \"%s\",\n", concurrent_managed,
                  env.driver.c_str());
-    std::fprintf(f, "  \"commit\": \"%s\",\n  \"date\": \"%s\",\n", env.commit.c_str(), env.date.c_str());
+    std::fprintf(f, "  \"commit\": \"%s\",\n  \"tree\": \"%s\",\n  \"changes\": \"%s\",\n  \"date\": \"%s\",\n",
+                 env.commit.c_str(), env.tree.c_str(), env.changes.c_str(), env.date.c_str());
     std::fprintf(f, "  \"rows\": [\n");
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const row& r = rows[i];

@@ -129,7 +129,7 @@ TEST(OocPlan, DefaultChunkFollowsTheMeasuredRates) {
 TEST(OocPlan, PolicyDescribesItself) {
   EXPECT_EQ(cuprim::describe(policy),
             "h2d_gbps=55.000000 chunk_overhead_us=4.000000 overhead_fraction=0.002500 min_chunk_bytes=1048576 "
-            "chunks_per_stream=4 streams_pinned=3 streams_staged=4 host_threads=8 by_stage=true");
+            "chunks_per_stream=4 streams_pinned=3 streams_staged=4 host_threads=8 order=by_stage");
   EXPECT_EQ(cuprim::to_json(policy).rfind("{\"policy\": \"ooc_policy\", \"h2d_gbps\": 55.0", 0), 0u);
 }
 

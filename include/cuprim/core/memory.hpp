@@ -96,7 +96,8 @@ public:
 
   /// Copies host.size() elements (≤ size()) from the host; asynchronous on stream() for pinned memory.
   void copy_from_host(std::span<const T> host) {
-    if (host.size() > size_) detail::throw_invalid("cuprim::device_buffer::copy_from_host", "host", "longer than the buffer");
+    if (host.size() > size_)
+      detail::throw_invalid("cuprim::device_buffer::copy_from_host", "host", "longer than the buffer");
     CUPRIM_CUDA_CHECK(cudaMemcpyAsync(data_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream_));
   }
   /// Copies the whole buffer to a new host vector; synchronises stream().
@@ -150,7 +151,8 @@ public:
   }
   pinned_buffer(const pinned_buffer&) = delete;
   pinned_buffer& operator=(const pinned_buffer&) = delete;
-  pinned_buffer(pinned_buffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  pinned_buffer(pinned_buffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
   pinned_buffer& operator=(pinned_buffer&& o) noexcept {
     if (this != &o) {
       release();

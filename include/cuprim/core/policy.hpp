@@ -110,11 +110,13 @@ void append_fields(std::string& s, const P& p, bool json) {
 template <class V>
 void append_value(std::string& s, const V& v, bool json) {
   if constexpr (described_policy<V>) {
-    s += json ? "{" : "{";
+    s += "{";
     append_fields(s, v, json);
     s += "}";
   } else if constexpr (std::is_same_v<V, bool>) {
     s += v ? "true" : "false";
+  } else if constexpr (std::is_convertible_v<V, const char*>) {  // a named choice, e.g. an enumerator's name
+    s += json ? "\"" + std::string(v) + "\"" : std::string(v);
   } else {
     s += std::to_string(v);
   }

@@ -8,6 +8,7 @@
 //   cuprim::radix_sort_keys(keys_in, keys_out, n, decomposer, [options,] stream)    user-struct keys (below)
 //   cuprim::radix_sort_pairs(keys_in, keys_out, values_in, values_out, n, decomposer, [options,] stream)
 //   ... <name>_workspace_bytes<...>(n) sizes the explicit workspace (monotonic in n; 0 for small inputs).
+// The options come before the stream: pass {} for the defaults (radix_sort_keys(in, out, n, {}, stream)).
 //
 // Order. Stable: keys that compare equal keep their input order (values travel with their keys), ascending or
 // descending (options.order). Keys: any integer type (8 to 64 bits, signed or unsigned), float, double, __half,

@@ -8,7 +8,8 @@
 //   cuprim::exclusive_segmented_scan(in, head_flags, out, n, op, init, stream)
 //   cuprim::inclusive_segmented_scan(in, offsets, num_segments, out, n, op, stream)       segment s is
 //   cuprim::exclusive_segmented_scan(in, offsets, num_segments, out, n, op, init, stream) [offsets[s], offsets[s+1])
-//   ... each with a `workspace` overload (before the stream) sized by cuprim::segmented_scan_workspace_bytes<In, Out>(n).
+//   ... each with a `workspace` overload (before the stream) sized by
+//       cuprim::segmented_scan_workspace_bytes<In, Out>(n).
 //
 // Segments. By key: maximal runs of consecutive keys equal under key_eq (default ==; a functor on host and
 // device). By flags: element i starts a segment when head_flags[i] != 0 (any integer or bool type). By offsets

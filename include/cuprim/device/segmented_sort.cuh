@@ -4,6 +4,7 @@
 //   cuprim::segmented_sort_pairs(keys_in, keys_out, values_in, values_out, n, num_segments, offsets, [ws,]
 //                                [options,] stream)
 //   ... <name>_workspace_bytes<K, [V,] Offset>(n, num_segments) sizes the explicit workspace.
+// The options come before the stream: pass {} for the defaults.
 //
 // Segment s is [offsets[s], offsets[s + 1]) (CSR offsets: num_segments + 1 entries of an integer type in device
 // memory, non-decreasing, within [0, n]); each segment of keys_out receives the keys of the same segment of

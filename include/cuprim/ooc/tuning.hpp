@@ -49,7 +49,7 @@ struct ooc_policy {
     f("streams_pinned", streams_pinned);
     f("streams_staged", streams_staged);
     f("host_threads", host_threads);
-    f("by_stage", order == issue_order::by_stage);
+    f("order", order == issue_order::by_stage ? "by_stage" : "by_chunk");
   }
 };
 

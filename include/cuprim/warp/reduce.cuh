@@ -6,8 +6,9 @@
 //   T warp::reduce_ordered(v, op)     lane order kept (v0 ⊕ v1 ⊕ ... ⊕ v31), for non-commutative
 //                                     operators; every lane receives the result.
 //
-// `op` must be associative and, except for reduce_ordered and the partial form, commutative. All 32 lanes must call (the partial form included: lanes past
-// `valid` still call, their value is ignored). Nothing here relies on implicit warp-synchronous execution.
+// `op` must be associative and, except for reduce_ordered and the partial form, commutative. All 32 lanes must call
+// (the partial form included: lanes past `valid` still call, their value is ignored). Nothing here relies on
+// implicit warp-synchronous execution.
 #pragma once
 
 #include <cuprim/warp/shuffle.cuh>

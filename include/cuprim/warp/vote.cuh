@@ -10,6 +10,8 @@ __device__ __forceinline__ bool any(bool pred, unsigned mask = 0xffffffffu) { re
 /// Bit i set when `pred` holds on lane i (lanes outside mask read as 0).
 __device__ __forceinline__ unsigned ballot(bool pred, unsigned mask = 0xffffffffu) { return __ballot_sync(mask, pred); }
 /// Number of lanes in mask where `pred` holds.
-__device__ __forceinline__ int count(bool pred, unsigned mask = 0xffffffffu) { return __popc(__ballot_sync(mask, pred)); }
+__device__ __forceinline__ int count(bool pred, unsigned mask = 0xffffffffu) {
+  return __popc(__ballot_sync(mask, pred));
+}
 
 }  // namespace cuprim::warp

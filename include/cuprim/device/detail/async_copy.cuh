@@ -72,7 +72,8 @@ __device__ __forceinline__ void mbarrier_wait(unsigned long long* bar, unsigned 
   }
 }
 
-__device__ __forceinline__ void bulk_load(void* smem_dst, const void* gmem_src, unsigned bytes, unsigned long long* bar) {
+__device__ __forceinline__ void bulk_load(void* smem_dst, const void* gmem_src, unsigned bytes,
+                                          unsigned long long* bar) {
 #ifdef CUPRIM_HAS_BULK_COPY
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
                    smem_address(smem_dst)),

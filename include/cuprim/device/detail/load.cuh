@@ -56,12 +56,14 @@ __device__ __forceinline__ T load_cg(const T* p) {
   if constexpr (sizeof(T) % 4 == 0 && alignof(T) >= 4) {
     unsigned words[sizeof(T) / 4];
 #pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(T) / 4); ++i) words[i] = __ldcg(reinterpret_cast<const unsigned*>(p) + i);
+    for (int i = 0; i < static_cast<int>(sizeof(T) / 4); ++i)
+      words[i] = __ldcg(reinterpret_cast<const unsigned*>(p) + i);
     std::memcpy(&value, words, sizeof(T));
   } else {
     unsigned char bytes[sizeof(T)];
 #pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(T)); ++i) bytes[i] = __ldcg(reinterpret_cast<const unsigned char*>(p) + i);
+    for (int i = 0; i < static_cast<int>(sizeof(T)); ++i)
+      bytes[i] = __ldcg(reinterpret_cast<const unsigned char*>(p) + i);
     std::memcpy(&value, bytes, sizeof(T));
   }
   return value;

@@ -1,8 +1,10 @@
 // cuprim/device/detail/radix_sort_block.cuh: the one-block sort of small inputs (up to radix_sort_policy's
-// small_tile() keys): radix_small_kernel loads them into one block and runs every pass in registers and shared
-// memory, one launch in all, with no workspace. The segmented sort's one-block-per-segment kernel runs the same body
-// (radix_small_sort). Also what the cluster sort (radix_sort_cluster.cuh) shares with it: the parameters, the
-// block's loads and stores, and the digit counts and scan of one pass.
+// small_tile() keys; the device-wide sort gives it inputs up to cluster_threads keys, the cluster sort the next ones,
+// and the segmented sort segments up to small_tile()): radix_small_kernel loads them into one block and runs every
+// pass in registers and shared memory, one launch in all, with no workspace. The segmented sort's
+// one-block-per-segment kernel runs the same body (radix_small_sort). Also what the cluster sort
+// (radix_sort_cluster.cuh) shares with it: the parameters, the block's loads and stores, and the digit counts and
+// scan of one pass.
 #pragma once
 
 #include <cuprim/core/policy.hpp>

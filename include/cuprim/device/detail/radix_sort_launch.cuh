@@ -1,10 +1,11 @@
 // cuprim/device/detail/radix_sort_launch.cuh: the launches of a radix sort, for the entry points of
 // device/radix_sort.cuh once their arguments are validated and their workspace planned (radix_sort_problem.cuh).
 //
-//   radix_sort_core     n ≤ small_tile(): one block (radix_sort_block.cuh); n ≤ cluster_tile(): one cluster
-//                       (radix_sort_cluster.cuh); larger: the upfront histogram and the digits' output starts
-//                       (radix_sort_prologue, radix_sort_histogram.cuh), then one one-sweep launch per pass and
-//                       portion (radix_sort_passes, radix_sort_onesweep.cuh)
+//   radix_sort_core     n ≤ cluster_threads: one block (radix_sort_block.cuh); n ≤ cluster_tile(): one cluster
+//                       (radix_sort_cluster.cuh), so the one-block sort takes no more than cluster_threads keys
+//                       although it could hold small_tile(); larger: the upfront histogram and the digits' output
+//                       starts (radix_sort_prologue, radix_sort_histogram.cuh), then one one-sweep launch per pass
+//                       and portion (radix_sort_passes, radix_sort_onesweep.cuh)
 //   radix_sort_packed   pairs of 4-byte integer keys and 4-byte values as 8-byte keys (radix_sort_policy's pack)
 //   radix_sort_gather   values wider than 8 bytes: the core on (key, index) pairs, then one gather
 #pragma once

@@ -77,7 +77,8 @@ reduce_kernel(const In* in, std::uint64_t n, std::uint64_t head, Out* out, Acc i
       In v[U][V];
       const In* base = body + t * tile_elems;
 #pragma unroll
-      for (int k = 0; k < U; ++k) load_vector<In, P.vector_bytes, ReadOnly>(base + (std::uint64_t(k) * TH + tid) * V, v[k]);
+      for (int k = 0; k < U; ++k)
+        load_vector<In, P.vector_bytes, ReadOnly>(base + (std::uint64_t(k) * TH + tid) * V, v[k]);
 #pragma unroll
       for (int k = 0; k < U; ++k) {
         std::uint64_t i0 = head + t * tile_elems + (std::uint64_t(k) * TH + tid) * V;
@@ -90,7 +91,8 @@ reduce_kernel(const In* in, std::uint64_t n, std::uint64_t head, Out* out, Acc i
       In v[U][V];
       const In* base = body + t * tile_elems;
 #pragma unroll
-      for (int k = 0; k < U; ++k) load_vector<In, P.vector_bytes, ReadOnly>(base + (std::uint64_t(k) * TH + tid) * V, v[k]);
+      for (int k = 0; k < U; ++k)
+        load_vector<In, P.vector_bytes, ReadOnly>(base + (std::uint64_t(k) * TH + tid) * V, v[k]);
 #pragma unroll
       for (int k = 0; k < U; ++k) {
         std::uint64_t i0 = head + t * tile_elems + (std::uint64_t(k) * TH + tid) * V;
@@ -111,7 +113,8 @@ reduce_kernel(const In* in, std::uint64_t n, std::uint64_t head, Out* out, Acc i
     valid_threads = n < TH ? static_cast<int>(n) : TH;
     if (static_cast<std::uint64_t>(tid) < n) {
       acc = feed<Acc>(f, in[tid], tid);
-      for (std::uint64_t i = tid + TH; i < n; i += TH) acc = step<indexed_transform<F>>(op, acc, feed<Acc>(f, in[i], i));
+      for (std::uint64_t i = tid + TH; i < n; i += TH)
+        acc = step<indexed_transform<F>>(op, acc, feed<Acc>(f, in[i], i));
     }
   }
 

@@ -53,7 +53,8 @@ template <class T>
 constexpr reduce_policy reduce_policy_for(int arch) {
   (void)arch;  // sm_90 rows serve every architecture until another is measured
   // sm_90, every arithmetic type: H200, 2^28 float sums, `cuprim-lab sweep reduce`: 1.018x CUB (256/4/4 1.009x,
-  // 1024/4/2 1.018x, 512/2/4 1.007x, 512/8/4 0.994x); 16-byte loads make the bytes in flight the same for any size.
+  // 512/2/4 1.007x, 512/8/4 0.994x; 1024/4/2, outside today's sweep, 1.018x); 16-byte loads: the same bytes in flight
+  // for any size.
   if (detail::vectorizable_v<T, 16>) return {.threads = 512, .vector_bytes = 16, .unroll = 4, .blocks_per_sm = 4};
   // sm_90, user structs (one element per load slot): not measured.
   return {.threads = 256, .vector_bytes = 16, .unroll = 4, .blocks_per_sm = 4};

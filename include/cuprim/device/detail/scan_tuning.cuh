@@ -77,8 +77,9 @@ struct lookback_pipeline_policy {
 
 /// The scan with the pipeline for large inputs. Calls the pipeline does not take run one tile per block: under
 /// `small` up to small_max elements (0: no small tile; the tile that suits a few tiles per launch is smaller than the
-/// one that suits a grid of one tile per SM), under `classic` above; from one classic tile up to 8 tiles of 512
-/// threads × 4 vectors, one thread-block cluster (device/scan.cuh).
+/// one that suits a grid of one tile per SM), under `classic` above; from above the first tile (the small tile where
+/// small_max applies, else the classic one) up to 8 tiles of 512 threads × 4 vectors, one thread-block cluster
+/// (device/scan.cuh).
 struct scan_pipeline_policy {
   static constexpr const char* name = "scan_pipeline_policy";
   lookback_pipeline_policy pipeline{};

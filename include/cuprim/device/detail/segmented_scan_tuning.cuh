@@ -9,8 +9,8 @@ namespace cuprim {
 
 /// The segmented scans run the scan's one-tile-per-block kernel over (segment start, value) pairs: `tile` is its
 /// shape (scan_policy: threads, vector bytes, vectors per thread, the look-back's back-off); a pair takes twice the
-/// registers of a plain value. The rows keep 32 elements per thread whatever the input's size (1- and 2-byte inputs
-/// take 2 and 4 vectors).
+/// registers of a plain value. The rows keep 32 elements per thread for inputs of up to 4 bytes (1- and 2-byte inputs
+/// take 2 and 4 vectors) and 16 for 8-byte inputs (8 vectors of two).
 struct segmented_scan_policy {
   static constexpr const char* name = "segmented_scan_policy";
   scan_policy tile{.threads = 256, .vector_bytes = 16, .vectors = 8};
