@@ -4,7 +4,7 @@
 // running total (inclusive scan, carried across chunks), the readings above a threshold (select_if) and a
 // histogram of the values. Each result is checked against the same computation on the host.
 //
-//   build/examples/06_out_of_core
+//   build/examples/06_ooc
 #include <cuprim/ooc.cuh>
 
 #include <algorithm>
@@ -20,7 +20,7 @@ struct above {
 
 int main() {
   if (!cuprim::has_device()) {
-    std::puts("06_out_of_core: no CUDA device found; this example needs a GPU.");
+    std::puts("06_ooc: no CUDA device found; this example needs a GPU.");
     return 77;  // reported as skipped by the test suite
   }
   const std::int64_t n = 43'200'007;
