@@ -115,6 +115,7 @@ CUPRIM_HD bool is_nan(const T& x) {
 /// every number (the first NaN is reported, as numpy does). Associative and commutative.
 template <bool Max>
 struct arg_op {
+  static constexpr bool max = Max;  ///< argmax (true) or argmin (false)
   template <class T>
   CUPRIM_HD arg_result<T> operator()(const arg_result<T>& a, const arg_result<T>& b) const {
     if (a.index < 0) return b;
