@@ -21,9 +21,9 @@
 // (a few KiB) from cuprim::current_resource(), a caching stream-ordered pool. The explicit-workspace overloads
 // allocate nothing and can be captured in a CUDA graph.
 //
-// Determinism. For a given n, input alignment and device (SM count), the order of every operation is fixed, so
-// floating-point results are bitwise identical from run to run. Across GPUs with a different SM count the grid
-// changes and results may differ in the last bits (within the error bound of a blocked, pairwise summation).
+// Determinism (core/functional.cuh defines it): the order of operations depends on n, the input's alignment, the
+// policy and the SM count (the grid is blocks_per_sm × SMs), so results are bitwise identical run to run on one GPU
+// model; elsewhere they may differ in the last bits, within the error bound of a blocked, pairwise summation.
 //
 // Policy. Each entry point takes an optional cuprim::reduce_policy as its first template argument (default
 // cuprim::tuned: the row of reduce_policy_for for the device; device/detail/reduce_tuning.cuh).
