@@ -137,7 +137,7 @@ void register_reduce() {
   add_production<__half, rop::sum>(pow2(28), false);
   add_production<float, rop::min>(pow2(28), false);
   add_production<float, rop::max>(pow2(28), false);
-  add_production<float, rop::argmin>(pow2(28), false);
+  add_production<float, rop::argmin>(pow2(28), true);  // quick: the arg-reduction pass
 
   // The ladder: int32 at 2^24 (the seed's setting) in the quick suite, float at 2^28 in the full one.
   add_ladder<std::int32_t>(pow2(24), true);

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -254,6 +255,13 @@ void check_arg(rng& r) {
     check_arg_planted(r, data, {lo, hi, lo, hi, lo, hi}, "planted extremes");
   }
   check_arg_on(test_data<T>(std::vector<T>(m, from_double<T>(7))), sizes, "all equal");
+  // Sorted data: every tile of a thread holds a new maximum (ascending) or minimum (descending), the worst case of
+  // the arithmetic types' first pass, which searches a tile for its extreme only when the extreme beats the best.
+  std::vector<T> ascending = random_vector<T>(r, m);
+  std::sort(ascending.begin(), ascending.end(), [](const T& a, const T& b) { return to_double(a) < to_double(b); });
+  check_arg_on(test_data<T>(ascending), sizes, "ascending");
+  std::reverse(ascending.begin(), ascending.end());
+  check_arg_on(test_data<T>(ascending), sizes, "descending");
 }
 
 /// argmin / argmax with NaNs planted among random numbers (the first NaN is reported, however small or large the

@@ -1,8 +1,19 @@
 // cuprim/core/functional.cuh: operators, value traits and small types shared by every algorithm.
 //
 // Operators are callable on host and device. The reduction operators are associative and commutative for
-// integers; for floating point they are commutative and associative up to rounding (results depend on the
-// order of evaluation, which cuprim fixes for a given n, device and launch configuration: see device/reduce.cuh).
+// integers; for floating point they are commutative and associative up to rounding, so results depend on the order
+// of evaluation, which cuprim fixes as follows.
+//
+// Determinism (every device-wide call that combines values: reduce, transform_reduce, sum, argmin/argmax, the scans,
+// the segmented reductions and scans). The order of every operation is a function of
+//   - the arguments that shape the work: n, and for segmented calls the offsets, keys or head flags;
+//   - the byte alignment of the input pointers (the first whole vector decides where tiles start);
+//   - the policy the call runs (for cuprim::tuned, the table's row for the device's tuned architecture);
+//   - where the grid is sized from the device (reduce and its forms, the segmented reductions), its SM count;
+// and of nothing else: not of timing or scheduling, the stream, the workspace's address or contents, or earlier
+// calls. So a call repeated on the same GPU model gives bitwise identical results; on a GPU with another SM count or
+// another table row, or with the input at another alignment, results may differ in their last bits, within the
+// algorithm's error bound. Each header names which of these inputs apply to it.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -115,6 +126,7 @@ CUPRIM_HD bool is_nan(const T& x) {
 /// every number (the first NaN is reported, as numpy does). Associative and commutative.
 template <bool Max>
 struct arg_op {
+  static constexpr bool max = Max;  ///< argmax (true) or argmin (false)
   template <class T>
   CUPRIM_HD arg_result<T> operator()(const arg_result<T>& a, const arg_result<T>& b) const {
     if (a.index < 0) return b;

@@ -21,9 +21,9 @@
 // (a few KiB) from cuprim::current_resource(), a caching stream-ordered pool. The explicit-workspace overloads
 // allocate nothing and can be captured in a CUDA graph.
 //
-// Determinism. For a given n, input alignment and device (SM count), the order of every operation is fixed, so
-// floating-point results are bitwise identical from run to run. Across GPUs with a different SM count the grid
-// changes and results may differ in the last bits (within the error bound of a blocked, pairwise summation).
+// Determinism (core/functional.cuh defines it): the order of operations depends on n, the input's alignment, the
+// policy and the SM count (the grid is blocks_per_sm × SMs), so results are bitwise identical run to run on one GPU
+// model; elsewhere they may differ in the last bits, within the error bound of a blocked, pairwise summation.
 //
 // Policy. Each entry point takes an optional cuprim::reduce_policy as its first template argument (default
 // cuprim::tuned: the row of reduce_policy_for for the device; device/detail/reduce_tuning.cuh).
@@ -40,6 +40,7 @@
 #include <cuprim/core/policy.hpp>
 #include <cuprim/core/validate.hpp>
 #include <cuprim/device/detail/launch.cuh>
+#include <cuprim/device/detail/reduce_arg_kernel.cuh>
 #include <cuprim/device/detail/reduce_kernel.cuh>
 #include <cuprim/device/detail/reduce_tuning.cuh>
 
@@ -98,8 +99,16 @@ void reduce_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op o
   const unsigned grid = reduce_grid<P>(in, n);
   using vt = vector_traits<In, P.vector_bytes>;
   const std::uint64_t head = vt::vectorized ? misaligned_head(in, n, P.vector_bytes) : 0;
-  reduce_kernel<policy_constant<P>, reduce_finish::partials_only, true>
-      <<<grid, P.threads, 0, stream>>>(in, n, head, out, init, op, f, partials, nullptr);
+  // argmin / argmax with a full tile for every block take their extremes first (reduce_arg_kernel.cuh).
+  bool arg_pass = false;
+  if constexpr (arg_reduction_v<In, F, Op>) {
+    arg_pass = n - head >= std::uint64_t(P.threads) * P.unroll * vt::elems;
+    if (arg_pass)
+      arg_reduce_kernel<policy_constant<P>, Op::max><<<grid, P.threads, 0, stream>>>(in, n, head, out, init, partials);
+  }
+  if (!arg_pass)
+    reduce_kernel<policy_constant<P>, reduce_finish::partials_only, true>
+        <<<grid, P.threads, 0, stream>>>(in, n, head, out, init, op, f, partials, nullptr);
   check_launch(fn);
   if (grid == 1) return;  // one block wrote *out itself
   constexpr reduce_policy final_policy = reduce_policy_for<Acc>(Arch);
@@ -127,14 +136,6 @@ void transform_reduce_run(const char* fn, const In* in, Out* out, std::int64_t n
     });
   });
 }
-
-template <class In, class Acc>
-struct arg_transform {
-  static constexpr bool indexed = true;
-  __host__ __device__ arg_result<Acc> operator()(const In& x, std::int64_t i) const {
-    return {convert<Acc>(x), i};
-  }
-};
 
 }  // namespace detail
 

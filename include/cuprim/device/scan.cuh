@@ -25,10 +25,9 @@
 // aggregator, look-back and scan warps; device/detail/scan_pipeline_kernel.cuh) that keeps loads in flight while
 // tiles wait for their prefixes.
 //
-// Floating-point results are bitwise identical from run to run on the same GPU: every tile's published prefix
-// is the left fold P(t) = P(t-1) ⊕ A(t), and the look-back folds left to right from whatever prefix it meets,
-// which gives that same value whichever it meets (the order of operations depends only on n, the policy and the
-// input's alignment).
+// Determinism (core/functional.cuh defines it): the order of operations depends on n, the policy and the input's
+// alignment, not on the SM count: every tile's published prefix is the left fold P(t) = P(t-1) ⊕ A(t), and the
+// look-back folds left to right from whatever prefix it meets, which gives that same value whichever it meets.
 //
 // Policy. Each entry point takes an optional policy as its first template argument: cuprim::tuned (the default:
 // the row of scan_policy_for<In> for the device, device/detail/scan_tuning.cuh), a cuprim::scan_policy (one tile

@@ -22,8 +22,8 @@
 // Work is balanced over segment ends and elements together (a merge path, see
 // detail/segmented_reduce_kernel.cuh), so any mix of segment sizes runs at the same rate per item: many empty or
 // tiny segments, a few huge ones, or both. One launch (plus a small memset of the workspace); the grid is a fixed
-// number of blocks per SM. Floating-point results are bitwise identical from run to run on the same GPU (the
-// order of operations depends only on the offsets, the input's alignment and the SM count).
+// number of blocks per SM. Determinism (core/functional.cuh defines it): the order of operations depends on the
+// offsets, the input's alignment, the policy and the SM count.
 //
 // Policy. Each entry point takes an optional cuprim::segmented_reduce_policy as its first template argument (default
 // cuprim::tuned: the row of segmented_reduce_policy_for<In, Acc> for the device;

@@ -23,7 +23,8 @@
 //
 // One pass: the single-pass decoupled look-back scan of scan.cuh over (segment start, value) pairs under the
 // segmented operator (detail/segmented_scan_kernel.cuh); the offsets form first marks segment starts in a bitmask
-// in the workspace (n/8 bytes). Floating-point results are bitwise identical from run to run on the same GPU.
+// in the workspace (n/8 bytes). Determinism (core/functional.cuh defines it): the order of operations depends on n,
+// the segments, the policy and the input's alignment, as for scan.cuh.
 //
 // Policy. Each entry point takes an optional cuprim::segmented_scan_policy as its first template argument (default
 // cuprim::tuned: the row of segmented_scan_policy_for<In> for the device; device/detail/segmented_scan_tuning.cuh).
