@@ -11,9 +11,9 @@
 //   ... each with a `workspace` overload sized by the matching *_workspace_bytes function.
 //
 // The plain forms overwrite all num_bins counters (they are zeroed on `stream` first); the _add forms never zero.
-// Everything is ordered on `stream`; no entry point synchronises it, except that histogram_range copies its
-// converted edges from host memory with cudaMemcpyAsync, which for pageable memory may wait for work already
-// queued on the stream.
+// Everything is ordered on `stream`; no entry point waits for it. The range forms carry their converted edges to
+// the workspace in kernel parameters (a copy from pageable host memory would wait for the stream): the host's
+// edges array may be freed as soon as the call returns.
 //
 // Samples: uint8_t … uint64_t, int8_t … int64_t, __half, float, double. Counters: uint32_t or uint64_t (any 4- or
 // 8-byte unsigned integer). A uint32 counter counts modulo 2^32: a bin that receives 2^32 samples or more (summed

@@ -1,6 +1,6 @@
 // cuprim/device/detail/histogram_launch.cuh: running a validated histogram call: the binners built from its
-// levels (edges copied to the workspace), the outputs zeroed, and the kernel of its plan launched over slices of
-// the input, as the zeroing's programmatic dependent launch.
+// levels (edges carried to the workspace in kernel parameters), the outputs zeroed, and the kernel of its plan
+// launched over slices of the input, as the zeroing's programmatic dependent launch.
 #pragma once
 
 #include <cuprim/core/device.hpp>
@@ -142,7 +142,7 @@ void hist_run_range(const char* fn, const hist_request<S, C, Level>& r, const hi
     std::vector<K> keys;
     hist_prepare_edges<S, Level>(fn, r.bins[k], r.edges[k], keys);
     K* dst = L.edges[k].in(ws);
-    CUPRIM_CUDA_CHECK(cudaMemcpyAsync(dst, keys.data(), keys.size() * sizeof(K), cudaMemcpyHostToDevice, stream));
+    upload_async(fn, dst, keys.data(), keys.size() * sizeof(K), stream);  // no wait for the stream
     b[k] = {dst, r.bins[k]};
   }
   hist_count<Multi>(fn, r, b, overwrite, stream, launch);

@@ -8,7 +8,8 @@
 //
 // Every programmatic dependent launch of cuprim goes through try_launch_dependent (launch_dependent_smem and
 // launch_dependent throw on failure). Also here: the configuration of a one-cluster launch
-// (cluster_launch_config), and the occupancy of kernels that use sm_90 bulk copies (bulk_kernel_blocks_per_sm).
+// (cluster_launch_config), host data carried to the device in kernel parameters (upload_async), and the occupancy
+// of kernels that use sm_90 bulk copies (bulk_kernel_blocks_per_sm).
 #pragma once
 
 #include <cuprim/core/device.hpp>
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstring>
 #include <utility>
 
 namespace cuprim::detail {
@@ -57,6 +59,40 @@ inline void zero_async(const char* fn, void* p, std::size_t bytes, cudaStream_t 
   const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(most, (words + threads - 1) / threads)));
   zero_words_kernel<<<blocks, threads, 0, stream>>>(static_cast<uint4*>(p), words);
   check_launch(fn);
+}
+
+/// One piece of host data carried to the device as a kernel parameter (by value). Kernel parameters are copied
+/// when the launch is queued, so a copy made this way never waits for the stream, whatever memory the host data
+/// lives in (cudaMemcpyAsync from pageable memory waits for the work queued before it). Since CUDA 12.1 a kernel
+/// of compute capability 7.0 or later takes up to 32,764 bytes of parameters; before, 4,096.
+struct upload_chunk {
+#if CUDART_VERSION >= 12010
+  static constexpr std::size_t capacity = 32768 - 256;
+#else
+  static constexpr std::size_t capacity = 4096 - 256;
+#endif
+  alignas(16) unsigned char bytes[capacity];
+};
+
+template <class Chunk>
+__global__ void upload_kernel(unsigned char* dst, Chunk chunk, unsigned count) {
+  for (unsigned i = threadIdx.x; i < count; i += blockDim.x) dst[i] = chunk.bytes[i];
+}
+
+/// Copies `bytes` of host memory at `src` to device memory at `dst` in stream order, without waiting for the
+/// stream: one small kernel per upload_chunk::capacity bytes, the data in its parameters. For the few kilobytes
+/// of levels or edges a call takes from the host (a histogram's edges); bulk data belongs in cudaMemcpyAsync
+/// from pinned memory. `src` may be freed as soon as this returns.
+inline void upload_async(const char* fn, void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  auto* to = static_cast<unsigned char*>(dst);
+  const auto* from = static_cast<const unsigned char*>(src);
+  for (std::size_t done = 0; done < bytes; done += upload_chunk::capacity) {
+    const std::size_t count = std::min(upload_chunk::capacity, bytes - done);
+    upload_chunk chunk;
+    std::memcpy(chunk.bytes, from + done, count);
+    upload_kernel<upload_chunk><<<1, 256, 0, stream>>>(to + done, chunk, unsigned(count));
+    check_launch(fn);
+  }
 }
 
 /// A launch configuration of grid × block threads with `smem` bytes of dynamic shared memory and one launch
