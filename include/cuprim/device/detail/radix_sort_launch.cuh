@@ -36,9 +36,33 @@ void radix_allow_smem(Kernel kernel, std::size_t bytes) {
     CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
 }
 
+// Test hooks of the cluster sort (tests/device/radix_sort_api_test.cu, radix_sort_paths_test.cu): the 8-block shape
+// on devices that take 16, and the two fallbacks that no test device takes on its own (a failed occupancy query, a
+// refused 16-block launch). Unarmed, each costs one relaxed load where the sort reads it.
+
 /// The most blocks the cluster sort may use, whatever the device allows (16, the largest non-portable size, by
 /// default). A hook for tests: set to 8 it runs the portable shape on devices that take 16.
 inline std::atomic<int> radix_cluster_blocks_cap{16};
+
+/// A hook for tests: true makes the next occupancy query of radix_cluster_blocks_max report failure (the query is
+/// not made; the hook goes back to false), so that call runs as 8 blocks and caches nothing. A call that finds the
+/// device's answer cached makes no query and leaves the hook set.
+inline std::atomic<bool> radix_cluster_fail_next_query{false};
+
+/// A hook for tests: a cudaError_t other than cudaSuccess (cudaErrorInvalidClusterSize or
+/// cudaErrorLaunchOutOfResources) makes the next cluster sort take 16 blocks as its most, whatever the device's
+/// answer, and treats its launch of more than 8 blocks as refused with that error: nothing is set or launched for
+/// it, and the sort goes on as after a real refusal (the error cleared, 8 cached for the device, 8 blocks
+/// launched). The hook goes back to cudaSuccess at the sort's start, whatever n is.
+inline std::atomic<int> radix_cluster_refuse_next{cudaSuccess};
+
+/// Takes a hook's armed value: the value, reset to `off`, where it differs from `off`; `off` (one relaxed load,
+/// nothing written) where it does not.
+template <class T>
+T radix_take_hook(std::atomic<T>& hook, T off) {
+  if (hook.load(std::memory_order_relaxed) == off) return off;
+  return hook.exchange(off, std::memory_order_relaxed);
+}
 
 /// Per device ordinal, the most blocks a cluster of the kernel Tag names may have: 0 until asked, then 16 or 8.
 template <class Tag>
@@ -62,7 +86,8 @@ int radix_cluster_blocks_max(Kernel kernel, int threads, std::size_t smem) {
     cudaLaunchAttribute attr[1];
     const cudaLaunchConfig_t cfg = cluster_launch_config(16, threads, smem, nullptr, attr);
     int clusters = 0;
-    answered = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess;
+    answered = !radix_take_hook(radix_cluster_fail_next_query, false) &&
+               cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess;
     if (answered && clusters > 0) result = 16;
   }
   (void)cudaGetLastError();  // a refused query is an answer, not an error (none was pending: the caller checked)
@@ -76,20 +101,23 @@ int radix_cluster_blocks_max(Kernel kernel, int threads, std::size_t smem) {
 /// to 8 or 16) that spread n keys at most P.cluster_items per thread, each block with the fewest keys per thread
 /// that hold its share. Should the device refuse a cluster of 16 that the occupancy query allowed (another
 /// process's partition of the GPU, for one), the sort runs as 8 blocks and the device's answer becomes 8: 8 blocks
-/// always hold a cluster tile.
+/// always hold a cluster tile. (radix_cluster_refuse_next, a test hook, simulates such a refusal.)
 template <radix_sort_policy P, class K, class V>
 void radix_cluster_sort(const radix_sort_problem& pb, const radix_small_params<K, V>& sp) {
   using smem_t = radix_cluster_smem<P.cluster_threads, P.cluster_items, K, V>;
   auto kernel = radix_cluster_kernel<policy_constant<P.cluster_part()>, K, V>;
   radix_allow_smem(kernel, sizeof(smem_t));
-  const int most = std::min(radix_cluster_blocks_max<smem_t>(kernel, P.cluster_threads, sizeof(smem_t)),
-                            radix_cluster_blocks_cap.load(std::memory_order_relaxed));
+  const int answer = std::min(radix_cluster_blocks_max<smem_t>(kernel, P.cluster_threads, sizeof(smem_t)),
+                              radix_cluster_blocks_cap.load(std::memory_order_relaxed));
+  const auto refusal = cudaError_t(radix_take_hook(radix_cluster_refuse_next, int(cudaSuccess)));
+  const int most = refusal != cudaSuccess ? 16 : answer;
   auto launch = [&](int limit) {
     constexpr std::uint64_t T = P.cluster_threads;
     unsigned blocks = 1;
     while (blocks < unsigned(limit) && blocks * T < pb.n) blocks *= 2;
     int log_items = 0;
     while ((std::uint64_t(blocks) * T << log_items) < pb.n) ++log_items;
+    if (blocks > 8 && refusal != cudaSuccess) return std::pair{blocks, refusal};  // the test hook's refusal
     if (blocks > 8) CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     cudaLaunchAttribute attr[1];
     const cudaLaunchConfig_t cfg = cluster_launch_config(blocks, int(T), sizeof(smem_t), pb.stream, attr);
