@@ -2,10 +2,15 @@
 // allocations forbidden, launched twice on fresh inputs, checked against cuprim::host (tests/common/graph.hpp).
 // Sizes take every path of the default policy: one block, one thread-block cluster (up to 2^16 4-byte elements),
 // the one-tile-per-block look-back scan, and the persistent pipeline (from 2^22 elements, aligned arrays).
+//
+// ScanAsync: every asynchronous entry point of the family (inclusive_scan, exclusive_scan, each allocating and with
+// a workspace; inclusive_sum, exclusive_sum) returns before a kernel queued ahead of it on its stream has finished,
+// and its work runs behind that kernel (tests/common/stream_gate.hpp), at the same sizes.
 #include <cuprim/device/scan.cuh>
 #include <cuprim/host/scan.hpp>
 
 #include "common/graph.hpp"
+#include "common/stream_gate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -68,6 +73,82 @@ TEST_F(ScanGraph, ExclusiveMaxFloat) {
       [](const float* in, float* out, std::int64_t n) {
         cuprim::host::exclusive_scan(in, out, n, cuprim::maximum{}, -1e30f);
       });
+}
+
+// ---- asynchrony: each entry point returns while the stream is held up ahead of it
+
+class ScanAsync : public async_test {
+protected:
+  /// expect_async of device(in, out, n, ws, stream) over n fresh uint32 values at every size, against host.
+  template <class Sizer, class Device, class Host>
+  void check(const std::string& entry, Sizer ws_bytes, Device device, Host host) {
+    CUPRIM_TEST_RNG(r);
+    expect_async_n_outputs<std::uint32_t>(
+        entry, scan_sizes, ws_bytes,
+        [&](staged_uploads& up, cuprim::device_buffer<std::uint32_t>& in) { return up.random(r, in); }, device, host);
+  }
+  static std::size_t ws_bytes(std::int64_t n) { return cuprim::scan_workspace_bytes<std::uint32_t, std::uint32_t>(n); }
+};
+
+void inclusive_plus_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+  cuprim::host::inclusive_scan(in, out, n, cuprim::plus{});
+}
+void exclusive_plus_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+  cuprim::host::exclusive_scan(in, out, n, cuprim::plus{}, 5u);
+}
+
+TEST_F(ScanAsync, InclusiveScan) {
+  check(
+      "cuprim::inclusive_scan", no_workspace,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
+        cuprim::inclusive_scan(in, out, n, cuprim::plus{}, s);
+      },
+      inclusive_plus_host);
+}
+
+TEST_F(ScanAsync, InclusiveScanWorkspace) {
+  check(
+      "cuprim::inclusive_scan (workspace)", ws_bytes,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::inclusive_scan(in, out, n, cuprim::plus{}, ws, s);
+      },
+      inclusive_plus_host);
+}
+
+TEST_F(ScanAsync, ExclusiveScan) {
+  check(
+      "cuprim::exclusive_scan", no_workspace,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
+        cuprim::exclusive_scan(in, out, n, cuprim::plus{}, 5u, s);
+      },
+      exclusive_plus_host);
+}
+
+TEST_F(ScanAsync, ExclusiveScanWorkspace) {
+  check(
+      "cuprim::exclusive_scan (workspace)", ws_bytes,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::exclusive_scan(in, out, n, cuprim::plus{}, 5u, ws, s);
+      },
+      exclusive_plus_host);
+}
+
+TEST_F(ScanAsync, InclusiveSum) {
+  check(
+      "cuprim::inclusive_sum", no_workspace,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
+        cuprim::inclusive_sum(in, out, n, s);
+      },
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n) { cuprim::host::inclusive_sum(in, out, n); });
+}
+
+TEST_F(ScanAsync, ExclusiveSum) {
+  check(
+      "cuprim::exclusive_sum", no_workspace,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
+        cuprim::exclusive_sum(in, out, n, s);
+      },
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n) { cuprim::host::exclusive_sum(in, out, n); });
 }
 
 }  // namespace

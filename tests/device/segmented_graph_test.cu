@@ -3,11 +3,18 @@
 // flags, by offsets). Captured with allocations forbidden, launched twice, checked against cuprim::host
 // (tests/common/graph.hpp). Before each launch every input changes: the values and what marks the segments (the
 // offsets, keys or flags), which the graph must read on the device.
+//
+// SegmentedAsync, SegmentedScanAsync: every asynchronous entry point of the family (segmented_reduce,
+// segmented_transform_reduce, segmented_sum; the scans by key, with and without a key equality, by head flags and by
+// offsets; each allocating and with a workspace where it has one) returns before a kernel queued ahead of it on its
+// stream has finished, and its work runs behind that kernel (tests/common/stream_gate.hpp), at the same shapes. (The
+// segmented sort is the radix sort's: tests/device/radix_sort_graph_test.cu.)
 #include <cuprim/device/segmented_reduce.cuh>
 #include <cuprim/device/segmented_scan.cuh>
 #include <cuprim/host/segmented.hpp>
 
 #include "common/graph.hpp"
+#include "common/stream_gate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,13 +30,17 @@ namespace {
 
 // ---- segmented_reduce
 
-/// num_segments + 1 CSR offsets from `first`, segment lengths uniform in [0, 2 · mean_length] (empty ones
-/// included); written to d (which holds num_segments + 1 offsets).
-std::vector<std::int32_t> refill_offsets(rng& r, cuprim::device_buffer<std::int32_t>& d, std::int32_t first,
-                                         int mean_length) {
-  std::vector<std::int32_t> h(d.size());
+/// `count` (num_segments + 1) CSR offsets from `first`, segment lengths uniform in [0, 2 · mean_length] (empty ones
+/// included); refill_offsets writes them to d (which holds num_segments + 1 offsets).
+std::vector<std::int32_t> random_offsets(rng& r, std::size_t count, std::int32_t first, int mean_length) {
+  std::vector<std::int32_t> h(count);
   h[0] = first;
   for (std::size_t s = 1; s < h.size(); ++s) h[s] = h[s - 1] + std::int32_t(r.between(0, 2 * mean_length));
+  return h;
+}
+std::vector<std::int32_t> refill_offsets(rng& r, cuprim::device_buffer<std::int32_t>& d, std::int32_t first,
+                                         int mean_length) {
+  std::vector<std::int32_t> h = random_offsets(r, d.size(), first, mean_length);
   d.copy_from_host(std::span<const std::int32_t>(h));
   return h;
 }
@@ -39,6 +50,13 @@ struct absolute {
   CUPRIM_HD float operator()(float x) const { return x < 0 ? -x : x; }
 };
 
+/// The shapes of the segmented reductions: (segments, mean length).
+struct reduce_shape {
+  std::int64_t segments;
+  int mean_length;
+};
+constexpr reduce_shape reduce_shapes[] = {{1, 1000}, {100, 50}, {20000, 60}};
+
 class SegmentedGraph : public graph_test {
 protected:
   /// Captures device(in, out, offsets, num_segments, ws, stream) over num_segments segments of mean_length values
@@ -46,11 +64,7 @@ protected:
   template <class T, class R, class Device, class Host>
   void check_reduce(Device device, Host host) {
     CUPRIM_TEST_RNG(r);
-    const struct {
-      std::int64_t segments;
-      int mean_length;
-    } shapes[] = {{1, 1000}, {100, 50}, {20000, 60}};
-    for (const auto& shape : shapes) {
+    for (const auto& shape : reduce_shapes) {
       const std::int64_t segments = shape.segments;
       const int mean_length = shape.mean_length;
       SCOPED_TRACE(std::to_string(segments) + " segments of about " + std::to_string(mean_length) + " values");
@@ -107,30 +121,42 @@ constexpr std::int64_t scan_sizes[] = {1000, 100000, (1 << 20) + 3};
 constexpr std::int64_t max_scan_size = scan_sizes[std::size(scan_sizes) - 1];
 
 /// Keys in runs: each key repeats the previous one except with probability 1/64.
-std::vector<std::uint32_t> refill_run_keys(rng& r, cuprim::device_buffer<std::uint32_t>& d) {
-  std::vector<std::uint32_t> h(d.size());
+std::vector<std::uint32_t> run_keys(rng& r, std::size_t count) {
+  std::vector<std::uint32_t> h(count);
   for (std::size_t i = 0; i < h.size(); ++i)
     h[i] = (i == 0 || r.index(64) == 0) ? std::uint32_t(r.next()) : h[i - 1];
+  return h;
+}
+std::vector<std::uint32_t> refill_run_keys(rng& r, cuprim::device_buffer<std::uint32_t>& d) {
+  std::vector<std::uint32_t> h = run_keys(r, d.size());
   d.copy_from_host(std::span<const std::uint32_t>(h));
   return h;
 }
 
 /// Head flags, set with probability 1/64.
-std::vector<std::uint8_t> refill_flags(rng& r, cuprim::device_buffer<std::uint8_t>& d) {
-  std::vector<std::uint8_t> h(d.size());
+std::vector<std::uint8_t> head_flags(rng& r, std::size_t count) {
+  std::vector<std::uint8_t> h(count);
   for (auto& f : h) f = r.index(64) == 0 ? std::uint8_t(1 + r.index(255)) : std::uint8_t(0);
+  return h;
+}
+std::vector<std::uint8_t> refill_flags(rng& r, cuprim::device_buffer<std::uint8_t>& d) {
+  std::vector<std::uint8_t> h = head_flags(r, d.size());
   d.copy_from_host(std::span<const std::uint8_t>(h));
   return h;
 }
 
 /// CSR offsets of [0, n): offsets[0] = 0, offsets[num_segments] = n, the rest random (sorted; empty segments
 /// included).
-std::vector<std::int64_t> refill_scan_offsets(rng& r, cuprim::device_buffer<std::int64_t>& d, std::int64_t n) {
-  std::vector<std::int64_t> h(d.size());
+std::vector<std::int64_t> scan_offsets(rng& r, std::size_t count, std::int64_t n) {
+  std::vector<std::int64_t> h(count);
   for (auto& o : h) o = r.between(0, n);
   std::sort(h.begin(), h.end());
   h.front() = 0;
   h.back() = n;
+  return h;
+}
+std::vector<std::int64_t> refill_scan_offsets(rng& r, cuprim::device_buffer<std::int64_t>& d, std::int64_t n) {
+  std::vector<std::int64_t> h = scan_offsets(r, d.size(), n);
   d.copy_from_host(std::span<const std::int64_t>(h));
   return h;
 }
@@ -149,6 +175,15 @@ struct segment_marks {
     h_keys = refill_run_keys(r, keys);
     h_flags = refill_flags(r, flags);
     h_offsets = refill_scan_offsets(r, offsets, n);
+  }
+  /// The same, staged to be uploaded behind a gate (stream_gate.hpp).
+  void stage(rng& r, std::int64_t n, staged_uploads& up) {
+    h_keys = run_keys(r, keys.size());
+    h_flags = head_flags(r, flags.size());
+    h_offsets = scan_offsets(r, offsets.size(), n);
+    up.add(keys.data(), h_keys);
+    up.add(flags.data(), h_flags);
+    up.add(offsets.data(), h_offsets);
   }
 };
 
@@ -244,6 +279,311 @@ TEST_F(SegmentedScanGraph, ExclusiveOffsetsMaxFloat) {
         cuprim::host::exclusive_segmented_scan(in, m.h_offsets.data(), m.num_segments, out, n, cuprim::maximum{},
                                                -1e30f);
       });
+}
+
+// ---- asynchrony: each entry point returns while the stream is held up ahead of it
+
+class SegmentedAsync : public async_test {
+protected:
+  /// expect_async of device(in, out, offsets, num_segments, ws, stream) at every shape of reduce_shapes, values of T
+  /// and offsets fresh and staged, ws_bytes(num_segments) of workspace, against host(in, out, offsets, segments).
+  template <class T, class R, class Sizer, class Device, class Host>
+  void check_reduce(const std::string& entry, Sizer ws_bytes, Device device, Host host) {
+    CUPRIM_TEST_RNG(r);
+    for (const auto& shape : reduce_shapes) {
+      const std::int64_t segments = shape.segments;
+      const int mean_length = shape.mean_length;
+      SCOPED_TRACE(std::to_string(segments) + " segments of about " + std::to_string(mean_length) + " values");
+      const std::int32_t first = 3;  // offsets[0] need not be 0
+      auto in = buffer<T>(first + segments * 2 * mean_length);
+      auto out = buffer<R>(segments);
+      auto offsets = buffer<std::int32_t>(segments + 1);
+      graph_workspace ws(ws_bytes(segments), stream_);
+      std::vector<T> h;
+      std::vector<std::int32_t> h_offsets;
+      std::vector<R> want(segments);
+      expect_async(
+          entry,
+          [&](staged_uploads& up) {
+            h = up.random(r, in);
+            h_offsets = random_offsets(r, offsets.size(), first, mean_length);
+            up.add(offsets.data(), h_offsets);
+            out.fill_bytes(poison_byte);
+            ws.poison();
+          },
+          [&](cudaStream_t s) { device(in.data(), out.data(), offsets.data(), segments, ws.get(), s); },
+          [&] {
+            host(h.data(), want.data(), h_offsets.data(), segments);
+            expect_prefix(out.to_host_sync(), want, std::size_t(segments));
+          });
+      if (HasFatalFailure() || IsSkipped()) return;
+    }
+  }
+};
+
+void sum_plus_one_host(const std::uint32_t* in, std::uint32_t* out, const std::int32_t* offsets,
+                       std::int64_t segments) {
+  cuprim::host::segmented_reduce(in, out, offsets, segments, cuprim::plus{}, 1u);
+}
+void max_abs_host(const float* in, float* out, const std::int32_t* offsets, std::int64_t segments) {
+  std::vector<float> magnitudes(in, in + (segments ? offsets[segments] : 0));
+  for (float& x : magnitudes) x = absolute{}(x);
+  cuprim::host::segmented_reduce(magnitudes.data(), out, offsets, segments, cuprim::maximum{}, -1.0f);
+}
+std::size_t reduce_ws_uint32(std::int64_t segments) {
+  return cuprim::segmented_reduce_workspace_bytes<std::uint32_t>(segments);
+}
+std::size_t reduce_ws_float(std::int64_t segments) { return cuprim::segmented_reduce_workspace_bytes<float>(segments); }
+
+TEST_F(SegmentedAsync, SegmentedReduce) {
+  check_reduce<std::uint32_t, std::uint32_t>(
+      "cuprim::segmented_reduce", no_workspace,
+      [](const std::uint32_t* in, std::uint32_t* out, const std::int32_t* offsets, std::int64_t segments,
+         cuprim::workspace, cudaStream_t s) {
+        cuprim::segmented_reduce(in, out, offsets, segments, cuprim::plus{}, 1u, s);
+      },
+      sum_plus_one_host);
+}
+
+TEST_F(SegmentedAsync, SegmentedReduceWorkspace) {
+  check_reduce<std::uint32_t, std::uint32_t>(
+      "cuprim::segmented_reduce (workspace)", reduce_ws_uint32,
+      [](const std::uint32_t* in, std::uint32_t* out, const std::int32_t* offsets, std::int64_t segments,
+         cuprim::workspace ws, cudaStream_t s) {
+        cuprim::segmented_reduce(in, out, offsets, segments, cuprim::plus{}, 1u, ws, s);
+      },
+      sum_plus_one_host);
+}
+
+TEST_F(SegmentedAsync, SegmentedTransformReduce) {
+  check_reduce<float, float>(
+      "cuprim::segmented_transform_reduce", no_workspace,
+      [](const float* in, float* out, const std::int32_t* offsets, std::int64_t segments, cuprim::workspace,
+         cudaStream_t s) {
+        cuprim::segmented_transform_reduce(in, out, offsets, segments, absolute{}, cuprim::maximum{}, -1.0f, s);
+      },
+      max_abs_host);
+}
+
+TEST_F(SegmentedAsync, SegmentedTransformReduceWorkspace) {
+  check_reduce<float, float>(
+      "cuprim::segmented_transform_reduce (workspace)", reduce_ws_float,
+      [](const float* in, float* out, const std::int32_t* offsets, std::int64_t segments, cuprim::workspace ws,
+         cudaStream_t s) {
+        cuprim::segmented_transform_reduce(in, out, offsets, segments, absolute{}, cuprim::maximum{}, -1.0f, ws, s);
+      },
+      max_abs_host);
+}
+
+TEST_F(SegmentedAsync, SegmentedSum) {
+  check_reduce<std::uint32_t, std::uint32_t>(
+      "cuprim::segmented_sum", no_workspace,
+      [](const std::uint32_t* in, std::uint32_t* out, const std::int32_t* offsets, std::int64_t segments,
+         cuprim::workspace, cudaStream_t s) { cuprim::segmented_sum(in, out, offsets, segments, s); },
+      [](const std::uint32_t* in, std::uint32_t* out, const std::int32_t* offsets, std::int64_t segments) {
+        cuprim::host::segmented_reduce(in, out, offsets, segments, cuprim::plus{}, 0u);
+      });
+}
+
+class SegmentedScanAsync : public async_test {
+protected:
+  void SetUp() override {
+    async_test::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    marks_.keys = buffer<std::uint32_t>(max_scan_size);
+    marks_.flags = buffer<std::uint8_t>(max_scan_size);
+    marks_.offsets = buffer<std::int64_t>(segment_marks::num_segments + 1);
+  }
+  void TearDown() override {
+    marks_ = {};
+    async_test::TearDown();
+  }
+
+  /// expect_async of device(marks, in, out, n, ws, stream) over n elements of T at every size (with the scans'
+  /// workspace when `workspace`), the values and the marks fresh and staged, against host(marks, in, out, n).
+  template <class T, class Device, class Host>
+  void check(const std::string& entry, bool workspace, Device device, Host host) {
+    CUPRIM_TEST_RNG(r);
+    expect_async_n_outputs<T>(
+        entry, scan_sizes,
+        [&](std::int64_t n) { return workspace ? cuprim::segmented_scan_workspace_bytes<T, T>(n) : std::size_t(0); },
+        [&](staged_uploads& up, cuprim::device_buffer<T>& in) {
+          marks_.stage(r, std::int64_t(in.size()), up);
+          return up.random(r, in);
+        },
+        [&](const T* in, T* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+          device(marks_, in, out, n, ws, s);
+        },
+        [&](const T* in, T* out, std::int64_t n) { host(marks_, in, out, n); });
+  }
+
+  segment_marks marks_;
+};
+
+using u32 = std::uint32_t;
+
+void inclusive_by_key_host(segment_marks& m, const u32* in, u32* out, std::int64_t n) {
+  cuprim::host::inclusive_scan_by_key(m.h_keys.data(), in, out, n, cuprim::plus{});
+}
+void exclusive_by_key_host(segment_marks& m, const u32* in, u32* out, std::int64_t n) {
+  cuprim::host::exclusive_scan_by_key(m.h_keys.data(), in, out, n, cuprim::plus{}, 3u);
+}
+void inclusive_flagged_host(segment_marks& m, const float* in, float* out, std::int64_t n) {
+  cuprim::host::inclusive_segmented_scan(in, m.h_flags.data(), out, n, cuprim::maximum{});
+}
+void exclusive_flagged_host(segment_marks& m, const u32* in, u32* out, std::int64_t n) {
+  cuprim::host::exclusive_segmented_scan(in, m.h_flags.data(), out, n, cuprim::plus{}, 2u);
+}
+void inclusive_offsets_host(segment_marks& m, const u32* in, u32* out, std::int64_t n) {
+  cuprim::host::inclusive_segmented_scan(in, m.h_offsets.data(), m.num_segments, out, n, cuprim::plus{});
+}
+void exclusive_offsets_host(segment_marks& m, const float* in, float* out, std::int64_t n) {
+  cuprim::host::exclusive_segmented_scan(in, m.h_offsets.data(), m.num_segments, out, n, cuprim::maximum{}, -1e30f);
+}
+
+TEST_F(SegmentedScanAsync, InclusiveScanByKey) {
+  check<u32>(
+      "cuprim::inclusive_scan_by_key", false,
+      [](segment_marks& m, const u32* in, u32* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
+        cuprim::inclusive_scan_by_key(m.keys.data(), in, out, n, cuprim::plus{}, s);
+      },
+      inclusive_by_key_host);
+}
+
+TEST_F(SegmentedScanAsync, InclusiveScanByKeyWorkspace) {
+  check<u32>(
+      "cuprim::inclusive_scan_by_key (workspace)", true,
+      [](segment_marks& m, const u32* in, u32* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::inclusive_scan_by_key(m.keys.data(), in, out, n, cuprim::plus{}, ws, s);
+      },
+      inclusive_by_key_host);
+}
+
+TEST_F(SegmentedScanAsync, InclusiveScanByKeyEquality) {
+  check<u32>(
+      "cuprim::inclusive_scan_by_key (key equality)", false,
+      [](segment_marks& m, const u32* in, u32* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
+        cuprim::inclusive_scan_by_key(m.keys.data(), in, out, n, cuprim::plus{}, cuprim::equal_to{}, s);
+      },
+      inclusive_by_key_host);
+}
+
+TEST_F(SegmentedScanAsync, InclusiveScanByKeyEqualityWorkspace) {
+  check<u32>(
+      "cuprim::inclusive_scan_by_key (key equality, workspace)", true,
+      [](segment_marks& m, const u32* in, u32* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::inclusive_scan_by_key(m.keys.data(), in, out, n, cuprim::plus{}, cuprim::equal_to{}, ws, s);
+      },
+      inclusive_by_key_host);
+}
+
+TEST_F(SegmentedScanAsync, ExclusiveScanByKey) {
+  check<u32>(
+      "cuprim::exclusive_scan_by_key", false,
+      [](segment_marks& m, const u32* in, u32* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
+        cuprim::exclusive_scan_by_key(m.keys.data(), in, out, n, cuprim::plus{}, 3u, s);
+      },
+      exclusive_by_key_host);
+}
+
+TEST_F(SegmentedScanAsync, ExclusiveScanByKeyWorkspace) {
+  check<u32>(
+      "cuprim::exclusive_scan_by_key (workspace)", true,
+      [](segment_marks& m, const u32* in, u32* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::exclusive_scan_by_key(m.keys.data(), in, out, n, cuprim::plus{}, 3u, ws, s);
+      },
+      exclusive_by_key_host);
+}
+
+TEST_F(SegmentedScanAsync, ExclusiveScanByKeyEquality) {
+  check<u32>(
+      "cuprim::exclusive_scan_by_key (key equality)", false,
+      [](segment_marks& m, const u32* in, u32* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
+        cuprim::exclusive_scan_by_key(m.keys.data(), in, out, n, cuprim::plus{}, 3u, cuprim::equal_to{}, s);
+      },
+      exclusive_by_key_host);
+}
+
+TEST_F(SegmentedScanAsync, ExclusiveScanByKeyEqualityWorkspace) {
+  check<u32>(
+      "cuprim::exclusive_scan_by_key (key equality, workspace)", true,
+      [](segment_marks& m, const u32* in, u32* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::exclusive_scan_by_key(m.keys.data(), in, out, n, cuprim::plus{}, 3u, cuprim::equal_to{}, ws, s);
+      },
+      exclusive_by_key_host);
+}
+
+TEST_F(SegmentedScanAsync, InclusiveSegmentedScanFlags) {
+  check<float>(
+      "cuprim::inclusive_segmented_scan (head flags)", false,
+      [](segment_marks& m, const float* in, float* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
+        cuprim::inclusive_segmented_scan(in, m.flags.data(), out, n, cuprim::maximum{}, s);
+      },
+      inclusive_flagged_host);
+}
+
+TEST_F(SegmentedScanAsync, InclusiveSegmentedScanFlagsWorkspace) {
+  check<float>(
+      "cuprim::inclusive_segmented_scan (head flags, workspace)", true,
+      [](segment_marks& m, const float* in, float* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::inclusive_segmented_scan(in, m.flags.data(), out, n, cuprim::maximum{}, ws, s);
+      },
+      inclusive_flagged_host);
+}
+
+TEST_F(SegmentedScanAsync, ExclusiveSegmentedScanFlags) {
+  check<u32>(
+      "cuprim::exclusive_segmented_scan (head flags)", false,
+      [](segment_marks& m, const u32* in, u32* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
+        cuprim::exclusive_segmented_scan(in, m.flags.data(), out, n, cuprim::plus{}, 2u, s);
+      },
+      exclusive_flagged_host);
+}
+
+TEST_F(SegmentedScanAsync, ExclusiveSegmentedScanFlagsWorkspace) {
+  check<u32>(
+      "cuprim::exclusive_segmented_scan (head flags, workspace)", true,
+      [](segment_marks& m, const u32* in, u32* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::exclusive_segmented_scan(in, m.flags.data(), out, n, cuprim::plus{}, 2u, ws, s);
+      },
+      exclusive_flagged_host);
+}
+
+TEST_F(SegmentedScanAsync, InclusiveSegmentedScanOffsets) {
+  check<u32>(
+      "cuprim::inclusive_segmented_scan (offsets)", false,
+      [](segment_marks& m, const u32* in, u32* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
+        cuprim::inclusive_segmented_scan(in, m.offsets.data(), m.num_segments, out, n, cuprim::plus{}, s);
+      },
+      inclusive_offsets_host);
+}
+
+TEST_F(SegmentedScanAsync, InclusiveSegmentedScanOffsetsWorkspace) {
+  check<u32>(
+      "cuprim::inclusive_segmented_scan (offsets, workspace)", true,
+      [](segment_marks& m, const u32* in, u32* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::inclusive_segmented_scan(in, m.offsets.data(), m.num_segments, out, n, cuprim::plus{}, ws, s);
+      },
+      inclusive_offsets_host);
+}
+
+TEST_F(SegmentedScanAsync, ExclusiveSegmentedScanOffsets) {
+  check<float>(
+      "cuprim::exclusive_segmented_scan (offsets)", false,
+      [](segment_marks& m, const float* in, float* out, std::int64_t n, cuprim::workspace, cudaStream_t s) {
+        cuprim::exclusive_segmented_scan(in, m.offsets.data(), m.num_segments, out, n, cuprim::maximum{}, -1e30f, s);
+      },
+      exclusive_offsets_host);
+}
+
+TEST_F(SegmentedScanAsync, ExclusiveSegmentedScanOffsetsWorkspace) {
+  check<float>(
+      "cuprim::exclusive_segmented_scan (offsets, workspace)", true,
+      [](segment_marks& m, const float* in, float* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
+        cuprim::exclusive_segmented_scan(in, m.offsets.data(), m.num_segments, out, n, cuprim::maximum{}, -1e30f,
+                                         ws, s);
+      },
+      exclusive_offsets_host);
 }
 
 }  // namespace

@@ -2,10 +2,16 @@
 // unique, run_length_encode): captured with allocations forbidden, launched twice on fresh inputs, checked against
 // cuprim::host (tests/common/graph.hpp), the count included, and nothing written past it. Sizes: under one tile,
 // many tiles, and (select_if) the persistent pipeline from 2^22 items.
+//
+// SelectAsync: every asynchronous entry point of the family (select_if, select_flagged, partition, unique and
+// run_length_encode, each allocating and with a workspace; unique and run_length_encode with operator== and with an
+// equality) returns before a kernel queued ahead of it on its stream has finished, and its work runs behind that
+// kernel (tests/common/stream_gate.hpp), at the same sizes. The *_sync forms wait by their names.
 #include <cuprim/device/select.cuh>
 #include <cuprim/host/select.hpp>
 
 #include "common/graph.hpp"
+#include "common/stream_gate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -140,6 +146,228 @@ TEST_F(SelectGraph, RunLengthEncodeUint32) {
         });
   }
 }
+
+// ---- asynchrony: each entry point returns while the stream is held up ahead of it
+
+class SelectAsync : public async_test {
+protected:
+  /// expect_async of device(in, out, count, n, ws, stream) over n items of uint32 (ws_bytes(n) of workspace) at
+  /// every size, the inputs fill(r, uploads, in) staged, against host(in, out, n), which returns the count: the
+  /// count, out[0, count), and (unless written_all) nothing written past the count.
+  template <class Sizer, class Fill, class Device, class Host>
+  void check(const std::string& entry, Sizer ws_bytes, Fill fill, Device device, Host host, bool written_all = false) {
+    using T = std::uint32_t;
+    CUPRIM_TEST_RNG(r);
+    for (std::int64_t n : select_sizes) {
+      SCOPED_TRACE("n = " + std::to_string(n));
+      auto in = buffer<T>(n);
+      auto out = buffer<T>(n);
+      auto count = buffer<std::int64_t>(1);
+      graph_workspace ws(ws_bytes(n), stream_);
+      std::vector<T> h, want(n);
+      expect_async(
+          entry,
+          [&](staged_uploads& up) {
+            h = fill(r, up, in);
+            out.fill_bytes(poison_byte);
+            count.fill_bytes(poison_byte);
+            ws.poison();
+          },
+          [&](cudaStream_t s) { device(in.data(), out.data(), count.data(), n, ws.get(), s); },
+          [&] {
+            const std::int64_t want_count = host(h.data(), want.data(), n);
+            ASSERT_EQ(count.to_host_sync()[0], want_count);
+            expect_prefix(out.to_host_sync(), want, std::size_t(written_all ? n : want_count), !written_all);
+          });
+      if (HasFatalFailure() || IsSkipped()) return;
+    }
+  }
+
+  /// run_length_encode (by_operator: its operator== overloads) allocating or (workspace) in the caller's workspace.
+  void check_run_length_encode(const std::string& entry, bool workspace, bool by_operator) {
+    CUPRIM_TEST_RNG(r);
+    for (std::int64_t n : select_sizes) {
+      SCOPED_TRACE("n = " + std::to_string(n));
+      auto in = buffer<std::uint32_t>(n);
+      auto unique_out = buffer<std::uint32_t>(n);
+      auto counts = buffer<std::uint32_t>(n);
+      auto runs = buffer<std::int64_t>(1);
+      graph_workspace ws(workspace ? cuprim::run_length_encode_workspace_bytes<std::uint32_t>(n) : 0, stream_);
+      std::vector<std::uint32_t> h, want_unique(n), want_counts(n);
+      expect_async(
+          entry,
+          [&](staged_uploads& up) {
+            h = up.random(r, in, 1, 3);
+            unique_out.fill_bytes(poison_byte);
+            counts.fill_bytes(poison_byte);
+            runs.fill_bytes(poison_byte);
+            ws.poison();
+          },
+          [&](cudaStream_t s) {
+            if (workspace && by_operator)
+              cuprim::run_length_encode(in.data(), unique_out.data(), counts.data(), runs.data(), n, ws.get(), s);
+            else if (workspace)
+              cuprim::run_length_encode(in.data(), unique_out.data(), counts.data(), runs.data(), n,
+                                        cuprim::equal_to{}, ws.get(), s);
+            else if (by_operator)
+              cuprim::run_length_encode(in.data(), unique_out.data(), counts.data(), runs.data(), n, s);
+            else
+              cuprim::run_length_encode(in.data(), unique_out.data(), counts.data(), runs.data(), n,
+                                        cuprim::equal_to{}, s);
+          },
+          [&] {
+            const std::int64_t want_runs =
+                cuprim::host::run_length_encode(h.data(), want_unique.data(), want_counts.data(), n);
+            ASSERT_EQ(runs.to_host_sync()[0], want_runs);
+            expect_prefix(unique_out.to_host_sync(), want_unique, std::size_t(want_runs), true);
+            expect_prefix(counts.to_host_sync(), want_counts, std::size_t(want_runs), true);
+          });
+      if (HasFatalFailure() || IsSkipped()) return;
+    }
+  }
+};
+
+/// Fresh random values over the whole type, staged.
+std::vector<std::uint32_t> any_staged(rng& r, staged_uploads& up, cuprim::device_buffer<std::uint32_t>& d) {
+  return up.random(r, d);
+}
+/// Fresh random values in [1, 3] (runs of equal neighbours), staged.
+std::vector<std::uint32_t> few_staged(rng& r, staged_uploads& up, cuprim::device_buffer<std::uint32_t>& d) {
+  return up.random(r, d, 1, 3);
+}
+
+std::int64_t select_if_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+  return cuprim::host::select_if(in, out, n, multiple_of_3{});
+}
+std::int64_t partition_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+  return cuprim::host::partition(in, out, n, multiple_of_3{});
+}
+std::int64_t unique_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+  return cuprim::host::unique(in, out, n);
+}
+
+TEST_F(SelectAsync, SelectIf) {
+  check(
+      "cuprim::select_if", no_workspace, any_staged,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace,
+         cudaStream_t s) { cuprim::select_if(in, out, count, n, multiple_of_3{}, s); },
+      select_if_host);
+}
+
+TEST_F(SelectAsync, SelectIfWorkspace) {
+  check(
+      "cuprim::select_if (workspace)",
+      [](std::int64_t n) { return cuprim::select_if_workspace_bytes<std::uint32_t>(n); }, any_staged,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace ws,
+         cudaStream_t s) { cuprim::select_if(in, out, count, n, multiple_of_3{}, ws, s); },
+      select_if_host);
+}
+
+TEST_F(SelectAsync, Partition) {
+  check(
+      "cuprim::partition", no_workspace, any_staged,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace,
+         cudaStream_t s) { cuprim::partition(in, out, count, n, multiple_of_3{}, s); },
+      partition_host, true);
+}
+
+TEST_F(SelectAsync, PartitionWorkspace) {
+  check(
+      "cuprim::partition (workspace)",
+      [](std::int64_t n) { return cuprim::partition_workspace_bytes<std::uint32_t>(n); }, any_staged,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace ws,
+         cudaStream_t s) { cuprim::partition(in, out, count, n, multiple_of_3{}, ws, s); },
+      partition_host, true);
+}
+
+TEST_F(SelectAsync, Unique) {
+  check(
+      "cuprim::unique", no_workspace, few_staged,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace,
+         cudaStream_t s) { cuprim::unique(in, out, count, n, s); },
+      unique_host);
+}
+
+TEST_F(SelectAsync, UniqueWorkspace) {
+  check(
+      "cuprim::unique (workspace)", [](std::int64_t n) { return cuprim::unique_workspace_bytes<std::uint32_t>(n); },
+      few_staged,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace ws,
+         cudaStream_t s) { cuprim::unique(in, out, count, n, ws, s); },
+      unique_host);
+}
+
+TEST_F(SelectAsync, UniqueEquality) {
+  check(
+      "cuprim::unique (equality)", no_workspace, few_staged,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace,
+         cudaStream_t s) { cuprim::unique(in, out, count, n, cuprim::equal_to{}, s); },
+      unique_host);
+}
+
+TEST_F(SelectAsync, UniqueEqualityWorkspace) {
+  check(
+      "cuprim::unique (equality, workspace)",
+      [](std::int64_t n) { return cuprim::unique_workspace_bytes<std::uint32_t>(n); }, few_staged,
+      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace ws,
+         cudaStream_t s) { cuprim::unique(in, out, count, n, cuprim::equal_to{}, ws, s); },
+      unique_host);
+}
+
+TEST_F(SelectAsync, RunLengthEncode) { check_run_length_encode("cuprim::run_length_encode", false, true); }
+
+TEST_F(SelectAsync, RunLengthEncodeWorkspace) {
+  check_run_length_encode("cuprim::run_length_encode (workspace)", true, true);
+}
+
+TEST_F(SelectAsync, RunLengthEncodeEquality) {
+  check_run_length_encode("cuprim::run_length_encode (equality)", false, false);
+}
+
+TEST_F(SelectAsync, RunLengthEncodeEqualityWorkspace) {
+  check_run_length_encode("cuprim::run_length_encode (equality, workspace)", true, false);
+}
+
+/// select_flagged of float items with uint8 flags (both inputs staged), allocating or in the caller's workspace.
+class SelectFlaggedAsync : public async_test {
+protected:
+  void check(const std::string& entry, bool workspace) {
+    CUPRIM_TEST_RNG(r);
+    for (std::int64_t n : select_sizes) {
+      SCOPED_TRACE("n = " + std::to_string(n));
+      auto in = buffer<float>(n);
+      auto flags = buffer<std::uint8_t>(n);
+      auto out = buffer<float>(n);
+      auto count = buffer<std::int64_t>(1);
+      graph_workspace ws(workspace ? cuprim::select_flagged_workspace_bytes<float>(n) : 0, stream_);
+      std::vector<float> h, want(n);
+      std::vector<std::uint8_t> h_flags;
+      expect_async(
+          entry,
+          [&](staged_uploads& up) {
+            h = up.random(r, in);
+            h_flags = up.random(r, flags, 0, 1);
+            out.fill_bytes(poison_byte);
+            count.fill_bytes(poison_byte);
+            ws.poison();
+          },
+          [&](cudaStream_t s) {
+            if (workspace) cuprim::select_flagged(in.data(), flags.data(), out.data(), count.data(), n, ws.get(), s);
+            else cuprim::select_flagged(in.data(), flags.data(), out.data(), count.data(), n, s);
+          },
+          [&] {
+            const std::int64_t want_count = cuprim::host::select_flagged(h.data(), h_flags.data(), want.data(), n);
+            ASSERT_EQ(count.to_host_sync()[0], want_count);
+            expect_prefix(out.to_host_sync(), want, std::size_t(want_count), true);
+          });
+      if (HasFatalFailure() || IsSkipped()) return;
+    }
+  }
+};
+
+TEST_F(SelectFlaggedAsync, SelectFlagged) { check("cuprim::select_flagged", false); }
+
+TEST_F(SelectFlaggedAsync, SelectFlaggedWorkspace) { check("cuprim::select_flagged (workspace)", true); }
 
 }  // namespace
 }  // namespace cuprim_test
