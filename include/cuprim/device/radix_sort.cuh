@@ -55,10 +55,6 @@
 // cuprim::tuned: the row of radix_sort_policy_for for the device and the keys' and values' sizes;
 // device/detail/radix_sort_tuning.cuh), and each <name>_workspace_bytes the same after its element types.
 //
-// Known defect (open): sorts of 4-byte keys (keys, pairs, argsort) of about 2^29 elements or more have returned
-// wrong results on an H100 (correct at 490 x 2^20, wrong at 2^29 - 4096; a reproducer and the figures:
-// bench/studies/radix_sort/large_n_repro.cu). Until it is fixed, sort such inputs in pieces below 2^29 and merge.
-//
 // Errors. cuprim::invalid_argument, before anything is allocated, launched or written: n < 0; a null pointer with
 // n > 0; begin_bit < 0, end_bit beyond the key's width (or negative other than radix_sort_options::key_width),
 // begin_bit ≥ end_bit; any output overlapping any input or another output (the plain form's keys_out may not be

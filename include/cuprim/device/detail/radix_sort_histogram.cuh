@@ -4,7 +4,8 @@
 //    pass, each lane into its own copy of the counters, so that no digit mix costs bank conflicts), flushed with
 //    global atomics into hist[portion][pass][256]; floating-point keys also report whether any is NaN.
 // 2. radix_bases_kernel: per pass, the exclusive scan over digits of the totals, plus the counts of the earlier
-//    portions: where each digit of each portion starts in the output.
+//    portions: where each digit of each portion starts in the output (for the first pass; a later pass's portions
+//    take theirs from radix_next_bases_kernel, after the portion before them).
 #pragma once
 
 #include <cuprim/device/detail/launch.cuh>
@@ -166,6 +167,22 @@ __global__ void __launch_bounds__(Digits) radix_bases_kernel(const unsigned* his
     bases[i] = run;
     run += hist[i];
   }
+}
+
+/// The next portion's digit starts in one pass of an input of several portions: bases_next[d] = bases[d] + the
+/// count of digit d in this portion, which its last tile published as its inclusive prefix (state: this portion's
+/// look-back array, last_tile: its last tile). Thread d, one block. The upfront histogram counts the portions of
+/// the input as the caller gave it, which only the first pass reads in that order: a later pass reads the previous
+/// pass's output, whose portions hold other keys, so each of its portions takes its starts from the one before it.
+template <int Digits = radix_digits>
+__global__ void __launch_bounds__(Digits) radix_next_bases_kernel(const unsigned* state, std::uint64_t last_tile,
+                                                                  const std::uint64_t* bases,
+                                                                  std::uint64_t* bases_next) {
+  static_assert(Digits == radix_digits, "one thread per digit");
+  allow_dependent_launch();
+  wait_for_prerequisite_grid();  // the portion's pass
+  const int d = threadIdx.x;
+  bases_next[d] = bases[d] + (state[radix_state_head + last_tile * radix_digits + d] & radix_count_mask);
 }
 
 }  // namespace cuprim::detail

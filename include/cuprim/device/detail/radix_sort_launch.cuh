@@ -227,6 +227,11 @@ void radix_sort_passes(const radix_sort_problem& pb, const radix_core_parts<HK>&
       op.last_pass = pass == passes - 1;
       io(pass, first, op);
       launch_dependent_smem(pb.fn, onesweep, unsigned(tiles_of(q)), P.threads, smem, pb.stream, op);
+      // The next portion of this pass starts each digit after this portion's keys of it (its last tile's prefix):
+      // the upfront histogram's per-portion counts hold only for the first pass (radix_next_bases_kernel).
+      if (q + 1 < core.portions)
+        launch_dependent(pb.fn, radix_next_bases_kernel<>, 1, radix_digits, pb.stream, op.state, tiles_of(q) - 1,
+                         op.bases, w.bases + ((q + 1) * passes + pass) * radix_digits);
     }
   }
 }
