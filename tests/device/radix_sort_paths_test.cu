@@ -219,6 +219,14 @@ __global__ void check_stable_kernel(const K* keys_in, const K* keys_out, const s
   }
 }
 
+/// Counts the positions where a and b differ (*count, zeroed).
+template <class K>
+__global__ void count_mismatches_kernel(const K* a, const K* b, std::uint64_t n, unsigned long long* count) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    if (a[i] != b[i]) atomicAdd(count, 1ull);
+}
+
 /// Runs check_stable_kernel (seen: the n bits it needs) and reports what it found as test failures.
 template <class K>
 void check_stable(const K* keys_in, const K* keys_out, const std::uint32_t* index, std::uint64_t n, bool desc,
@@ -257,7 +265,9 @@ class RadixSortPortions : public cuprim_test::gpu_test {};
 /// pairs, so that every pass runs as two portions (a full one and a partial one of a few tiles): uint32 keys
 /// ascending and int32 keys descending, many duplicates, the values the input positions, so that the sorted values
 /// are the stable permutation, checked on the device (check_stable_kernel); then argsort (the same packed passes,
-/// the keys not stored) of the same keys, its indices checked against the pairs' sorted keys in the same way.
+/// the keys not stored) of the same keys, its indices checked against the pairs' sorted keys in the same way; then
+/// radix_sort_keys (unpacked passes), its output compared with the pairs' sorted keys. Every sort here runs several
+/// passes over two portions, so a later pass's portions must take their digit starts from the pass itself.
 TEST_F(RadixSortPortions, PackedPairsOver2e29) {
   CUPRIM_REQUIRE_LARGE();
   CUPRIM_TEST_RNG(r);
@@ -275,7 +285,9 @@ TEST_F(RadixSortPortions, PackedPairsOver2e29) {
   const std::size_t ws_bytes = std::max({cuprim::radix_sort_pairs_workspace_bytes<std::uint32_t, std::uint32_t>(n),
                                          cuprim::radix_sort_pairs_workspace_bytes<std::int32_t, std::uint32_t>(n),
                                          cuprim::argsort_workspace_bytes<std::uint32_t, std::uint32_t>(n),
-                                         cuprim::argsort_workspace_bytes<std::int32_t, std::uint32_t>(n)});
+                                         cuprim::argsort_workspace_bytes<std::int32_t, std::uint32_t>(n),
+                                         cuprim::radix_sort_keys_workspace_bytes<std::uint32_t>(n),
+                                         cuprim::radix_sort_keys_workspace_bytes<std::int32_t>(n)});
   ASSERT_GE(ws_bytes, m * 16) << "the packed buffers are missing from the workspace";
   const std::size_t seen_words = (m + 31) / 32;
   const std::size_t need = 4 * m * sizeof(std::uint32_t) + ws_bytes + seen_words * sizeof(unsigned);
@@ -313,6 +325,20 @@ TEST_F(RadixSortPortions, PackedPairsOver2e29) {
     cuprim::argsort(din, vin.data(), n, cuprim::workspace{ws.data(), ws_bytes}, order(desc));
     EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "an error left pending by argsort";
     check_stable(din, static_cast<const K*>(dout), vin.data(), std::uint64_t(n), desc, seen, "argsort");
+    // radix_sort_keys (unpacked passes, in the keys' own tiles) into vin: the same keys as the pairs' sorted keys.
+    cuprim_test::poison(vin);
+    cuprim_test::poison(ws);
+    K* const sorted = reinterpret_cast<K*>(vin.data());
+    cuprim::radix_sort_keys(din, sorted, n, cuprim::workspace{ws.data(), ws_bytes}, order(desc));
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "an error left pending by radix_sort_keys";
+    cuprim::device_buffer<unsigned long long> mismatches(1);
+    CUPRIM_CUDA_CHECK(cudaMemset(mismatches.data(), 0, sizeof(unsigned long long)));
+    count_mismatches_kernel<<<unsigned(cuprim::get_device_info().sm_count) * 8, 256>>>(
+        static_cast<const K*>(sorted), static_cast<const K*>(dout), std::uint64_t(n), mismatches.data());
+    CUPRIM_CUDA_CHECK(cudaGetLastError());
+    unsigned long long wrong = 0;
+    CUPRIM_CUDA_CHECK(cudaMemcpy(&wrong, mismatches.data(), sizeof(wrong), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(wrong, 0u) << "radix_sort_keys: positions that differ from the pairs' sorted keys";
   };
   run.operator()<std::uint32_t>(false);
   if (HasFailure()) return;
