@@ -380,11 +380,8 @@ gemm_report gemm_plan(char transa, char transb, std::int64_t m, std::int64_t n, 
   const detail::validated v = detail::validate<T>(fn, transa, transb, m, n, k, alpha, A, lda, B, ldb, C, ldc, options);
   detail::require_cpu_blas(fn, options, v);
   const std::size_t budget = options.device_budget_bytes ? options.device_budget_bytes : detail::default_budget();
-  std::int64_t cpu_cols = 0;
-  if (!v.trivial && !v.scale_only && options.mode == gemm_mode::four_way && options.cpu_share >= 0)
-    cpu_cols = std::clamp<std::int64_t>(std::llround(options.cpu_share * double(n)), 0, n);
-  else if (!v.trivial && !v.scale_only && options.mode == gemm_mode::four_way)
-    cpu_cols = detail::cpu_columns_for<T>(v.s, options, beta != T(0), nullptr);
+  const std::int64_t cpu_cols =
+      v.trivial || v.scale_only ? 0 : detail::cpu_columns_for<T>(v.s, options, beta != T(0), nullptr);
   return detail::plan_impl<T>(v, beta, options, budget, cpu_cols, fn);
 }
 

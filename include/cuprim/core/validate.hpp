@@ -56,6 +56,18 @@ inline void check_pointer(const char* fn, const char* arg, const void* p, bool n
   if (needed && p == nullptr) throw_invalid(fn, arg, "must not be null");
 }
 
+/// Whether a call that reads `in` and writes `out` runs in place: out is in itself, with elements of one size. The
+/// scans allow it (out == in), and then skip check_overlaps for the pair; any other overlap of in and out is refused.
+template <class In, class Out>
+bool in_place(const In* in, const Out* out) {
+  return static_cast<const void*>(in) == static_cast<const void*>(out) && sizeof(In) == sizeof(Out);
+}
+
+/// The tiles of a one-block-per-tile launch with 32-bit tile ids: at most 2^31 - 1 (the rule of n).
+inline void check_tiles(const char* fn, std::uint64_t tiles) {
+  if (tiles > 0x7fffffffu) throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
+}
+
 /// One array of a call, for check_overlaps: its argument name, address, size in bytes, and whether the call writes it.
 struct array_arg {
   const char* name;

@@ -117,8 +117,7 @@ void scan_validate(const char* fn, const In* in, Out* out, std::int64_t n) {
   check_size(fn, "n", n, sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out));
   check_pointer(fn, "in", in, n > 0);
   check_pointer(fn, "out", out, n > 0);
-  // In place (out == in, elements of one size) is allowed; any other overlap is not.
-  if (static_cast<const void*>(in) == static_cast<const void*>(out) && sizeof(In) == sizeof(Out)) return;
+  if (in_place(in, out)) return;  // allowed; any other overlap is not
   check_overlaps(fn, {{"in", in, std::size_t(n) * sizeof(In), read_only},
                       {"out", out, std::size_t(n) * sizeof(Out), written}});
 }
@@ -126,8 +125,7 @@ void scan_validate(const char* fn, const In* in, Out* out, std::int64_t n) {
 /// One block per tile and 32-bit tile ids (2^41 elements with the default 4-byte policy).
 template <auto P, class In>
 void check_scan_tiles(const char* fn, std::int64_t n) {
-  if (n > 0 && (std::uint64_t(n) - 1) / scan_first_tile_elems<P, In>(std::uint64_t(n)) >= 0x7fffffffu)
-    throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
+  if (n > 0) check_tiles(fn, (std::uint64_t(n) - 1) / scan_first_tile_elems<P, In>(std::uint64_t(n)) + 1);
 }
 
 /// Whether a one-tile-per-block scan under P may load `in` and store `out` as vectors (their alignment).

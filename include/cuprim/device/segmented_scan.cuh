@@ -151,7 +151,7 @@ void segmented_scan_validate(const char* fn, const In* in, Out* out, std::int64_
   const array_arg heads = src.array(n);
   check_pointer(fn, heads.name, heads.p, n > 0);
   const array_arg out_arg{"out", out, std::size_t(n) * sizeof(Out), written};
-  if (static_cast<const void*>(in) == static_cast<const void*>(out) && sizeof(In) == sizeof(Out))
+  if (in_place(in, out))
     check_overlaps(fn, {heads, out_arg});
   else
     check_overlaps(fn, {{"in", in, std::size_t(n) * sizeof(In), read_only}, heads, out_arg});
@@ -190,7 +190,7 @@ void segmented_scan_run(const char* fn, const In* in, Out* out, std::int64_t n, 
   with_tuned_arch([&]<int Arch>() {
     constexpr segmented_scan_policy P = pick_policy<Policy>(segmented_scan_policy_for<In>(Arch));
     const segmented_scan_layout<P, In, Acc> L(n);
-    if (L.tiles > 0x7fffffffu) throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
+    check_tiles(fn, L.tiles);
     check_workspace(fn, ws, L.bytes(), "segmented_scan_workspace_bytes(n)");
     check_no_pending_error(fn);
     if (n == 0) return;

@@ -100,8 +100,7 @@ lookback_layout<select_carry_t<Mode>> select_layout(std::int64_t n) {
 /// One block per tile and 32-bit tile ids (the one-tile-per-block kernel's tiles, which every call may take).
 template <select_policy P, class T>
 void check_select_tiles(const char* fn, std::int64_t n) {
-  if (select_shape<P, T>::tiles(std::uint64_t(n)) > 0x7fffffffu)
-    throw_invalid(fn, "n", "needs more than 2^31 - 1 tiles under this policy");
+  check_tiles(fn, select_shape<P, T>::tiles(std::uint64_t(n)));
 }
 template <select_pipeline_policy P, class T>
 void check_select_tiles(const char* fn, std::int64_t n) {

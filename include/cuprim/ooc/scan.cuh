@@ -35,9 +35,7 @@ template <bool Exclusive, class In, class Out, class Op, class Acc>
 void scan_impl(const char* fn, const In* in, Out* out, std::int64_t n, Op op, Acc init, const options& o) {
   validate_input(fn, in, n, o);
   cuprim::detail::check_pointer(fn, "out", out, n > 0);
-  // In place (out == in, elements of one size) is allowed; any other overlap is not.
-  const bool same = static_cast<const void*>(in) == static_cast<const void*>(out) && sizeof(In) == sizeof(Out);
-  if (!same)
+  if (!cuprim::detail::in_place(in, out))  // in place is allowed; any other overlap is not
     cuprim::detail::check_overlaps(fn, {{"in", in, std::size_t(n) * sizeof(In), cuprim::detail::read_only},
                                         {"out", out, std::size_t(n) * sizeof(Out), cuprim::detail::written}});
   cuprim::detail::check_no_pending_error(fn);
