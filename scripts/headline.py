@@ -9,6 +9,8 @@ by op, variant, type and n instead.
 import json
 import sys
 
+from perf_table import legacy_key, placement_ratios
+
 # (case name, (op, variant, dtype, n) of files without names, target speed-up over the baseline).
 TARGETS = [
     ("reduce/sum/uint32/2^28", ("sum", "production", "uint32", 1 << 28), 1.00),
@@ -44,21 +46,16 @@ def find(rows, name, legacy):
     for r in rows:
         if r.get("name") == name:
             return r
-    op, variant, dtype, n = legacy
     for r in rows:
-        if not r.get("name") and r.get("op") == op and r.get("variant") == variant and r.get("dtype") == dtype \
-                and int(r.get("n") or 0) == n:
+        if not r.get("name") and legacy_key(r) == legacy:
             return r
     return None
 
 
 def spread(r):
     """' (mean of N placements, lo-hi x)' for a row timed in several placements, else ''."""
-    ps = [p for p in (r.get("placements") or []) if p.get("median_ms") and p.get("baseline_ms")]
-    if len(ps) < 2:
-        return ""
-    q = [p["baseline_ms"] / p["median_ms"] for p in ps]
-    return f" (mean of {len(ps)} placements, {min(q):.3f}-{max(q):.3f}x)"
+    q = placement_ratios(r)
+    return f" (mean of {len(q)} placements, {min(q):.3f}-{max(q):.3f}x)" if q else ""
 
 
 def provenance(data):

@@ -15,6 +15,8 @@ import os
 import subprocess
 import sys
 
+from provenance import commits_by_tree
+
 
 def build_commit(data):
     """The commit a result was built from: the one whose git tree is the result's stamped tree id (the checkout's own
@@ -23,12 +25,9 @@ def build_commit(data):
     tree = data.get("tree")
     if tree and tree != "unknown":
         try:
-            out = subprocess.run(["git", "log", "--all", "--format=%h %T"], capture_output=True, text=True,
-                                 check=True, cwd=os.path.dirname(os.path.abspath(__file__))).stdout
-            for line in out.splitlines():
-                commit, t = line.split()
-                if t == tree:
-                    return commit
+            found = commits_by_tree(cwd=os.path.dirname(os.path.abspath(__file__))).get(tree)
+            if found:
+                return found[0]
         except (OSError, subprocess.CalledProcessError):
             pass
     commit = data.get("commit", "?")

@@ -13,8 +13,10 @@ import subprocess
 import sys
 
 
-def commits_by_tree():
-    out = subprocess.run(["git", "log", "--all", "--format=%h %T"], capture_output=True, text=True, check=True)
+def commits_by_tree(cwd=None):
+    """{tree id: [commits whose tree it is, newest first]} over the whole history of the repository at cwd."""
+    out = subprocess.run(["git", "log", "--all", "--format=%h %T"], capture_output=True, text=True, check=True,
+                         cwd=cwd)
     by = {}
     for line in out.stdout.splitlines():
         commit, tree = line.split()

@@ -23,6 +23,14 @@ namespace {
 
 constexpr std::int64_t scan_sizes[] = {1, 3000, 60000, 1 << 20, (1 << 22) + 5};
 
+/// The host references of the uint32 sums, graph and asynchrony alike.
+void inclusive_plus_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+  cuprim::host::inclusive_scan(in, out, n, cuprim::plus{});
+}
+void exclusive_plus_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+  cuprim::host::exclusive_scan(in, out, n, cuprim::plus{}, 5u);
+}
+
 class ScanGraph : public graph_test {
 protected:
   /// Captures device(in, out, n, ws, stream) over n elements of T at every size and checks each launch against
@@ -40,11 +48,8 @@ TEST_F(ScanGraph, InclusiveSumUint32AndInPlace) {
   auto device = [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
     cuprim::inclusive_scan(in, out, n, cuprim::plus{}, ws, s);
   };
-  auto host = [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-    cuprim::host::inclusive_scan(in, out, n, cuprim::plus{});
-  };
-  check<std::uint32_t>(device, host);
-  check<std::uint32_t>(device, host, true);
+  check<std::uint32_t>(device, inclusive_plus_host);
+  check<std::uint32_t>(device, inclusive_plus_host, true);
 }
 
 TEST_F(ScanGraph, ExclusiveSumUint32) {
@@ -52,9 +57,7 @@ TEST_F(ScanGraph, ExclusiveSumUint32) {
       [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
         cuprim::exclusive_scan(in, out, n, cuprim::plus{}, 5u, ws, s);
       },
-      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-        cuprim::host::exclusive_scan(in, out, n, cuprim::plus{}, 5u);
-      });
+      exclusive_plus_host);
 }
 
 TEST_F(ScanGraph, InclusiveMaxFloat) {
@@ -89,13 +92,6 @@ protected:
   }
   static std::size_t ws_bytes(std::int64_t n) { return cuprim::scan_workspace_bytes<std::uint32_t, std::uint32_t>(n); }
 };
-
-void inclusive_plus_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-  cuprim::host::inclusive_scan(in, out, n, cuprim::plus{});
-}
-void exclusive_plus_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-  cuprim::host::exclusive_scan(in, out, n, cuprim::plus{}, 5u);
-}
 
 TEST_F(ScanAsync, InclusiveScan) {
   check(

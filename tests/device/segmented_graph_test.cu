@@ -57,6 +57,17 @@ struct reduce_shape {
 };
 constexpr reduce_shape reduce_shapes[] = {{1, 1000}, {100, 50}, {20000, 60}};
 
+/// The host references of the reductions, graph and asynchrony alike: the sum from 1, the largest magnitude.
+void sum_plus_one_host(const std::uint32_t* in, std::uint32_t* out, const std::int32_t* offsets,
+                       std::int64_t segments) {
+  cuprim::host::segmented_reduce(in, out, offsets, segments, cuprim::plus{}, 1u);
+}
+void max_abs_host(const float* in, float* out, const std::int32_t* offsets, std::int64_t segments) {
+  std::vector<float> magnitudes(in, in + (segments ? offsets[segments] : 0));
+  for (float& x : magnitudes) x = absolute{}(x);
+  cuprim::host::segmented_reduce(magnitudes.data(), out, offsets, segments, cuprim::maximum{}, -1.0f);
+}
+
 class SegmentedGraph : public graph_test {
 protected:
   /// Captures device(in, out, offsets, num_segments, ws, stream) over num_segments segments of mean_length values
@@ -97,9 +108,7 @@ TEST_F(SegmentedGraph, SegmentedReduceSumUint32) {
          cuprim::workspace ws, cudaStream_t s) {
         cuprim::segmented_reduce(in, out, offsets, segments, cuprim::plus{}, 1u, ws, s);
       },
-      [](const std::uint32_t* in, std::uint32_t* out, const std::int32_t* offsets, std::int64_t segments) {
-        cuprim::host::segmented_reduce(in, out, offsets, segments, cuprim::plus{}, 1u);
-      });
+      sum_plus_one_host);
 }
 
 TEST_F(SegmentedGraph, SegmentedTransformReduceMaxAbsFloat) {
@@ -108,11 +117,7 @@ TEST_F(SegmentedGraph, SegmentedTransformReduceMaxAbsFloat) {
          cudaStream_t s) {
         cuprim::segmented_transform_reduce(in, out, offsets, segments, absolute{}, cuprim::maximum{}, -1.0f, ws, s);
       },
-      [](const float* in, float* out, const std::int32_t* offsets, std::int64_t segments) {
-        std::vector<float> magnitudes(in, in + (segments ? offsets[segments] : 0));
-        for (float& x : magnitudes) x = absolute{}(x);
-        cuprim::host::segmented_reduce(magnitudes.data(), out, offsets, segments, cuprim::maximum{}, -1.0f);
-      });
+      max_abs_host);
 }
 
 // ---- the segmented scans
@@ -127,21 +132,11 @@ std::vector<std::uint32_t> run_keys(rng& r, std::size_t count) {
     h[i] = (i == 0 || r.index(64) == 0) ? std::uint32_t(r.next()) : h[i - 1];
   return h;
 }
-std::vector<std::uint32_t> refill_run_keys(rng& r, cuprim::device_buffer<std::uint32_t>& d) {
-  std::vector<std::uint32_t> h = run_keys(r, d.size());
-  d.copy_from_host(std::span<const std::uint32_t>(h));
-  return h;
-}
 
 /// Head flags, set with probability 1/64.
 std::vector<std::uint8_t> head_flags(rng& r, std::size_t count) {
   std::vector<std::uint8_t> h(count);
   for (auto& f : h) f = r.index(64) == 0 ? std::uint8_t(1 + r.index(255)) : std::uint8_t(0);
-  return h;
-}
-std::vector<std::uint8_t> refill_flags(rng& r, cuprim::device_buffer<std::uint8_t>& d) {
-  std::vector<std::uint8_t> h = head_flags(r, d.size());
-  d.copy_from_host(std::span<const std::uint8_t>(h));
   return h;
 }
 
@@ -155,11 +150,6 @@ std::vector<std::int64_t> scan_offsets(rng& r, std::size_t count, std::int64_t n
   h.back() = n;
   return h;
 }
-std::vector<std::int64_t> refill_scan_offsets(rng& r, cuprim::device_buffer<std::int64_t>& d, std::int64_t n) {
-  std::vector<std::int64_t> h = scan_offsets(r, d.size(), n);
-  d.copy_from_host(std::span<const std::int64_t>(h));
-  return h;
-}
 
 /// What marks the segments of the scans, for every size (a call reads the first n keys or flags): written anew
 /// before each launch.
@@ -171,36 +161,76 @@ struct segment_marks {
   std::vector<std::uint32_t> h_keys;
   std::vector<std::uint8_t> h_flags;
   std::vector<std::int64_t> h_offsets;
-  void refill(rng& r, std::int64_t n) {
-    h_keys = refill_run_keys(r, keys);
-    h_flags = refill_flags(r, flags);
-    h_offsets = refill_scan_offsets(r, offsets, n);
+  /// Allocates the arrays on `stream`: keys and flags for the largest size.
+  void allocate(cudaStream_t stream) {
+    keys = cuprim::device_buffer<std::uint32_t>(max_scan_size, stream);
+    flags = cuprim::device_buffer<std::uint8_t>(max_scan_size, stream);
+    offsets = cuprim::device_buffer<std::int64_t>(num_segments + 1, stream);
   }
-  /// The same, staged to be uploaded behind a gate (stream_gate.hpp).
-  void stage(rng& r, std::int64_t n, staged_uploads& up) {
+  /// Draws fresh marks on the host (offsets of [0, n)).
+  void draw(rng& r, std::int64_t n) {
     h_keys = run_keys(r, keys.size());
     h_flags = head_flags(r, flags.size());
     h_offsets = scan_offsets(r, offsets.size(), n);
+  }
+  /// Draws fresh marks and writes them to the device.
+  void refill(rng& r, std::int64_t n) {
+    draw(r, n);
+    keys.copy_from_host(std::span<const std::uint32_t>(h_keys));
+    flags.copy_from_host(std::span<const std::uint8_t>(h_flags));
+    offsets.copy_from_host(std::span<const std::int64_t>(h_offsets));
+  }
+  /// The same, staged to be uploaded behind a gate (stream_gate.hpp).
+  void stage(rng& r, std::int64_t n, staged_uploads& up) {
+    draw(r, n);
     up.add(keys.data(), h_keys);
     up.add(flags.data(), h_flags);
     up.add(offsets.data(), h_offsets);
   }
 };
 
-class SegmentedScanGraph : public graph_test {
+using u32 = std::uint32_t;
+
+/// The host references of the scans, graph and asynchrony alike.
+void inclusive_by_key_host(segment_marks& m, const u32* in, u32* out, std::int64_t n) {
+  cuprim::host::inclusive_scan_by_key(m.h_keys.data(), in, out, n, cuprim::plus{});
+}
+void exclusive_by_key_host(segment_marks& m, const u32* in, u32* out, std::int64_t n) {
+  cuprim::host::exclusive_scan_by_key(m.h_keys.data(), in, out, n, cuprim::plus{}, 3u);
+}
+void inclusive_flagged_host(segment_marks& m, const float* in, float* out, std::int64_t n) {
+  cuprim::host::inclusive_segmented_scan(in, m.h_flags.data(), out, n, cuprim::maximum{});
+}
+void exclusive_flagged_host(segment_marks& m, const u32* in, u32* out, std::int64_t n) {
+  cuprim::host::exclusive_segmented_scan(in, m.h_flags.data(), out, n, cuprim::plus{}, 2u);
+}
+void inclusive_offsets_host(segment_marks& m, const u32* in, u32* out, std::int64_t n) {
+  cuprim::host::inclusive_segmented_scan(in, m.h_offsets.data(), m.num_segments, out, n, cuprim::plus{});
+}
+void exclusive_offsets_host(segment_marks& m, const float* in, float* out, std::int64_t n) {
+  cuprim::host::exclusive_segmented_scan(in, m.h_offsets.data(), m.num_segments, out, n, cuprim::maximum{}, -1e30f);
+}
+
+/// A fixture (Base: graph_test or async_test) with the marks of the scans, allocated on its stream and freed before
+/// the stream is.
+template <class Base>
+class with_segment_marks : public Base {
 protected:
   void SetUp() override {
-    graph_test::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    marks_.keys = buffer<std::uint32_t>(max_scan_size);
-    marks_.flags = buffer<std::uint8_t>(max_scan_size);
-    marks_.offsets = buffer<std::int64_t>(segment_marks::num_segments + 1);
+    Base::SetUp();
+    if (this->IsSkipped() || this->HasFatalFailure()) return;
+    marks_.allocate(this->stream_);
   }
   void TearDown() override {
     marks_ = {};
-    graph_test::TearDown();
+    Base::TearDown();
   }
 
+  segment_marks marks_;
+};
+
+class SegmentedScanGraph : public with_segment_marks<graph_test> {
+protected:
   /// Captures device(marks, in, out, n, ws, stream) over n elements of T at every size and checks each launch
   /// against host(marks, in, out, n), the values and the marks refilled before each launch.
   template <class T, class Device, class Host>
@@ -217,26 +247,20 @@ protected:
         },
         [&](const T* in, T* out, std::int64_t n) { host(marks_, in, out, n); });
   }
-
-  segment_marks marks_;
 };
 
 TEST_F(SegmentedScanGraph, InclusiveScanByKeySumUint32) {
   check<std::uint32_t>(
       [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace ws,
          cudaStream_t s) { cuprim::inclusive_scan_by_key(m.keys.data(), in, out, n, cuprim::plus{}, ws, s); },
-      [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-        cuprim::host::inclusive_scan_by_key(m.h_keys.data(), in, out, n, cuprim::plus{});
-      });
+      inclusive_by_key_host);
 }
 
 TEST_F(SegmentedScanGraph, ExclusiveScanByKeySumUint32) {
   check<std::uint32_t>(
       [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace ws,
          cudaStream_t s) { cuprim::exclusive_scan_by_key(m.keys.data(), in, out, n, cuprim::plus{}, 3u, ws, s); },
-      [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-        cuprim::host::exclusive_scan_by_key(m.h_keys.data(), in, out, n, cuprim::plus{}, 3u);
-      });
+      exclusive_by_key_host);
 }
 
 TEST_F(SegmentedScanGraph, InclusiveFlaggedMaxFloat) {
@@ -244,18 +268,14 @@ TEST_F(SegmentedScanGraph, InclusiveFlaggedMaxFloat) {
       [](segment_marks& m, const float* in, float* out, std::int64_t n, cuprim::workspace ws, cudaStream_t s) {
         cuprim::inclusive_segmented_scan(in, m.flags.data(), out, n, cuprim::maximum{}, ws, s);
       },
-      [](segment_marks& m, const float* in, float* out, std::int64_t n) {
-        cuprim::host::inclusive_segmented_scan(in, m.h_flags.data(), out, n, cuprim::maximum{});
-      });
+      inclusive_flagged_host);
 }
 
 TEST_F(SegmentedScanGraph, ExclusiveFlaggedSumUint32) {
   check<std::uint32_t>(
       [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cuprim::workspace ws,
          cudaStream_t s) { cuprim::exclusive_segmented_scan(in, m.flags.data(), out, n, cuprim::plus{}, 2u, ws, s); },
-      [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-        cuprim::host::exclusive_segmented_scan(in, m.h_flags.data(), out, n, cuprim::plus{}, 2u);
-      });
+      exclusive_flagged_host);
 }
 
 TEST_F(SegmentedScanGraph, InclusiveOffsetsSumUint32) {
@@ -264,9 +284,7 @@ TEST_F(SegmentedScanGraph, InclusiveOffsetsSumUint32) {
          cudaStream_t s) {
         cuprim::inclusive_segmented_scan(in, m.offsets.data(), m.num_segments, out, n, cuprim::plus{}, ws, s);
       },
-      [](segment_marks& m, const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-        cuprim::host::inclusive_segmented_scan(in, m.h_offsets.data(), m.num_segments, out, n, cuprim::plus{});
-      });
+      inclusive_offsets_host);
 }
 
 TEST_F(SegmentedScanGraph, ExclusiveOffsetsMaxFloat) {
@@ -275,10 +293,7 @@ TEST_F(SegmentedScanGraph, ExclusiveOffsetsMaxFloat) {
         cuprim::exclusive_segmented_scan(in, m.offsets.data(), m.num_segments, out, n, cuprim::maximum{}, -1e30f, ws,
                                          s);
       },
-      [](segment_marks& m, const float* in, float* out, std::int64_t n) {
-        cuprim::host::exclusive_segmented_scan(in, m.h_offsets.data(), m.num_segments, out, n, cuprim::maximum{},
-                                               -1e30f);
-      });
+      exclusive_offsets_host);
 }
 
 // ---- asynchrony: each entry point returns while the stream is held up ahead of it
@@ -321,15 +336,6 @@ protected:
   }
 };
 
-void sum_plus_one_host(const std::uint32_t* in, std::uint32_t* out, const std::int32_t* offsets,
-                       std::int64_t segments) {
-  cuprim::host::segmented_reduce(in, out, offsets, segments, cuprim::plus{}, 1u);
-}
-void max_abs_host(const float* in, float* out, const std::int32_t* offsets, std::int64_t segments) {
-  std::vector<float> magnitudes(in, in + (segments ? offsets[segments] : 0));
-  for (float& x : magnitudes) x = absolute{}(x);
-  cuprim::host::segmented_reduce(magnitudes.data(), out, offsets, segments, cuprim::maximum{}, -1.0f);
-}
 std::size_t reduce_ws_uint32(std::int64_t segments) {
   return cuprim::segmented_reduce_workspace_bytes<std::uint32_t>(segments);
 }
@@ -385,20 +391,8 @@ TEST_F(SegmentedAsync, SegmentedSum) {
       });
 }
 
-class SegmentedScanAsync : public async_test {
+class SegmentedScanAsync : public with_segment_marks<async_test> {
 protected:
-  void SetUp() override {
-    async_test::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    marks_.keys = buffer<std::uint32_t>(max_scan_size);
-    marks_.flags = buffer<std::uint8_t>(max_scan_size);
-    marks_.offsets = buffer<std::int64_t>(segment_marks::num_segments + 1);
-  }
-  void TearDown() override {
-    marks_ = {};
-    async_test::TearDown();
-  }
-
   /// expect_async of device(marks, in, out, n, ws, stream) over n elements of T at every size (with the scans'
   /// workspace when `workspace`), the values and the marks fresh and staged, against host(marks, in, out, n).
   template <class T, class Device, class Host>
@@ -416,30 +410,7 @@ protected:
         },
         [&](const T* in, T* out, std::int64_t n) { host(marks_, in, out, n); });
   }
-
-  segment_marks marks_;
 };
-
-using u32 = std::uint32_t;
-
-void inclusive_by_key_host(segment_marks& m, const u32* in, u32* out, std::int64_t n) {
-  cuprim::host::inclusive_scan_by_key(m.h_keys.data(), in, out, n, cuprim::plus{});
-}
-void exclusive_by_key_host(segment_marks& m, const u32* in, u32* out, std::int64_t n) {
-  cuprim::host::exclusive_scan_by_key(m.h_keys.data(), in, out, n, cuprim::plus{}, 3u);
-}
-void inclusive_flagged_host(segment_marks& m, const float* in, float* out, std::int64_t n) {
-  cuprim::host::inclusive_segmented_scan(in, m.h_flags.data(), out, n, cuprim::maximum{});
-}
-void exclusive_flagged_host(segment_marks& m, const u32* in, u32* out, std::int64_t n) {
-  cuprim::host::exclusive_segmented_scan(in, m.h_flags.data(), out, n, cuprim::plus{}, 2u);
-}
-void inclusive_offsets_host(segment_marks& m, const u32* in, u32* out, std::int64_t n) {
-  cuprim::host::inclusive_segmented_scan(in, m.h_offsets.data(), m.num_segments, out, n, cuprim::plus{});
-}
-void exclusive_offsets_host(segment_marks& m, const float* in, float* out, std::int64_t n) {
-  cuprim::host::exclusive_segmented_scan(in, m.h_offsets.data(), m.num_segments, out, n, cuprim::maximum{}, -1e30f);
-}
 
 TEST_F(SegmentedScanAsync, InclusiveScanByKey) {
   check<u32>(

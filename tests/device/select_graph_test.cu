@@ -29,6 +29,29 @@ struct multiple_of_3 {
   CUPRIM_HD bool operator()(std::uint32_t x) const { return x % 3 == 0; }
 };
 
+/// The host references of the uint32 cases, graph and asynchrony alike: each returns the count.
+std::int64_t select_if_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+  return cuprim::host::select_if(in, out, n, multiple_of_3{});
+}
+std::int64_t partition_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+  return cuprim::host::partition(in, out, n, multiple_of_3{});
+}
+std::int64_t unique_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
+  return cuprim::host::unique(in, out, n);
+}
+
+/// run_length_encode's outputs against host::run_length_encode of `h`: the number of runs, the runs' values and
+/// lengths, and nothing written past the number of runs.
+void expect_runs(const std::vector<std::uint32_t>& h, cuprim::device_buffer<std::uint32_t>& unique_out,
+                 cuprim::device_buffer<std::uint32_t>& counts, cuprim::device_buffer<std::int64_t>& runs) {
+  std::vector<std::uint32_t> want_unique(h.size()), want_counts(h.size());
+  const std::int64_t want_runs =
+      cuprim::host::run_length_encode(h.data(), want_unique.data(), want_counts.data(), std::int64_t(h.size()));
+  ASSERT_EQ(runs.to_host_sync()[0], want_runs);
+  expect_prefix(unique_out.to_host_sync(), want_unique, std::size_t(want_runs), true);
+  expect_prefix(counts.to_host_sync(), want_counts, std::size_t(want_runs), true);
+}
+
 class SelectGraph : public graph_test {
 protected:
   /// Captures device(in, out, count, n, ws, stream) over n items of T (ws_bytes(n) of workspace) and checks each
@@ -74,9 +97,7 @@ TEST_F(SelectGraph, SelectIfUint32) {
       any_values<std::uint32_t>,
       [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace ws,
          cudaStream_t s) { cuprim::select_if(in, out, count, n, multiple_of_3{}, ws, s); },
-      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-        return cuprim::host::select_if(in, out, n, multiple_of_3{});
-      });
+      select_if_host);
 }
 
 TEST_F(SelectGraph, PartitionUint32) {
@@ -84,10 +105,7 @@ TEST_F(SelectGraph, PartitionUint32) {
       [](std::int64_t n) { return cuprim::partition_workspace_bytes<std::uint32_t>(n); }, any_values<std::uint32_t>,
       [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace ws,
          cudaStream_t s) { cuprim::partition(in, out, count, n, multiple_of_3{}, ws, s); },
-      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-        return cuprim::host::partition(in, out, n, multiple_of_3{});
-      },
-      true);
+      partition_host, true);
 }
 
 TEST_F(SelectGraph, UniqueUint32) {
@@ -95,7 +113,7 @@ TEST_F(SelectGraph, UniqueUint32) {
       [](std::int64_t n) { return cuprim::unique_workspace_bytes<std::uint32_t>(n); }, few_values,
       [](const std::uint32_t* in, std::uint32_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace ws,
          cudaStream_t s) { cuprim::unique(in, out, count, n, ws, s); },
-      [](const std::uint32_t* in, std::uint32_t* out, std::int64_t n) { return cuprim::host::unique(in, out, n); });
+      unique_host);
 }
 
 TEST_F(SelectGraph, SelectFlaggedFloat) {
@@ -125,7 +143,7 @@ TEST_F(SelectGraph, RunLengthEncodeUint32) {
     auto counts = buffer<std::uint32_t>(n);
     auto runs = buffer<std::int64_t>(1);
     graph_workspace ws(cuprim::run_length_encode_workspace_bytes<std::uint32_t>(n), stream_);
-    std::vector<std::uint32_t> h, want_unique(n), want_counts(n);
+    std::vector<std::uint32_t> h;
     replay(
         ws,
         [&](cudaStream_t s) {
@@ -137,13 +155,7 @@ TEST_F(SelectGraph, RunLengthEncodeUint32) {
           counts.fill_bytes(poison_byte);
           runs.fill_bytes(poison_byte);
         },
-        [&] {
-          const std::int64_t want_runs =
-              cuprim::host::run_length_encode(h.data(), want_unique.data(), want_counts.data(), n);
-          ASSERT_EQ(runs.to_host_sync()[0], want_runs);
-          expect_prefix(unique_out.to_host_sync(), want_unique, std::size_t(want_runs), true);
-          expect_prefix(counts.to_host_sync(), want_counts, std::size_t(want_runs), true);
-        });
+        [&] { expect_runs(h, unique_out, counts, runs); });
   }
 }
 
@@ -193,7 +205,7 @@ protected:
       auto counts = buffer<std::uint32_t>(n);
       auto runs = buffer<std::int64_t>(1);
       graph_workspace ws(workspace ? cuprim::run_length_encode_workspace_bytes<std::uint32_t>(n) : 0, stream_);
-      std::vector<std::uint32_t> h, want_unique(n), want_counts(n);
+      std::vector<std::uint32_t> h;
       expect_async(
           entry,
           [&](staged_uploads& up) {
@@ -215,13 +227,7 @@ protected:
               cuprim::run_length_encode(in.data(), unique_out.data(), counts.data(), runs.data(), n,
                                         cuprim::equal_to{}, s);
           },
-          [&] {
-            const std::int64_t want_runs =
-                cuprim::host::run_length_encode(h.data(), want_unique.data(), want_counts.data(), n);
-            ASSERT_EQ(runs.to_host_sync()[0], want_runs);
-            expect_prefix(unique_out.to_host_sync(), want_unique, std::size_t(want_runs), true);
-            expect_prefix(counts.to_host_sync(), want_counts, std::size_t(want_runs), true);
-          });
+          [&] { expect_runs(h, unique_out, counts, runs); });
       if (HasFatalFailure() || IsSkipped()) return;
     }
   }
@@ -234,16 +240,6 @@ std::vector<std::uint32_t> any_staged(rng& r, staged_uploads& up, cuprim::device
 /// Fresh random values in [1, 3] (runs of equal neighbours), staged.
 std::vector<std::uint32_t> few_staged(rng& r, staged_uploads& up, cuprim::device_buffer<std::uint32_t>& d) {
   return up.random(r, d, 1, 3);
-}
-
-std::int64_t select_if_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-  return cuprim::host::select_if(in, out, n, multiple_of_3{});
-}
-std::int64_t partition_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-  return cuprim::host::partition(in, out, n, multiple_of_3{});
-}
-std::int64_t unique_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
-  return cuprim::host::unique(in, out, n);
 }
 
 TEST_F(SelectAsync, SelectIf) {
