@@ -80,9 +80,9 @@ __global__ void upload_kernel(unsigned char* dst, Chunk chunk, unsigned count) {
 }
 
 /// Copies `bytes` of host memory at `src` to device memory at `dst` in stream order, without waiting for the
-/// stream: one small kernel per upload_chunk::capacity bytes, the data in its parameters. For the few kilobytes
-/// of levels or edges a call takes from the host (a histogram's edges); bulk data belongs in cudaMemcpyAsync
-/// from pinned memory. `src` may be freed as soon as this returns.
+/// stream: one small kernel per upload_chunk::capacity bytes, the data in its parameters (a histogram's edges:
+/// one launch up to about 4,000 8-byte edges, about 250 for a million). Bulk data belongs in cudaMemcpyAsync from
+/// pinned memory. `src` may be freed as soon as this returns.
 inline void upload_async(const char* fn, void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
   auto* to = static_cast<unsigned char*>(dst);
   const auto* from = static_cast<const unsigned char*>(src);

@@ -53,7 +53,8 @@ inline std::atomic<bool> radix_cluster_fail_next_query{false};
 /// cudaErrorLaunchOutOfResources) makes the next cluster sort take 16 blocks as its most, whatever the device's
 /// answer, and treats its launch of more than 8 blocks as refused with that error: nothing is set or launched for
 /// it, and the sort goes on as after a real refusal (the error cleared, 8 cached for the device, 8 blocks
-/// launched). The hook goes back to cudaSuccess at the sort's start, whatever n is.
+/// launched). The next cluster sort takes it (sets it back to cudaSuccess) whether or not it then needs more than 8
+/// blocks; a sort outside the cluster sort's sizes leaves it armed.
 inline std::atomic<int> radix_cluster_refuse_next{cudaSuccess};
 
 /// Takes a hook's armed value: the value, reset to `off`, where it differs from `off`; `off` (one relaxed load,
