@@ -299,11 +299,12 @@ void add_scan_by_key(std::int64_t n, std::int64_t segments, bool quick) {
 }
 
 /// A sweep row: the by-key scan under one tile per block of Threads x Vectors 16-byte vectors of values (the pairs
-/// take twice the registers), back-off First/Poll ns.
+/// take twice the registers), back-off First/Poll ns; the pipeline off.
 template <int Threads, int Vectors, int First = 1200, int Poll = 650>
 void add_scan_by_key_sweep(std::int64_t n, std::int64_t segments) {
   static constexpr cuprim::segmented_scan_policy p{.tile = {.threads = Threads, .vector_bytes = 16, .vectors = Vectors,
-                                                            .first_wait_ns = First, .poll_wait_ns = Poll}};
+                                                            .first_wait_ns = First, .poll_wait_ns = Poll},
+                                                   .pipeline = {.min_elems = 0}};
   std::string key = std::to_string(Threads) + "x" + std::to_string(Vectors), label = key;
   if (First != 1200 || Poll != 650) {
     key += "-" + std::to_string(First) + "-" + std::to_string(Poll);
@@ -315,6 +316,21 @@ void add_scan_by_key_sweep(std::int64_t n, std::int64_t segments) {
   add_case(std::move(c));
 }
 
+/// A sweep row: the by-key scan on the keyed look-back pipeline of Warps segment warps x Vectors 16-byte vectors per
+/// lane x Stages stages (a stage holds the tile's values and keys).
+template <int Warps, int Vectors, int Stages>
+void add_scan_by_key_pipeline_sweep(std::int64_t n, std::int64_t segments) {
+  static constexpr cuprim::segmented_scan_policy p{
+      .tile = cuprim::segmented_scan_policy_for<float>(cuprim::tuned_archs[0]).tile,
+      .pipeline = {.scan_warps = Warps, .lane_vectors = Vectors, .stages = Stages, .min_elems = 1ll << 22,
+                   .first_wait_ns = 1200, .poll_wait_ns = 650}};
+  const std::string key = "pipeline-" + std::to_string(Warps) + "w" + std::to_string(Vectors) + "v" +
+                          std::to_string(Stages) + "s";
+  case_def c = scan_by_key_case<p>(n, segments, false, key, key);
+  c.sweep = true;
+  c.policy = [] { return record_policy(p); };
+  add_case(std::move(c));
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // CSR SpMV: y = A·x
@@ -456,16 +472,14 @@ void register_segmented() {
   add_reduce_sum(pow2(24), pow2(22), "random", false);  // 4 per segment: ends weigh as much as elements
   add_scan_by_key(pow2(28), pow2(20), true);
   add_scan_by_key(pow2(28), pow2(24), false);
-  // The sweep: tile shapes of the by-key scan (threads x 16-byte vectors of values; the pairs take twice the
-  // registers) and the look-back's back-off.
-  add_scan_by_key_sweep<128, 3>(pow2(28), pow2(20));
-  add_scan_by_key_sweep<128, 4>(pow2(28), pow2(20));
-  add_scan_by_key_sweep<128, 6>(pow2(28), pow2(20));
+  // The sweep: the keyed pipeline's shapes (segment warps x vectors per lane x stages), then tiles of the one tile
+  // per block kernel (threads x 16-byte vectors of values; the pairs take twice the registers) with the pipeline off.
+  add_scan_by_key_pipeline_sweep<4, 9, 3>(pow2(28), pow2(20));
+  add_scan_by_key_pipeline_sweep<4, 7, 3>(pow2(28), pow2(20));
+  add_scan_by_key_pipeline_sweep<6, 5, 3>(pow2(28), pow2(20));
+  add_scan_by_key_pipeline_sweep<8, 5, 2>(pow2(28), pow2(20));
+  add_scan_by_key_pipeline_sweep<8, 7, 2>(pow2(28), pow2(20));
   add_scan_by_key_sweep<128, 8>(pow2(28), pow2(20));
-  add_scan_by_key_sweep<256, 3>(pow2(28), pow2(20));
-  add_scan_by_key_sweep<64, 6>(pow2(28), pow2(20));
-  add_scan_by_key_sweep<128, 12>(pow2(28), pow2(20));
-  add_scan_by_key_sweep<128, 16>(pow2(28), pow2(20));
   add_scan_by_key_sweep<256, 6>(pow2(28), pow2(20));
   add_scan_by_key_sweep<256, 8>(pow2(28), pow2(20));
   add_scan_by_key_sweep<512, 4>(pow2(28), pow2(20));

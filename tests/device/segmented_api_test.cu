@@ -461,6 +461,86 @@ TEST_F(SegmentedScan, ByKeyVectorisedIntegersInPlaceAndKeyEquality) {
     }
 }
 
+// The large inclusive scans by key run on the keyed look-back pipeline (16-byte aligned keys, input and output of
+// one 4- or 8-byte size, from the policy's pipeline.min_elems); outputs here are 16-byte aligned with 16 guard bytes
+// on each side (guarded<T> shifts by one element, which sends a call to the one-tile kernel).
+
+/// Affine maps x -> a·x + b mod 2^32 packed in 64 bits (a high, b low), composed left to right: associative, not
+/// commutative, an arithmetic type (so the pipeline takes it).
+struct compose64 {
+  __host__ __device__ std::uint64_t operator()(std::uint64_t f, std::uint64_t g) const {
+    const std::uint32_t a1 = std::uint32_t(f >> 32), b1 = std::uint32_t(f), a2 = std::uint32_t(g >> 32),
+                        b2 = std::uint32_t(g);
+    return (std::uint64_t(a1 * a2) << 32) | std::uint32_t(a2 * b1 + b2);
+  }
+};
+
+/// Runs inclusive_scan_by_key on device copies of keys and in (at `shift` elements past a 16-byte boundary, output
+/// likewise), in place when asked, and checks it bit for bit against the host reference and its guards.
+template <class T, class Key, class Op, class Eq = cuprim::equal_to>
+void check_scan_by_key(const std::vector<Key>& keys, const std::vector<T>& in, Op op, std::int64_t shift, bool in_place,
+                       const std::string& what, Eq eq = {}) {
+  const std::int64_t n = static_cast<std::int64_t>(in.size());
+  constexpr std::int64_t G = 16 / sizeof(T);  // guard elements (16 bytes) on each side
+  std::vector<T> ref(in.size());
+  cuprim::host::inclusive_scan_by_key(keys.data(), in.data(), ref.data(), n, op, eq);
+  cuprim::device_buffer<Key> d_keys(static_cast<std::size_t>(n + 2 * G));
+  cuprim::device_buffer<T> d_in(static_cast<std::size_t>(n + 2 * G)), d_out(static_cast<std::size_t>(n + 2 * G));
+  cuprim_test::poison(d_out);
+  cuprim_test::poison(d_in);
+  CUPRIM_CUDA_CHECK(cudaMemcpy(d_keys.data() + G + shift, keys.data(), keys.size() * sizeof(Key), cudaMemcpyHostToDevice));
+  CUPRIM_CUDA_CHECK(cudaMemcpy(d_in.data() + G + shift, in.data(), in.size() * sizeof(T), cudaMemcpyHostToDevice));
+  T* out = (in_place ? d_in.data() : d_out.data()) + G + shift;
+  cuprim::inclusive_scan_by_key(d_keys.data() + G + shift, d_in.data() + G + shift, out, n, op, eq);
+  std::vector<T> got(in.size());
+  CUPRIM_CUDA_CHECK(cudaMemcpy(got.data(), out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  expect_equal_scan(got, ref, what);
+  cuprim::device_buffer<T>& written = in_place ? d_in : d_out;
+  EXPECT_TRUE(cuprim_test::bytes_are(written.data(), std::size_t(G + shift) * sizeof(T))) << what << ": guard before";
+  EXPECT_TRUE(cuprim_test::bytes_are(written.data() + G + shift + n, std::size_t(G - shift) * sizeof(T)))
+      << what << ": guard after";
+}
+
+TEST_F(SegmentedScan, ByKeyPipelineEveryMixAndSize) {
+  CUPRIM_TEST_RNG(r);
+  constexpr cuprim::segmented_scan_policy p = cuprim::segmented_scan_policy_for<float>(cuprim::tuned_archs[0]);
+  const std::int64_t tile = std::int64_t(cuprim::detail::pipeline_shape<p.pipeline, float>::TE);
+  const std::int64_t first = p.pipeline.min_elems;
+  // Float sums of 0s and 1s are exact below 2^24, so every association gives the reference's bits.
+  for (const char* mix : {"single", "short", "long", "one"})
+    for (std::int64_t n : {first, first + 1, (first / tile + 1) * tile, (first / tile + 2) * tile - 1}) {
+      const auto keys = key_runs(mix, n, r);
+      std::vector<float> in(static_cast<std::size_t>(n));
+      for (auto& x : in) x = static_cast<float>(r.index(2));
+      check_scan_by_key(keys, in, cuprim::plus{}, 0, false, std::string(mix) + ", float, n " + std::to_string(n));
+    }
+}
+
+TEST_F(SegmentedScan, ByKeyPipelineTypesInPlaceMisalignedAndKeyEquality) {
+  CUPRIM_TEST_RNG(r);
+  const std::int64_t n = (1 << 22) + 4099;
+  for (const char* mix : {"short", "long"}) {
+    const auto keys32 = key_runs(mix, n, r);
+    const std::vector<std::uint32_t> ukeys(keys32.begin(), keys32.end());
+    const std::vector<std::int64_t> keys64(keys32.begin(), keys32.end());
+    const std::vector<std::uint64_t> ukeys64(keys32.begin(), keys32.end());
+    std::vector<std::uint32_t> u(static_cast<std::size_t>(n));
+    for (auto& x : u) x = static_cast<std::uint32_t>(r.next());
+    std::vector<double> d(static_cast<std::size_t>(n));
+    for (auto& x : d) x = static_cast<double>(r.index(1000));  // exact: integers below 2^53
+    std::vector<std::uint64_t> maps(static_cast<std::size_t>(n));
+    for (auto& x : maps) x = r.next() | (1ull << 32);
+    const std::string m = std::string(mix) + ", ";
+    check_scan_by_key(ukeys, u, cuprim::plus{}, 0, false, m + "uint32 by uint32");
+    check_scan_by_key(ukeys, u, cuprim::plus{}, 0, true, m + "uint32 in place");
+    check_scan_by_key(ukeys, u, cuprim::plus{}, 1, false, m + "uint32 misaligned (one tile per block)");
+    check_scan_by_key(ukeys, u, cuprim::maximum{}, 0, false, m + "uint32 max, keys equal by quarter", same_quarter{});
+    check_scan_by_key(keys64, d, cuprim::plus{}, 0, false, m + "double by int64");
+    check_scan_by_key(ukeys64, maps, compose64{}, 0, false, m + "affine maps by uint64 (operand order)");
+    check_scan_by_key(keys32, u, cuprim::plus{}, 0, false, m + "uint32 by int32");
+  }
+}
+
 TEST_F(SegmentedScan, ByKeyFloatWithinBoundAndBitwiseDeterministic) {
   CUPRIM_TEST_RNG(r);
   const std::int64_t n = (1 << 22) + 13;

@@ -62,12 +62,6 @@ constexpr std::uint64_t scan_tile_elems() {
   return std::uint64_t(P.threads) * P.vectors * vector_traits<In, P.vector_bytes>::elems;
 }
 
-/// Whether the pipeline kernel can take In -> Out accumulated in Acc (the run-time conditions come on top: n,
-/// alignment, the device).
-template <class In, class Out, class Acc>
-inline constexpr bool scan_pipeline_takes = std::is_same_v<In, Out> && std::is_same_v<Out, Acc> &&
-                                            std::is_arithmetic_v<In> && (sizeof(In) == 4 || sizeof(In) == 8);
-
 /// The cluster scan's tile (sm_90): 512 threads × 4 vectors of 16 bytes (8192 4-byte elements), one tile per block,
 /// the grid one cluster of at most 8 blocks (the portable size), so it takes inputs of up to 8 tiles (2^16 4-byte
 /// elements) in one launch with no workspace. It serves the pipeline policies above one tile of their first

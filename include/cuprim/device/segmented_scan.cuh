@@ -23,7 +23,10 @@
 //
 // One pass: the single-pass decoupled look-back scan of scan.cuh over (segment start, value) pairs under the
 // segmented operator (detail/segmented_scan_kernel.cuh); the offsets form first marks segment starts in a bitmask
-// in the workspace (n/8 bytes). Determinism (core/functional.cuh defines it): the order of operations depends on n,
+// in the workspace (n/8 bytes). Large inclusive scans by key (from the policy's pipeline.min_elems, 2^22 by default;
+// 4- or 8-byte arithmetic values scanned into their own type, keys of the same size, all three arrays 16-byte
+// aligned) run on the scan's look-back pipeline with the keys streamed beside the values
+// (detail/segmented_scan_pipeline_kernel.cuh). Determinism (core/functional.cuh defines it): the order of operations depends on n,
 // the segments, the policy and the input's alignment, as for scan.cuh.
 //
 // Policy. Each entry point takes an optional cuprim::segmented_scan_policy as its first template argument (default
@@ -42,6 +45,7 @@
 #include <cuprim/core/policy.hpp>
 #include <cuprim/core/validate.hpp>
 #include <cuprim/device/detail/segmented_scan_kernel.cuh>
+#include <cuprim/device/detail/segmented_scan_pipeline_kernel.cuh>
 #include <cuprim/device/detail/segmented_scan_tuning.cuh>
 #include <cuprim/device/scan.cuh>
 
@@ -64,12 +68,17 @@ template <segmented_scan_policy P, class In, class Acc>
 struct segmented_scan_layout {
   lookback_layout<seg_pair<Acc>> lookback;
   workspace_part<unsigned> heads;  // (n / 32, rounded up)
-  std::uint64_t tiles = 0;
+  std::uint64_t tiles = 0;         // of the one-tile-per-block kernel
   explicit segmented_scan_layout(std::int64_t n) {
     if (n <= 0) return;
     constexpr std::uint64_t tile = scan_tile_elems<P.tile, In>();
     tiles = (std::uint64_t(n) + tile - 1) / tile;
-    lookback = lookback_layout<seg_pair<Acc>>(tiles > 1 ? tiles : 0);
+    std::uint64_t states = tiles > 1 ? tiles : 0;
+    // The by-key pipeline's tiles where it may run (its key type is not known here: sized as if it were).
+    if constexpr (scan_pipeline_takes<In, Acc, Acc>)
+      if (P.pipeline.min_elems > 0 && n >= P.pipeline.min_elems)
+        states = std::max(states, pipeline_shape<P.pipeline, In>::tiles(std::uint64_t(n)));
+    lookback = lookback_layout<seg_pair<Acc>>(states);
     heads = lookback.L.template add<unsigned>((std::uint64_t(n) + 31) / 32);
   }
   std::size_t bytes() const { return lookback.bytes(); }
@@ -181,6 +190,27 @@ void segmented_scan_launch(const char* fn, const In* in, Out* out, std::uint64_t
                    scale_waits(P.tile.first_wait_ns, P.tile.poll_wait_ns, tiles, get_device_info().sm_count));
 }
 
+/// The large inclusive scans by key on the keyed look-back pipeline, where it takes them (types, n, 16-byte aligned
+/// keys, input and output, the device): true when launched. Other sources and forms take the one-tile kernel.
+template <segmented_scan_policy P, bool Exclusive, class Acc, class In, class Out, class Op, class Source>
+bool segmented_scan_pipeline(const char*, const In*, Out*, std::uint64_t, Op, const Source&, workspace, cudaStream_t) {
+  return false;
+}
+template <segmented_scan_policy P, bool Exclusive, class Acc, class In, class Out, class Op, class Key, class Eq>
+bool segmented_scan_pipeline(const char* fn, const In* in, Out* out, std::uint64_t n, Op op,
+                             const by_keys<Key, Eq>& src, workspace ws, cudaStream_t stream) {
+  if constexpr (!Exclusive && scan_by_key_pipeline_takes<In, Out, Acc, Key>) {
+    const auto a16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+    if (P.pipeline.min_elems > 0 && n >= std::uint64_t(P.pipeline.min_elems) && a16(in) && a16(out) &&
+        a16(src.keys)) {
+      // Brace-initialised: a __device__ lambda operator has no default constructor.
+      const scan_by_key_pipeline_job<In, Key, Eq, Op> job{{in, n, 0, nullptr, {}, {}}, src.keys, out, {op}, src.eq};
+      return pipeline_launch<P.pipeline>(fn, job, ws, stream);
+    }
+  }
+  return false;
+}
+
 /// Every segmented scan entry point ends here: validate, plan, launch. Exclusive scans start each segment at init.
 template <auto Policy, bool Exclusive, class In, class Out, class Op, class Source>
 void segmented_scan_run(const char* fn, const In* in, Out* out, std::int64_t n, Op op, accumulator_t<Out> init,
@@ -195,6 +225,7 @@ void segmented_scan_run(const char* fn, const In* in, Out* out, std::int64_t n, 
     check_no_pending_error(fn);
     if (n == 0) return;
     with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
+      if (segmented_scan_pipeline<P, Exclusive, Acc>(fn, in, out, std::uint64_t(n), op, src, w, stream)) return;
       const auto heads = src.template heads<P, In>(fn, L.heads.in(w), n, stream);
       segmented_scan_launch<P, Exclusive>(fn, in, out, std::uint64_t(n), op, init, heads, L, w, stream);
     });

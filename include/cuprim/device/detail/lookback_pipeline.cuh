@@ -36,6 +36,11 @@
 // reductions interleave); emit<Shape>(seg, seg_base, count, prefix)
 // (the segment's output, given the carry of everything before it); finish(total) (the last tile, with the carry
 // of the whole input).
+//
+// Keyed jobs (the scan by key) also name `key_type` (of value_type's size) and `keys`: the producer then loads the
+// tile's keys beside its values into a second ring, each stage preceded by the key just before the tile
+// (stage_keys(t) is the key of the value at t, and stage_keys(t)[-1] exists for every element), and a segment warp
+// takes its keys' facts into registers (job.load_side) before it releases the stage.
 #pragma once
 
 #include <cuprim/device/detail/async_copy.cuh>
@@ -59,6 +64,54 @@ struct pipeline_shape {
   static constexpr std::size_t smem_bytes = std::size_t(S) * TE * sizeof(T);
   static constexpr std::uint64_t tiles(std::uint64_t n) { return (n + TE - 1) / TE; }
 };
+
+/// Whether a job is keyed (names key_type and keys: see the file comment).
+template <class Job>
+inline constexpr bool pipeline_keyed = requires { typename Job::key_type; };
+/// A keyed job's key type (its value type for other jobs, so that the producer's key pointers always have a type).
+template <class Job, bool = pipeline_keyed<Job>>
+struct pipeline_key_of {
+  using type = typename Job::value_type;
+};
+template <class Job>
+struct pipeline_key_of<Job, true> {
+  using type = typename Job::key_type;
+};
+
+/// The ring of keys of a keyed job, after the S value stages: per stage a 16-byte header whose last key is the one
+/// before the tile, then the tile's TE keys.
+template <class Shape, class Key>
+struct pipeline_key_ring {
+  static_assert(sizeof(Key) <= 16 && 16 % sizeof(Key) == 0, "pipeline keys: 1, 2, 4, 8 or 16 bytes");
+  static constexpr std::size_t stage_bytes = 16 + Shape::TE * sizeof(Key);
+  static constexpr std::size_t bytes = Shape::S * stage_bytes;
+  /// The keys of stage s (value stages start at `base`).
+  template <class T>
+  static __device__ __forceinline__ Key* stage(unsigned char* base, int s) {
+    return reinterpret_cast<Key*>(base + Shape::S * Shape::TE * sizeof(T) + std::size_t(s) * stage_bytes + 16);
+  }
+};
+
+/// Dynamic shared memory of the pipeline kernel for Job: the value stages, and the key ring of a keyed job.
+template <class Shape, class Job>
+constexpr std::size_t pipeline_smem_bytes() {
+  if constexpr (pipeline_keyed<Job>) return Shape::smem_bytes + pipeline_key_ring<Shape, typename Job::key_type>::bytes;
+  else return Shape::smem_bytes;
+}
+
+/// The block's dynamic shared memory (every extern __shared__ array names its start).
+__device__ __forceinline__ unsigned char* pipeline_smem() {
+  extern __shared__ __align__(128) unsigned char pipeline_stages[];
+  return pipeline_stages;
+}
+
+/// The key of the value at t (a pointer into the value stages) of a keyed job; [-1] is the key before it.
+template <class Shape, class Key, class T>
+__device__ __forceinline__ const Key* stage_keys(const T* t) {
+  unsigned char* base = pipeline_smem();
+  const std::size_t i = std::size_t(t - reinterpret_cast<const T*>(base));
+  return pipeline_key_ring<Shape, Key>::template stage<T>(base, int(i / Shape::TE)) + i % Shape::TE;
+}
 
 /// What every job carries for the skeleton (filled in by pipeline_launch).
 template <class T, class C>
@@ -175,6 +228,26 @@ struct pipeline_ring {
 // look-back warp waits on its slot's agg_bar only, never on full_bar (which, with early release, may run a lap
 // ahead of it).
 
+/// The producer's part for a keyed job's stage s holding `count` elements of `tile`: the tail past the last 16 bytes
+/// element by element; returns the bytes to bulk-load from `from` (the stage's header comes with the keys: the 16
+/// bytes before the tile, whose last key is the one before it; tile 0 has none, and its header's last key is its
+/// own first, never compared with effect: nothing precedes element 0).
+template <class Shape, class Job>
+__device__ __forceinline__ unsigned produce_keys(const Job& job, int s, std::uint64_t tile, std::uint64_t count,
+                                                 typename Job::key_type*& to, const typename Job::key_type*& from) {
+  using Key = typename Job::key_type;
+  constexpr std::uint64_t header = 16 / sizeof(Key);
+  Key* dst = pipeline_key_ring<Shape, Key>::template stage<typename Job::value_type>(pipeline_smem(), s);
+  const std::uint64_t base = tile * Shape::TE;
+  const unsigned bulk = static_cast<unsigned>(count * sizeof(Key)) & ~15u;
+  for (std::uint64_t i = bulk / sizeof(Key); i < count; ++i) dst[i] = job.keys[base + i];
+  if (tile == 0) dst[-1] = job.keys[0];
+  if (tile == 0 || bulk / sizeof(Key) < count) fence_proxy_async_shared();  // before the copy engine writes here
+  to = tile > 0 ? dst - header : dst;
+  from = tile > 0 ? job.keys + (base - header) : job.keys;
+  return tile > 0 ? bulk + 16 : bulk;
+}
+
 /// Warp 0, one lane: takes tile ids and bulk-loads each tile into the next free stage; an id past the last tile
 /// tells every role to stop.
 template <class Shape, int Q, class Job, class Ring>
@@ -200,9 +273,15 @@ __device__ __forceinline__ void pipeline_produce(const Job& job, const Ring& r, 
       for (std::uint64_t i = bulk / sizeof(T); i < count; ++i) dst[i] = job.in[base + i];
       fence_proxy_async_shared();  // before the copy engine writes this stage again
     }
-    if (bulk > 0) {
-      mbarrier_arrive_expect_tx(&r.full_bar[s], bulk);
-      bulk_load(dst, job.in + base, bulk, &r.full_bar[s]);
+    unsigned key_bulk = 0;
+    using Key = typename pipeline_key_of<Job>::type;
+    Key* key_to = nullptr;
+    const Key* key_from = nullptr;
+    if constexpr (pipeline_keyed<Job>) key_bulk = produce_keys<Shape>(job, s, tile, count, key_to, key_from);
+    if (bulk + key_bulk > 0) {
+      mbarrier_arrive_expect_tx(&r.full_bar[s], bulk + key_bulk);
+      if (bulk > 0) bulk_load(dst, job.in + base, bulk, &r.full_bar[s]);
+      if (key_bulk > 0) bulk_load(key_to, key_from, key_bulk, &r.full_bar[s]);
     } else {
       mbarrier_arrive(&r.full_bar[s]);
     }
@@ -299,10 +378,19 @@ __device__ __forceinline__ void pipeline_emit(const Job& job, const Ring& r, int
       if (count == SE) {
         T x[Shape::LE];
         load_striped<Shape>(t, x);
-        fence_proxy_async_shared();  // the reads above, before the copy engine refills the stage
-        __syncwarp();
-        if (lane == 0) mbarrier_arrive(&r.empty_bar[s]);
-        job.template emit_regs<Shape>(x, seg_base, prefix);
+        if constexpr (pipeline_keyed<Job>) {
+          const auto side = job.template load_side<Shape>(t);  // the keys' facts, read before the release
+          fence_proxy_async_shared();  // the reads above, before the copy engine refills the stage
+          __syncwarp();
+          if (lane == 0) mbarrier_arrive(&r.empty_bar[s]);
+          __syncwarp();  // one lane arrived: the whole warp again before the row scans' shuffles
+          job.template emit_regs<Shape>(x, side, seg_base, prefix);
+        } else {
+          fence_proxy_async_shared();  // the reads above, before the copy engine refills the stage
+          __syncwarp();
+          if (lane == 0) mbarrier_arrive(&r.empty_bar[s]);
+          job.template emit_regs<Shape>(x, seg_base, prefix);
+        }
         continue;
       }
     }
@@ -339,8 +427,7 @@ __global__ void __launch_bounds__(Policy::value.block_threads()) lookback_pipeli
   constexpr bool early = has_register_emit<Job>;
   constexpr int Q = early ? S + 1 : S;
 
-  extern __shared__ __align__(128) unsigned char pipeline_stages[];
-  T* const stages = reinterpret_cast<T*>(pipeline_stages);  // S tiles
+  T* const stages = reinterpret_cast<T*>(pipeline_smem());  // S tiles (then a keyed job's key ring)
   __shared__ unsigned long long full_bar[S], empty_bar[S];  // per stage
   __shared__ unsigned long long agg_bar[Q], pre_bar[Q];     // per slot
   __shared__ std::uint64_t slot_tile[Q];
@@ -415,15 +502,15 @@ bool pipeline_launch(const char* fn, Job job, workspace ws, cudaStream_t stream)
   using shape = pipeline_shape<P, T>;
   auto* kernel = lookback_pipeline_kernel<policy_constant<P>, Job>;
   static bulk_kernel_cache cache;
-  const int per_sm =
-      bulk_kernel_blocks_per_sm(reinterpret_cast<const void*>(kernel), P.block_threads(), shape::smem_bytes, cache);
+  constexpr std::size_t smem = pipeline_smem_bytes<shape, Job>();
+  const int per_sm = bulk_kernel_blocks_per_sm(reinterpret_cast<const void*>(kernel), P.block_threads(), smem, cache);
   if (per_sm <= 0) return false;
   // The shared-memory limit is raised before every launch, not once: one template instantiation lives in the
   // module of every translation unit that uses it, and a limit raised on one copy need not hold for the copy a
   // later launch resolves to (the lab's sort ladder, calling the scan from another file than the scan rows, failed
   // its launch with an invalid-value error after the scan rows had run).
   CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(shape::smem_bytes)));
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   const std::uint64_t tiles = shape::tiles(job.n);
   const std::uint64_t most = std::uint64_t(get_device_info().sm_count) * std::uint64_t(per_sm);
   const lookback_layout<C> L(tiles);
@@ -433,7 +520,7 @@ bool pipeline_launch(const char* fn, Job job, workspace ws, cudaStream_t stream)
   job.waits = lookback_waits{P.first_wait_ns, P.poll_wait_ns};
   zero_async(fn, ws.data, L.zero_bytes(tiles), stream);
   const cudaError_t e = try_launch_dependent(kernel, static_cast<unsigned>(tiles < most ? tiles : most),
-                                             P.block_threads(), shape::smem_bytes, stream, job);
+                                             P.block_threads(), smem, stream, job);
   if (e == cudaErrorInvalidValue) {
     // The launch refused the shared memory (see above): clear the error and let the caller take the
     // one-tile-per-block kernel, which zeroes its own workspace. Nothing of the pipeline ran.

@@ -14,8 +14,46 @@
 #include <cuprim/device/detail/lookback_pipeline.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace cuprim::detail {
+
+/// Whether the pipeline kernel can take In -> Out accumulated in Acc (the run-time conditions come on top: n,
+/// alignment, the device).
+template <class In, class Out, class Acc>
+inline constexpr bool scan_pipeline_takes = std::is_same_v<In, Out> && std::is_same_v<Out, Acc> &&
+                                            std::is_arithmetic_v<In> && (sizeof(In) == 4 || sizeof(In) == 8);
+
+/// The row scans of a full segment held warp-striped in registers (load_striped: x[j·V .. j·V + V) is the lane's
+/// vector of row j, a row being 32 consecutive vectors, one per lane): scans each vector in place and returns in
+/// before[j] the carry of everything before the lane's vector of row j within the segment (absent for row 0, lane
+/// 0). The K rows' warp scans interleave. C is the carry type (the scan's value, or the scan by key's pair).
+template <int K, int V, class C, class Op>
+__device__ __forceinline__ void striped_row_carries(C (&x)[K * V], Op op, maybe<C> (&before)[K]) {
+  const int lane = warp::lane_id();
+  C t[K];  // per row: the lane's vector total, then the inclusive scan of those over the row's lanes
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+#pragma unroll
+    for (int c = 1; c < V; ++c) x[j * V + c] = op(x[j * V + c - 1], x[j * V + c]);
+    t[j] = x[j * V + V - 1];
+  }
+#pragma unroll
+  for (int offset = 1; offset < warp::size; offset *= 2) {
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const C earlier = warp::shfl_up(t[j], unsigned(offset));
+      if (lane >= offset) t[j] = op(earlier, t[j]);
+    }
+  }
+  // Rows before j, then lanes before.
+  maybe<C> rows{C{}, false};
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    before[j] = combine(rows, maybe<C>{warp::shfl_up(t[j], 1u), lane > 0}, op);
+    rows = combine(rows, maybe<C>{warp::shfl(t[j], warp::size - 1), true}, op);
+  }
+}
 
 template <bool Exclusive, bool HasInit, class T, class Op>
 struct scan_pipeline_job : pipeline_common<T, T> {
@@ -71,29 +109,8 @@ struct scan_pipeline_job : pipeline_common<T, T> {
   __device__ __forceinline__ void emit_regs(T (&x)[Shape::LE], std::uint64_t seg_base, Prefix&& prefix) const {
     constexpr int K = Shape::K, V = Shape::V;
     const int lane = warp::lane_id();
-    T t[K];  // per row: the lane's vector total, then the inclusive scan of those over the row's lanes
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-#pragma unroll
-      for (int c = 1; c < V; ++c) x[j * V + c] = op(x[j * V + c - 1], x[j * V + c]);
-      t[j] = x[j * V + V - 1];
-    }
-#pragma unroll
-    for (int offset = 1; offset < warp::size; offset *= 2) {
-#pragma unroll
-      for (int j = 0; j < K; ++j) {
-        const T earlier = warp::shfl_up(t[j], unsigned(offset));
-        if (lane >= offset) t[j] = op(earlier, t[j]);
-      }
-    }
-    // Carry before row j's vector in this lane, without the segment's prefix: rows before j, then lanes before.
-    maybe<T> before[K];
-    maybe<T> rows{T{}, false};
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      before[j] = combine(rows, maybe<T>{warp::shfl_up(t[j], 1u), lane > 0}, op);
-      rows = combine(rows, maybe<T>{warp::shfl(t[j], warp::size - 1), true}, op);
-    }
+    maybe<T> before[K];  // carry before row j's vector in this lane, without the segment's prefix
+    striped_row_carries<K, V>(x, op, before);
     const maybe<T> p = prefix();
     uint4* o = reinterpret_cast<uint4*>(out + seg_base);
 #pragma unroll

@@ -38,25 +38,44 @@
 
 namespace cuprim::detail {
 
+/// The flag word of seg_pair<T>: as wide as T's alignment (at least 4 bytes), so that the pair has no padding bytes
+/// and warp shuffles and tile states move it as whole words in registers (a bool member left 3 or 7 padding bytes,
+/// and the byte copies of a shuffle then went through local memory).
+template <class T>
+using seg_flag_t = std::conditional_t<(alignof(T) > 4), unsigned long long, unsigned>;
+
 /// One scanned item: the value since the latest segment start in the range, and whether a segment starts in it.
 template <class T>
 struct seg_pair {
   T value;
-  bool start;
+  seg_flag_t<T> start;  // 0 or 1
   /// The scan's output is the value (scan_tile converts each result to the output type through this).
   CUPRIM_HD explicit operator T() const { return value; }
 };
 
-/// The segmented operator: a later range holding a segment start replaces what came before it.
+/// The segmented operator: a later range holding a segment start replaces what came before it. Written without a
+/// branch (op is applied either way and its result dropped when b starts a segment): a branch here became a
+/// divergent branch per combined pair in the pipeline's row scans, which then took ~130 cycles per pair.
 template <class Op>
 struct seg_pair_op {
   Op op;
   template <class T>
   CUPRIM_HD seg_pair<T> operator()(const seg_pair<T>& a, const seg_pair<T>& b) const {
-    if (b.start) return b;
-    return {op(a.value, b.value), a.start};
+    const T folded = op(a.value, b.value);
+    return {b.start ? b.value : folded, a.start | b.start};
   }
 };
+
+/// maybe-combination of pairs under the segmented operator, without branches (lookback.cuh's combine branches on
+/// the two flags; over pairs that compiled to divergent branches in the row scans). Both values must be defined
+/// whatever the flags say: op is applied to them either way.
+template <class T, class Op>
+__device__ __forceinline__ maybe<seg_pair<T>> combine(const maybe<seg_pair<T>>& a, const maybe<seg_pair<T>>& b,
+                                                      seg_pair_op<Op> op) {
+  const seg_pair<T> both = op(a.value, b.value);
+  const seg_pair<T> one = a.has ? a.value : b.value;
+  return {a.has && b.has ? both : one, a.has || b.has};
+}
 
 /// Builds element i's pair. Inclusive: start = element i starts a segment. Exclusive: start = element i + 1
 /// does, and the value is init there (see the file comment).
