@@ -39,10 +39,11 @@
 // cudaMemcpy2DAsync; that is the fast path. A pageable array reaches the copy engines one of two ways
 // (options.pageable):
 //   register_in_place  its pages are page-locked where they are for the length of the call (cudaHostRegister;
-//              read-only for A and B where the device supports it) and copied directly, with no host copy. C, and B
-//              when transb == 'N', are locked in pieces that follow the tiles' columns (options.register_piece_bytes),
-//              each just before the first tile that needs it, so that locking a piece overlaps the copies of the
-//              tiles before it; A (and B when transb == 'T') whole, before the first tile. Everything is unlocked
+//              read-only, where the device supports it, for input pages the process may only read) and copied
+//              directly, with no host copy. C, and B when transb == 'N', are locked in pieces that follow the tiles'
+//              columns (options.register_piece_bytes), each as soon as the tile before the first that needs it is
+//              issued, so that locking a piece overlaps the device's work on the tiles before it; A (and B when
+//              transb == 'T') whole, before the first tile. Everything is unlocked
 //              before the call returns or throws, after every copy has finished. Where a registration is refused
 //              (the device does not take registered memory, the system will not lock more, a page is locked by
 //              someone else) the tiles that need those pages are staged instead: the result is the same.
@@ -55,7 +56,7 @@
 //              what staging C costs), else the pieces not locked yet are staged.
 // Locking costs a pass over the array's page tables per call (locking and unlocking), staging a host memcpy per byte
 // per send: locking is the cheaper where the host locks pages fast, and far cheaper for arrays sent several times
-// (B when m needs several tile rows, A when k needs several panels); docs/tuning/ooc.md has the measured costs.
+// (B when m needs several tile rows, A when k needs several panels); docs/tuning/ooc.md has the costs.
 // Managed memory is always staged (cudaHostRegister does not take it). Device pointers are rejected
 // (invalid_argument).
 //
