@@ -5,21 +5,26 @@
 //              running at once on two streams, as the two copy engines allow (also each direction alone);
 //   in-core    cublasDgemm of the same shape with everything already on the device (the compute rate).
 // The bound is the slower of the two; the summary after the table gives each mode's share of it and the best mode.
+// The -pageable rows run 3-way over std::vector copies of A, B and C, each way a pageable array can reach the copy
+// engines (gemm_pageable: auto, the default; register, locked in place in pieces; register-whole, locked whole
+// before the first tile; stage), beside register-only: locking and unlocking the three vectors, nothing else.
 // Out-of-core cases block the host (they synchronise), so they are timed by the wall clock, median of the reps
 // after one warm-up; the in-core case by CUDA events like every device case. The out-of-core cases record the
-// out-of-core policy (ooc/tuning.hpp: its staging threads serve the pageable row).
+// out-of-core policy (ooc/tuning.hpp: its staging threads serve the pageable rows).
 #include "lab.hpp"
 
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/memory.hpp>
 #include <cuprim/core/policy.hpp>
 #include <cuprim/ooc/gemm.hpp>
+#include <cuprim/ooc/staging.hpp>
 #include <cuprim/ooc/tuning.hpp>
 
 #include <cublas_v2.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -46,6 +51,7 @@ struct context {
   double tol = 0;
   std::map<std::string, cuprim::ooc::gemm_report> reports;  // the last report of each mode
   cuprim::ooc::gemm_report plan3;                           // the 3-way plan under the cap (the bytes of the bound)
+  double lock_ms = 0, unlock_ms = 0, locked_bytes = 0;      // register-only: its last run
 };
 
 std::shared_ptr<context> shared_context() {
@@ -119,17 +125,30 @@ case_def base_case(const std::string& variant) {
   return c;
 }
 
+/// How the -pageable rows pass std::vector operands: the default (auto) or one way forced; `whole` locks them whole.
+struct pageable_way {
+  bool on = false;
+  cuprim::ooc::gemm_pageable how = cuprim::ooc::gemm_pageable::automatic;
+  bool whole = false;
+  std::string suffix() const {
+    if (!on) return "";
+    if (how == cuprim::ooc::gemm_pageable::automatic) return "-pageable";
+    return std::string("-pageable-") + cuprim::ooc::gemm_pageable_name(how) + (whole ? "-whole" : "");
+  }
+};
+
 /// One mode; `share` >= 0 fixes four_way's CPU share (otherwise it is chosen from the measured rates).
 /// tile_k > 0 forces k-panels of that depth (then A's row panel is no longer shared by the tiles of a row).
-void add_mode(cuprim::ooc::gemm_mode mode, bool pageable, double share = -1, std::int64_t tile_k = 0) {
-  std::string variant = std::string(cuprim::ooc::gemm_mode_name(mode)) + (pageable ? "-pageable" : "");
+void add_mode(cuprim::ooc::gemm_mode mode, pageable_way way = {}, double share = -1, std::int64_t tile_k = 0) {
+  const bool pageable = way.on;
+  std::string variant = std::string(cuprim::ooc::gemm_mode_name(mode)) + way.suffix();
   if (share >= 0) variant += "-cpu" + std::to_string(int(std::lround(share * 100))) + "%";
   if (tile_k > 0) variant += "-tilek" + std::to_string(tile_k);
   case_def c = base_case(variant);
   c.flops = 2.0 * double(M) * double(N) * double(K);
   c.quick = false;
   c.policy = [] { return record_policy(cuprim::ooc::ooc_policy_for(cuprim::current_tuned_arch())); };
-  c.setup = [mode, pageable, variant, share, tile_k] {
+  c.setup = [mode, pageable, way, variant, share, tile_k] {
     auto ctx = shared_context();
     struct state {
       std::vector<double> A, B, C;  // pageable copies, for the pageable row
@@ -145,6 +164,8 @@ void add_mode(cuprim::ooc::gemm_mode mode, bool pageable, double share = -1, std
     o.device_budget_bytes = cap_bytes;
     o.cpu_share = share;
     o.tile_k = tile_k;
+    o.pageable = way.how;
+    if (way.whole) o.register_piece_bytes = SIZE_MAX;
     if (tile_k > 0) o.tile_n = 128;  // the default tiles' width, so only the panel depth differs
     auto call = [ctx, st, o, pageable, variant] {
       const double* A = pageable ? st->A.data() : ctx->A.data();
@@ -251,6 +272,44 @@ void add_transfer(const std::string& variant, bool h2d, bool d2h) {
   add_case(std::move(c));
 }
 
+/// Locking the pageable copies of A, B and C in place (whole, as register_in_place locks them: whole pages, each
+/// locked once) and unlocking them, nothing else: what register_in_place adds to a call, beside its copies.
+void add_register_only() {
+  case_def c = base_case("register-only");
+  c.quick = false;
+  c.setup = [] {
+    auto ctx = shared_context();
+    struct state {
+      std::vector<double> A, B, C;
+    };
+    auto st = std::make_shared<state>();
+    st->A.assign(ctx->A.data(), ctx->A.data() + ctx->A.size());
+    st->B.assign(ctx->B.data(), ctx->B.data() + ctx->B.size());
+    st->C.assign(ctx->C0.begin(), ctx->C0.end());
+    auto run = [ctx, st] {
+      cuprim::ooc::detail::host_registrations pins;
+      bool ok = true;
+      for (const std::vector<double>* v : {&st->A, &st->B, &st->C}) ok = pins.add(v->data(), v->size() * 8, true) && ok;
+      pins.release();
+      ctx->lock_ms = pins.lock_ms();
+      ctx->unlock_ms = pins.unlock_ms();
+      ctx->locked_bytes = double(pins.locked_bytes());
+      return ok;
+    };
+    bench b;
+    b.host_run = [run] { run(); };
+    b.verify = [run, ctx] {
+      verify_result v;
+      v.ok = run() && ctx->locked_bytes >= double(ctx->A.size() + ctx->B.size() + ctx->C.size()) * 8;
+      v.detail = v.ok ? "locking only: A, B and C were locked whole and unlocked"
+                      : "cudaHostRegister refused some of A, B and C";
+      return v;
+    };
+    return b;
+  };
+  add_case(std::move(c));
+}
+
 void add_in_core() {
   case_def c = base_case("in-core-cublas");
   c.flops = 2.0 * double(M) * double(N) * double(K);
@@ -344,7 +403,9 @@ std::vector<std::string> summary(const std::vector<result>& results) {
   std::string best;
   double best_ms = 0;
   for (const std::string& mode : order) {
-    if (mode == "transfer" || mode == "h2d-only" || mode == "d2h-only" || mode == "in-core-cublas") continue;
+    if (mode == "transfer" || mode == "h2d-only" || mode == "d2h-only" || mode == "in-core-cublas" ||
+        mode == "register-only")
+      continue;
     const double t = ms[mode];
     std::string line = "  " + mode + ": " + fmt("%.3f ms", t) +
                        fmt("  %.0f GFLOP/s", 2.0 * M * N * K / (t * 1e-3) / 1e9);
@@ -357,6 +418,14 @@ std::vector<std::string> summary(const std::vector<result>& results) {
       if (r.cpu_columns)
         line += ", CPU columns " + std::to_string(r.cpu_columns) + " of " + std::to_string(N) +
                 fmt(" in %.2f ms", r.cpu_ms) + fmt(", GPU part %.2f ms", r.gpu_ms);
+      auto abc = [](bool a, bool b, bool c) {
+        std::string w = std::string(a ? "A" : "") + (b ? "B" : "") + (c ? "C" : "");
+        return w.empty() ? std::string("none") : w;
+      };
+      if (mode.find("pageable") != std::string::npos)
+        line += ", locked " + abc(r.registered_a, r.registered_b, r.registered_c) + ", staged " +
+                abc(r.staged_a, r.staged_b, r.staged_c) + fmt(", locking %.2f ms", r.register_ms) +
+                fmt(" + unlocking %.2f ms", r.unregister_ms);
       line += ")";
     }
     out.push_back(line);
@@ -373,27 +442,49 @@ std::vector<std::string> summary(const std::vector<result>& results) {
     out.push_back("  (4-way's CPU columns never cross PCIe, so it moves fewer bytes than the bound assumes and can "
                   "pass 100%)");
   }
+  if (ctx->locked_bytes > 0 && ms.count("register-only"))
+    out.push_back("  register-only: locking A, B and C in place (" + fmt("%.0f MB", ctx->locked_bytes / 1e6) +
+                  ") " + fmt("%.2f ms", ctx->lock_ms) + fmt(" (%.1f GB/s)", ctx->locked_bytes / (ctx->lock_ms * 1e6)) +
+                  ", unlocking " + fmt("%.2f ms", ctx->unlock_ms) +
+                  fmt(" (%.1f GB/s)", ctx->locked_bytes / (ctx->unlock_ms * 1e6)) + " (the last run; median " +
+                  fmt("%.2f ms", ms["register-only"]) + " for both)");
+  if (ms.count("3-way-pageable") && bound > 0) {
+    const double pct = 100.0 * bound / ms["3-way-pageable"];
+    std::string line = "  pageable std::vector operands, default (auto): " + fmt("%.1f%% of the bound", pct) +
+                       (pct >= 70.0 ? " (target >= 70%: met)" : " (target >= 70%: MISSED)");
+    for (const char* way : {"3-way-pageable-register", "3-way-pageable-register-whole", "3-way-pageable-stage"})
+      if (ms.count(way)) line += "; " + std::string(way).substr(15) + fmt(" %.1f%%", 100.0 * bound / ms[way]);
+    out.push_back(line);
+  }
   return out;
 }
 
 }  // namespace
 
 void register_ooc_gemm() {
-  add_mode(cuprim::ooc::gemm_mode::serial, false);
-  add_mode(cuprim::ooc::gemm_mode::two_way, false);
-  add_mode(cuprim::ooc::gemm_mode::three_way, false);
-  add_mode(cuprim::ooc::gemm_mode::four_way, false);
-  add_mode(cuprim::ooc::gemm_mode::four_way, false, 0.015);  // fixed CPU shares around the measured one
-  add_mode(cuprim::ooc::gemm_mode::four_way, false, 0.05);
-  add_mode(cuprim::ooc::gemm_mode::three_way, false, -1, 144);  // two k-panels: A re-sent for every tile
-  add_mode(cuprim::ooc::gemm_mode::three_way, true);
+  using cuprim::ooc::gemm_mode;
+  using cuprim::ooc::gemm_pageable;
+  add_mode(gemm_mode::serial);
+  add_mode(gemm_mode::two_way);
+  add_mode(gemm_mode::three_way);
+  add_mode(gemm_mode::four_way);
+  add_mode(gemm_mode::four_way, {}, 0.015);  // fixed CPU shares around the measured one
+  add_mode(gemm_mode::four_way, {}, 0.05);
+  add_mode(gemm_mode::three_way, {}, -1, 144);  // two k-panels: A re-sent for every tile
+  add_mode(gemm_mode::three_way, {true, gemm_pageable::automatic, false});
+  add_mode(gemm_mode::three_way, {true, gemm_pageable::register_in_place, false});
+  add_mode(gemm_mode::three_way, {true, gemm_pageable::register_in_place, true});
+  add_mode(gemm_mode::three_way, {true, gemm_pageable::stage, false});
+  add_register_only();
   add_transfer("transfer", true, true);
   add_transfer("h2d-only", true, false);
   add_transfer("d2h-only", false, true);
   add_in_core();
   add_note(prefix, "ooc/gemm: out-of-core cases (serial .. 4-way, transfer) block the host and are timed by the wall "
-                   "clock (median after one warm-up); A, B, C in pinned host memory (the -pageable row: std::vector); "
-                   "GF = 2mnk / median; the bound and each mode's share of it follow the table");
+                   "clock (median after one warm-up); A, B, C in pinned host memory (the -pageable rows: std::vector, "
+                   "passed the default way (auto), locked in place in pieces (register) or whole (register-whole), or "
+                   "staged; register-only: locking and unlocking them alone); GF = 2mnk / median; the bound and each "
+                   "mode's share of it follow the table");
   add_summary(prefix, summary);
 }
 

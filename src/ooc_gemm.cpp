@@ -35,6 +35,15 @@ const char* gemm_mode_name(gemm_mode m) noexcept {
   return "?";
 }
 
+const char* gemm_pageable_name(gemm_pageable p) noexcept {
+  switch (p) {
+    case gemm_pageable::automatic: return "auto";
+    case gemm_pageable::register_in_place: return "register";
+    case gemm_pageable::stage: return "stage";
+  }
+  return "?";
+}
+
 namespace detail {
 namespace {
 
@@ -58,6 +67,7 @@ struct validated {
   gemm_shape s;
   bool trivial = false;     // m == 0 or n == 0
   bool scale_only = false;  // k == 0 or alpha == 0: C = beta * C
+  std::size_t a_bytes = 0, b_bytes = 0, c_bytes = 0;  // the bytes each array spans
 };
 
 void validate_options(const char* fn, const gemm_options& o) {
@@ -70,6 +80,9 @@ void validate_options(const char* fn, const gemm_options& o) {
   if (o.mode != gemm_mode::serial && o.mode != gemm_mode::two_way && o.mode != gemm_mode::three_way &&
       o.mode != gemm_mode::four_way)
     throw_invalid(fn, "options.mode", "must be serial, two_way, three_way or four_way");
+  if (o.pageable != gemm_pageable::automatic && o.pageable != gemm_pageable::register_in_place &&
+      o.pageable != gemm_pageable::stage)
+    throw_invalid(fn, "options.pageable", "must be automatic, register_in_place or stage");
 }
 
 template <class T>
@@ -99,12 +112,12 @@ validated validate(const char* fn, char transa, char transb, std::int64_t m, std
   s.m = m; s.n = n; s.k = k; s.lda = lda; s.ldb = ldb; s.ldc = ldc;
   v.trivial = m == 0 || n == 0;
   v.scale_only = !v.trivial && (k == 0 || alpha == T(0));
-  if (full && !v.scale_only) {  // A and B are read, C written: C may overlap neither (A and B may alias)
-    const std::size_t e = sizeof(T);
-    check_overlaps(fn, {{"A", A, std::size_t(span_elems(a_rows, a_cols, lda)) * e, read_only},
-                        {"B", B, std::size_t(span_elems(b_rows, b_cols, ldb)) * e, read_only},
-                        {"C", C, std::size_t(span_elems(m, n, ldc)) * e, written}});
-  }
+  const std::size_t e = sizeof(T);
+  v.a_bytes = std::size_t(span_elems(a_rows, a_cols, lda)) * e;
+  v.b_bytes = std::size_t(span_elems(b_rows, b_cols, ldb)) * e;
+  v.c_bytes = std::size_t(span_elems(m, n, ldc)) * e;
+  if (full && !v.scale_only)  // A and B are read, C written: C may overlap neither (A and B may alias)
+    check_overlaps(fn, {{"A", A, v.a_bytes, read_only}, {"B", B, v.b_bytes, read_only}, {"C", C, v.c_bytes, written}});
   if (o.mode == gemm_mode::four_way && o.cpu_share != 0 && !v.trivial && !v.scale_only) {
     if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
       throw_invalid(fn, "m", "four_way's CPU part needs dimensions and leading dimensions < 2^31");
@@ -119,6 +132,34 @@ void require_cpu_blas(const char* fn, const gemm_options& o, const validated& v)
                                ": four_way needs a CPU BLAS (cblas_dgemm/cblas_sgemm), loaded at run time; none "
                                "was found (tried: " + cblas_tried() +
                                "). Install OpenBLAS, point CUPRIM_CBLAS at a CBLAS library, or use three_way.");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Host memory
+
+/// gemm_pageable::automatic locks pageable arrays in place from this size up and stages smaller ones: locking has a
+/// fixed cost per call besides its cost per page, which a small array's staging copies (tens of microseconds)
+/// do not repay, and a small array is the likelier to share its pages with the caller's other data.
+constexpr std::size_t register_min_bytes = std::size_t(1) << 20;
+
+bool is_managed(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeManaged;
+}
+
+/// How array `arg` (spanning `bytes`) reaches the copy engines: page-locked memory directly (host_memory_kind, the
+/// rule every out-of-core call shares, which also rejects device memory), pageable memory as options.pageable says,
+/// managed memory (which cudaHostRegister does not take) through staging.
+host_access access_of(const char* fn, const char* arg, const void* p, std::size_t bytes, gemm_pageable mode) {
+  using cuprim::detail::host_memory;
+  if (cuprim::detail::host_memory_kind(fn, arg, p) == host_memory::pinned) return host_access::direct;
+  if (mode == gemm_pageable::stage || is_managed(p)) return host_access::stage;
+  if (mode == gemm_pageable::automatic && bytes < register_min_bytes) return host_access::stage;
+  return host_access::register_in_place;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -390,8 +431,6 @@ gemm_report gemm_sync(char transa, char transb, std::int64_t m, std::int64_t n, 
                       std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc,
                       const gemm_options& options, gemm_tile_engine<T>* engine) {
   CUPRIM_ENTRY_NAME(fn);
-  using cuprim::detail::host_memory;
-  using cuprim::detail::host_memory_kind;
   // Validate.
   const detail::validated v = detail::validate<T>(fn, transa, transb, m, n, k, alpha, A, lda, B, ldb, C, ldc, options);
   detail::require_cpu_blas(fn, options, v);
@@ -406,18 +445,18 @@ gemm_report gemm_sync(char transa, char transb, std::int64_t m, std::int64_t n, 
     return report;
   }
   cuprim::detail::check_no_pending_error(fn);
-  const bool stage_a = host_memory_kind(fn, "A", A) == host_memory::pageable;
-  const bool stage_b = host_memory_kind(fn, "B", B) == host_memory::pageable;
-  const bool stage_c = host_memory_kind(fn, "C", C) == host_memory::pageable;
+  detail::gemm_access access;
+  access.a = detail::access_of(fn, "A", A, v.a_bytes, options.pageable);
+  access.b = detail::access_of(fn, "B", B, v.b_bytes, options.pageable);
+  access.c = detail::access_of(fn, "C", C, v.c_bytes, options.pageable);
+  access.piece_bytes = options.register_piece_bytes;
+  access.adaptive = options.pageable == gemm_pageable::automatic;
   // Plan.
   const std::size_t budget = options.device_budget_bytes ? options.device_budget_bytes : detail::default_budget();
   const std::int64_t cpu_cols = detail::cpu_columns_for<T>(v.s, options, beta != T(0), engine);
   report = detail::plan_impl<T>(v, beta, options, budget, cpu_cols, fn);
   gemm_tile_engine<T>& eng = engine ? *engine : detail::default_tile_engine<T>();
   report.engine = eng.name();
-  report.staged_a = stage_a;
-  report.staged_b = stage_b;
-  report.staged_c = stage_c && beta != T(0);
   const detail::gemm_shape& s = v.s;
   // Run: the CPU's columns [gpu_n, n) in place on a thread of their own while the GPU's tiles stream through.
   std::exception_ptr cpu_error;
@@ -440,11 +479,19 @@ gemm_report gemm_sync(char transa, char transb, std::int64_t m, std::int64_t n, 
   if (gpu_n > 0) {
     const auto t0 = std::chrono::steady_clock::now();
     const detail::gemm_tiling t = detail::choose_tiling(s, options, budget, sizeof(T), beta != T(0), gpu_n, fn);
-    const detail::gemm_tiles_done done = detail::run_tiles<T>(s, t, options.mode, gpu_n, alpha, A, B, beta, C,
-                                                              stage_a, stage_b, stage_c, eng);
+    const detail::gemm_tiles_done done =
+        detail::run_tiles<T>(s, t, options.mode, gpu_n, alpha, A, B, beta, C, access, eng);
     report.tiles = done.tiles;
     report.bytes_h2d = done.bytes_h2d;
     report.bytes_d2h = done.bytes_d2h;
+    report.staged_a = done.staged_a;
+    report.staged_b = done.staged_b;
+    report.staged_c = done.staged_c;
+    report.registered_a = done.registered_a;
+    report.registered_b = done.registered_b;
+    report.registered_c = done.registered_c;
+    report.register_ms = done.register_ms;
+    report.unregister_ms = done.unregister_ms;
     report.gpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   if (cpu.t.joinable()) cpu.t.join();

@@ -6,6 +6,7 @@
 
 #include <cuprim/ooc/gemm.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -26,18 +27,34 @@ struct gemm_tiling {
   bool c_in = true;       // beta != 0: C tiles are copied in
 };
 
+/// How an array reaches the copy engines: directly (page-locked memory), locked in place for the call
+/// (pageable memory, gemm_pageable::register_in_place), or through page-locked staging buffers.
+enum class host_access { direct, register_in_place, stage };
+
+/// How A, B and C reach the copy engines, and the size of the pieces C and B are locked in (0: chosen, SIZE_MAX:
+/// whole). `adaptive` (gemm_pageable::automatic): locking goes on only while it is fast enough to beat staging.
+struct gemm_access {
+  host_access a = host_access::direct, b = host_access::direct, c = host_access::direct;
+  std::size_t piece_bytes = 0;
+  bool adaptive = false;
+  bool pageable() const { return a != host_access::direct || b != host_access::direct || c != host_access::direct; }
+};
+
 /// What the GPU part of a call did.
 struct gemm_tiles_done {
   std::int64_t tiles = 0;
   double bytes_h2d = 0, bytes_d2h = 0;
+  bool staged_a = false, staged_b = false, staged_c = false;            // some copy went through staging
+  bool registered_a = false, registered_b = false, registered_c = false;  // some pages were locked in place
+  double register_ms = 0, unregister_ms = 0;
 };
 
 /// Runs the GPU part of a call: op(A) * op(B) into C's first gpu_n columns, tile after tile through the device
-/// (serial, two_way or three_way lanes; four_way runs its GPU part as three_way). stage_*: the array is pageable
-/// or managed. Returns when every tile is back in C.
+/// (serial, two_way or three_way lanes; four_way runs its GPU part as three_way), each array reaching the copy
+/// engines as `access` says. Returns when every tile is back in C and every page it locked is unlocked.
 template <class T>
 gemm_tiles_done run_tiles(const gemm_shape& s, const gemm_tiling& t, gemm_mode mode, std::int64_t gpu_n, T alpha,
-                          const T* A, const T* B, T beta, T* C, bool stage_a, bool stage_b, bool stage_c,
+                          const T* A, const T* B, T beta, T* C, const gemm_access& access,
                           gemm_tile_engine<T>& engine);
 
 /// The default engine of the calling thread for the current device.

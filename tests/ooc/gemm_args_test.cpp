@@ -1,9 +1,10 @@
-// Argument validation and planning of the out-of-core GEMM, and the host GEMM reference. Every rule checked here is
-// enforced before any CUDA call, so these tests run (label host) on a machine without a GPU: the matrices are small
-// host arrays and a rejected call must leave C untouched.
+// Argument validation and planning of the out-of-core GEMM (with the cut of its copies where locked ranges meet), and
+// the host GEMM reference. Every rule checked here is enforced before any CUDA call, so these tests run (label host)
+// on a machine without a GPU: the matrices are small host arrays and a rejected call must leave C untouched.
 #include <cuprim/ooc/gemm.hpp>
 #include <cuprim/core/error.hpp>
 #include <cuprim/host/gemm.hpp>
+#include <cuprim/ooc/staging.hpp>
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -85,6 +87,9 @@ TEST(OocGemmArgs, RejectsBadArgumentsBeforeTouchingC) {
   bad = o;
   bad.mode = static_cast<gemm_mode>(17);
   expect_invalid(call('N', 'N', 6, 5, 4, A, 6, B, 4, C, 6, bad), "options.mode");
+  bad = o;
+  bad.pageable = static_cast<cuprim::ooc::gemm_pageable>(9);
+  expect_invalid(call('N', 'N', 6, 5, 4, A, 6, B, 4, C, 6, bad), "options.pageable");
   // A budget too small for the smallest tile (every mode), and for a requested tile.
   for (auto mode : {gemm_mode::serial, gemm_mode::two_way, gemm_mode::three_way}) {
     expect_invalid(call('N', 'N', 6, 5, 4, A, 6, B, 4, C, 6, budget(64, mode)), "options.device_budget_bytes");
@@ -166,6 +171,41 @@ TEST(OocGemmPlan, SeedShapeUnderACap) {
     EXPECT_EQ(r.cpu_columns, n / 4);
     EXPECT_EQ(r.gpu_columns, n - n / 4);
     EXPECT_DOUBLE_EQ(r.bytes_d2h, double(m) * (n - n / 4) * 8);
+  }
+}
+
+// The cut of a host block (a matrix block: runs of `width` bytes, `pitch` apart) by an address range, which splits
+// a copy where two locked ranges meet: the parts hold exactly the block's bytes inside the range, each once, in
+// address order, each a set of whole runs or one piece of a run.
+TEST(OocGemmPlan, BlockPartsCoverExactlyTheBytesInARange) {
+  std::mt19937_64 g(777);
+  for (int trial = 0; trial < 4000; ++trial) {
+    const std::size_t width = 1 + g() % 40, pitch = width + (trial % 3 == 0 ? 0 : g() % 25), runs = 1 + g() % 9;
+    const std::uintptr_t base = 1000 + g() % 64;
+    const std::uintptr_t end = base + (runs - 1) * pitch + width;
+    std::uintptr_t lo = base - 20 + g() % (end - base + 40), hi = base - 20 + g() % (end - base + 40);
+    if (lo > hi) std::swap(lo, hi);
+    std::vector<int> seen(end + 64, 0);
+    std::uintptr_t last = 0;
+    using cuprim::ooc::detail::block_part;
+    cuprim::ooc::detail::for_each_part_in(base, width, pitch, runs, lo, hi, [&](const block_part& q) {
+      ASSERT_GT(q.count, 0u);
+      ASSERT_GT(q.bytes, 0u);
+      ASSERT_TRUE(q.count == 1 || (q.offset == 0 && q.bytes == width)) << "several runs are whole runs";
+      ASSERT_LE(q.offset + q.bytes, width);
+      ASSERT_LE(q.first + q.count, runs);
+      const std::uintptr_t first_byte = base + q.first * pitch + q.offset;
+      ASSERT_GE(first_byte, last) << "parts in address order";
+      for (std::size_t r = 0; r < q.count; ++r)
+        for (std::size_t b = 0; b < q.bytes; ++b) ++seen[base + (q.first + r) * pitch + q.offset + b];
+      last = base + (q.first + q.count - 1) * pitch + q.offset + q.bytes;
+    });
+    for (std::uintptr_t a = 0; a < seen.size(); ++a) {
+      const bool in_block = a >= base && a < end && (a - base) % pitch < width;
+      ASSERT_EQ(seen[a], in_block && a >= lo && a < hi ? 1 : 0)
+          << "byte " << a << ": width " << width << " pitch " << pitch << " runs " << runs << " base " << base
+          << " range [" << lo << ", " << hi << ")";
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 // GPU tests of the out-of-core primitives: results equal the host references and the in-core results, for sizes
 // that do not divide the chunk, for pageable, page-locked, managed and mixed arrays, under a device-memory cap that
-// forces many chunks (its peak use is checked), in both issue orders; the scan's carry across chunks; no page-locked
-// or device memory left after an allocation fails mid-run; bad arguments copy and write nothing.
+// forces many chunks (its peak use is checked), in both issue orders; the scan's carry across chunks; select_if's
+// chunks placed one after another whatever they keep; no page-locked or device memory left after an allocation fails
+// mid-run; bad arguments copy and write nothing.
 #include <cuprim/device/reduce.cuh>
 #include <cuprim/device/scan.cuh>
 #include <cuprim/device/select.cuh>
@@ -253,7 +254,7 @@ struct below {
 TEST(OocSelect, MatchesHostAndInCore) {
   CUPRIM_TEST_RNG(rng);
   for (const config& c : configs())
-    for (unsigned pct : {0u, 37u, 100u}) {
+    for (unsigned pct : {0u, 37u, 50u, 100u}) {
       SCOPED_TRACE(describe(c) + " keep " + std::to_string(pct) + "%");
       host_array<unsigned> in(std::size_t(c.n), c.pinned_in);
       for (std::int64_t i = 0; i < c.n; ++i) in.data()[i] = unsigned(rng.between(0, 99));
@@ -271,6 +272,67 @@ TEST(OocSelect, MatchesHostAndInCore) {
       cuprim::device_buffer<unsigned> dout(std::size_t(c.n));
       EXPECT_EQ(cuprim::select_if_sync(d.data(), dout.data(), c.n, below{pct}), k);
     }
+}
+
+// Each chunk's items go right after those of the chunks before, copied once its count is known: chunks that keep
+// nothing, everything or some, in every kind of arrays, every issue order and stream count (one stream: each chunk's
+// count is waited for before the next chunk starts), with n not a multiple of the chunk.
+TEST(OocSelect, ChunksKeepingNothingEverythingOrSome) {
+  CUPRIM_TEST_RNG(rng);
+  const std::int64_t chunk = 1000, n = 23 * chunk + 7;  // 24 chunks, the last of 7 items
+  for (bool pin_in : {false, true})
+    for (bool pin_out : {false, true})
+      for (int streams : {1, 2, 3, 5})
+        for (auto order : {issue_order::by_chunk, issue_order::by_stage}) {
+          SCOPED_TRACE(std::string(pin_in ? "pinned" : "pageable") + " in, " + (pin_out ? "pinned" : "pageable") +
+                       " out, " + std::to_string(streams) + " streams" +
+                       (order == issue_order::by_stage ? ", by_stage" : ", by_chunk"));
+          host_array<unsigned> in(std::size_t(n), pin_in);
+          for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t c = i / chunk;  // chunk c keeps nothing (c % 3 == 1), everything (0) or some (2)
+            in.data()[i] = c % 3 == 1 ? 99u : c % 3 == 0 ? unsigned(rng.between(0, 49)) : unsigned(rng.between(0, 99));
+          }
+          std::vector<unsigned> ref(static_cast<std::size_t>(n));
+          const std::int64_t k = cuprim::host::select_if(in.data(), ref.data(), n, below{50});
+          host_array<unsigned> out(std::size_t(n), pin_out);
+          std::fill(out.data(), out.data() + n, 0xdeadbeefu);
+          cuprim::ooc::options o;
+          o.chunk_bytes = std::size_t(chunk) * sizeof(unsigned);
+          o.streams = streams;
+          o.order = order;
+          std::int64_t got = -1;
+          cuprim::ooc::select_if(in.data(), out.data(), &got, n, below{50}, o);
+          ASSERT_EQ(got, k);
+          EXPECT_TRUE(std::equal(ref.begin(), ref.begin() + k, out.data()));
+          EXPECT_TRUE(std::all_of(out.data() + k, out.data() + n, [](unsigned x) { return x == 0xdeadbeefu; }))
+              << "wrote past the count";
+          EXPECT_EQ(cuprim::ooc::staging_stats().in_use_bytes, 0u);
+        }
+}
+
+struct positive {
+  CUPRIM_HD bool operator()(const double& x) const { return x > 0; }
+};
+
+TEST(OocSelect, ManagedArraysAndLargeTypes) {
+  const std::int64_t n = 200'003;
+  double* in = nullptr;
+  double* out = nullptr;
+  ASSERT_EQ(cudaMallocManaged(&in, std::size_t(n) * sizeof(double)), cudaSuccess);
+  ASSERT_EQ(cudaMallocManaged(&out, std::size_t(n) * sizeof(double)), cudaSuccess);
+  for (std::int64_t i = 0; i < n; ++i) in[i] = double(i % 7) - 3.5;
+  cuprim::ooc::options o;
+  o.chunk_bytes = 30'001 * sizeof(double);
+  std::int64_t got = -1;
+  cuprim::ooc::select_if(in, out, &got, n, positive{}, o);
+  std::int64_t k = 0;
+  bool ok = true;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (in[i] > 0) ok = ok && out[k++] == in[i];
+  EXPECT_EQ(got, k);
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(cudaFree(in), cudaSuccess);
+  EXPECT_EQ(cudaFree(out), cudaSuccess);
 }
 
 TEST(OocHistogram, EvenBinsMatchHost) {
@@ -379,6 +441,43 @@ TEST(OocRaii, FailedAllocationMidRunReleasesEverything) {
   bool ok = true;
   for (std::int64_t i = 0; i < n; ++i) ok = ok && (run += in[std::size_t(i)]) == out[std::size_t(i)];
   EXPECT_TRUE(ok);
+}
+
+TEST(OocRaii, SelectFailedAllocationMidRunReleasesEverything) {
+  // The in-core select_if takes its workspace per chunk: failures at every stage of the run, pageable and pinned
+  // output (staged items in flight, and items copied straight into out).
+  CUPRIM_TEST_RNG(rng);
+  const std::int64_t n = 400'000;
+  std::vector<unsigned> in(static_cast<std::size_t>(n));
+  for (auto& x : in) x = unsigned(rng.between(0, 99));
+  cuprim::ooc::options o;
+  o.chunk_bytes = 40'000;  // 10000 items: 40 chunks
+  for (bool pin_out : {false, true}) {
+    host_array<unsigned> out(std::size_t(n), pin_out);
+    long total = 0;
+    {
+      counting_resource probe(cuprim::current_resource());
+      resource_scope scope(&probe);
+      std::int64_t k = 0;
+      cuprim::ooc::select_if(in.data(), out.data(), &k, n, below{50}, o);
+      total = probe.allocations();
+    }
+    ASSERT_GT(total, 20);
+    for (long fail : {0L, 2L, 7L, total / 2, total - 1}) {
+      SCOPED_TRACE("allocation " + std::to_string(fail) + " of " + std::to_string(total) + " fails" +
+                   (pin_out ? ", pinned out" : ", pageable out"));
+      counting_resource failing(cuprim::current_resource(), fail);
+      {
+        resource_scope scope(&failing);
+        std::int64_t k = -1;
+        EXPECT_THROW(cuprim::ooc::select_if(in.data(), out.data(), &k, n, below{50}, o), cuprim::bad_alloc);
+        EXPECT_EQ(k, -1) << "no count on failure";
+      }
+      EXPECT_EQ(failing.live(), 0u) << "device memory left allocated";
+      EXPECT_EQ(cuprim::ooc::staging_stats().in_use_bytes, 0u) << "page-locked staging left in use";
+      EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
+    }
+  }
 }
 
 TEST(OocArgsGpu, DevicePointersRejectedAndNothingWritten) {

@@ -36,10 +36,29 @@
 //
 // Host memory. cuprim::detail::host_memory_kind (core/validate.hpp), the rule every out-of-core call shares,
 // decides: page-locked host memory (cudaMallocHost / cudaHostAlloc / cudaHostRegister) is copied directly with
-// cudaMemcpy2DAsync; that is the fast path. A pageable or managed array is staged through page-locked buffers of one
-// tile each, taken from the out-of-core staging cache (ooc/staging.hpp: cached between calls, trim_staging frees
-// them), packed and unpacked in stream order by host functions split over the staging threads; this adds a host
-// copy per tile and costs speed. Device pointers are rejected (invalid_argument).
+// cudaMemcpy2DAsync; that is the fast path. A pageable array reaches the copy engines one of two ways
+// (options.pageable):
+//   register_in_place  its pages are page-locked where they are for the length of the call (cudaHostRegister;
+//              read-only, where the device supports it, for input pages the process may only read) and copied
+//              directly, with no host copy. C, and B when transb == 'N', are locked in pieces that follow the tiles'
+//              columns (options.register_piece_bytes), each as soon as the tile before the first that needs it is
+//              issued, so that locking a piece overlaps the device's work on the tiles before it; A (and B when
+//              transb == 'T') whole, before the first tile. Everything is unlocked
+//              before the call returns or throws, after every copy has finished. Where a registration is refused
+//              (the device does not take registered memory, the system will not lock more, a page is locked by
+//              someone else) the tiles that need those pages are staged instead: the result is the same.
+//   stage      it is copied through page-locked buffers of one tile each, taken from the out-of-core staging cache
+//              (ooc/staging.hpp: cached between calls, trim_staging frees them), packed and unpacked in stream
+//              order by host functions split over the staging threads (in three_way, on host streams of their own,
+//              so that packing one tile overlaps the DMA of another); a host copy per byte sent each way.
+//   automatic  (the default) register_in_place for pageable arrays of at least 1 MiB, stage for smaller ones; and
+//              once 16 MiB are locked, locking goes on only if it ran at 20 GB/s or more (the rate at which it costs
+//              what staging C costs), else the pieces not locked yet are staged.
+// Locking costs a pass over the array's page tables per call (locking and unlocking), staging a host memcpy per byte
+// per send: locking is the cheaper where the host locks pages fast, and far cheaper for arrays sent several times
+// (B when m needs several tile rows, A when k needs several panels); docs/tuning/ooc.md has the costs.
+// Managed memory is always staged (cudaHostRegister does not take it). Device pointers are rejected
+// (invalid_argument).
 //
 // Device memory. All device buffers of a call come from cuprim::current_resource() (by default cuprim's caching
 // pool, so memory stays reserved after the call: pool_resource::trim releases it) and together stay within
@@ -61,10 +80,11 @@
 // Errors. cuprim::invalid_argument before any allocation or transfer: transa/transb not N/T/C, m, n or k < 0,
 // lda/ldb/ldc below the rule above, a null A, B (when m, n, k > 0) or C (when m, n > 0), C overlapping A or B,
 // a device pointer for A, B or C, options out of range (cpu_share not in [0, 1] and not negative, cpu_threads < 0,
-// tile sizes < 0), and options.device_budget_bytes (or the memory free) too small for one tile of at least
-// min(m,32) x min(n,32) x min(k,32) (or for the tile asked for). cuprim::ooc::cpu_blas_unavailable as said above;
-// cuprim::bad_alloc / cuprim::cuda_error for failures while running, after which every stream is synchronised and
-// every buffer (device and pinned) released before the exception leaves the call. C is then partly updated.
+// tile sizes < 0, pageable not one of gemm_pageable's values), and options.device_budget_bytes (or the memory free)
+// too small for one tile of at least min(m,32) x min(n,32) x min(k,32) (or for the tile asked for).
+// cuprim::ooc::cpu_blas_unavailable as said above; cuprim::bad_alloc / cuprim::cuda_error for failures while
+// running, after which every stream is synchronised, every buffer (device and pinned) released and every page locked
+// in place unlocked before the exception leaves the call. C is then partly updated.
 #pragma once
 
 #include <cuprim/ooc/gemm_engine.hpp>
@@ -82,6 +102,16 @@ enum class gemm_mode { serial, two_way, three_way, four_way };
 /// "serial", "2-way", "3-way", "4-way".
 const char* gemm_mode_name(gemm_mode m) noexcept;
 
+/// How a pageable array reaches the copy engines (see "Host memory" above).
+enum class gemm_pageable {
+  automatic,          ///< register_in_place from 1 MiB while locking is fast enough, stage otherwise
+  register_in_place,  ///< page-locked where it is for the call (cudaHostRegister), copied directly
+  stage,              ///< copied through page-locked staging buffers
+};
+
+/// "auto", "register", "stage".
+const char* gemm_pageable_name(gemm_pageable p) noexcept;
+
 /// No CPU BLAS could be loaded for four_way; what() lists the paths tried.
 class cpu_blas_unavailable : public std::runtime_error {
 public:
@@ -98,6 +128,13 @@ struct gemm_options {
   double cpu_share = -1.0;
   /// four_way: CPU BLAS threads; 0 = std::thread::hardware_concurrency() - 1 (at least 1).
   int cpu_threads = 0;
+  /// Pageable (not page-locked, not managed) A, B and C: registered in place, staged, or chosen (by size, then by
+  /// how fast locking runs).
+  gemm_pageable pageable = gemm_pageable::automatic;
+  /// register_in_place: the size of the pieces C (and B, transb == 'N') are locked in, each just before its first
+  /// tile; 0 = chosen (the first piece one tile, each next one twice the one before, up to 64 MiB); SIZE_MAX locks
+  /// every array whole before the first tile.
+  std::size_t register_piece_bytes = 0;
 };
 
 /// What a call did (or, from gemm_plan, will do).
@@ -111,7 +148,10 @@ struct gemm_report {
   std::size_t budget_bytes = 0;    ///< the budget it was planned against
   double bytes_h2d = 0;            ///< bytes copied host -> device
   double bytes_d2h = 0;            ///< bytes copied device -> host
-  bool staged_a = false, staged_b = false, staged_c = false;  ///< pageable arrays staged through pinned buffers
+  bool staged_a = false, staged_b = false, staged_c = false;  ///< some tile of it went through staging buffers
+  bool registered_a = false, registered_b = false, registered_c = false;  ///< some of it was locked in place
+  double register_ms = 0;          ///< time spent locking pageable arrays in place (cudaHostRegister)
+  double unregister_ms = 0;        ///< and unlocking them (cudaHostUnregister)
   std::string engine;              ///< the tile engine's name
   double gpu_ms = 0;               ///< wall time of the GPU pipeline (set up, run, drained)
   double cpu_ms = 0;               ///< wall time of the CPU BLAS part (four_way)

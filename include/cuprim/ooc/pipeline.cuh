@@ -56,6 +56,14 @@
 
 namespace cuprim::ooc {
 
+/// Where the D2H stage puts a chunk's outputs.
+enum class chunk_output {
+  mapped,    ///< chunk c's count outputs go to out[first, first + count)
+  unmapped,  ///< d_out's first count elements come back to a page-locked copy that retire reads (host_out)
+  packed,    ///< the kernel stage writes how many outputs it made to *d_out_count; that many go to out right after
+             ///< those of the chunks before, out[out_first, out_first + out_count) (compactions)
+};
+
 /// One chunk as the kernel stage sees it.
 struct chunk {
   std::int64_t index = 0;  ///< 0, 1, ... in input order
@@ -63,6 +71,9 @@ struct chunk {
   std::int64_t count = 0;  ///< elements in this chunk
   int slot = 0;            ///< its slot (0..streams-1): selects the slot's scratch
   cudaStream_t stream = nullptr;
+  std::int64_t* d_out_count = nullptr;  ///< packed output: where the kernel stage writes its output count (device)
+  std::int64_t out_first = 0;           ///< packed output, in retire: where the chunk's outputs are in out
+  std::int64_t out_count = 0;           ///< packed output, in retire: how many there are
 };
 
 /// The chunked H2D → kernel → D2H pipeline over host arrays. In: the input element type; Out: the output
@@ -72,29 +83,45 @@ struct chunk {
 /// run(kernel, retire):
 ///   kernel(const chunk& c, const In* d_in, Out* d_out, void* d_scratch)
 ///       enqueues the chunk's work on c.stream: d_in holds its c.count inputs; it writes the chunk's output to
-///       d_out (capacity chunk_elems + out_extra elements), which the D2H stage copies back. Chunks are issued
-///       in order; ordered_begin/ordered_end make a step run in chunk order across streams (a carry).
+///       d_out (capacity chunk_elems + out_extra elements), which the D2H stage copies back (packed output: and
+///       how many it wrote to *c.d_out_count). Chunks are issued in order; ordered_begin/ordered_end make a step
+///       run in chunk order across streams (a carry).
 ///   retire(const chunk& c, const Out* host_out)
-///       runs on the host once the chunk is complete, in chunk order. With an output in `mapped` mode the
-///       pipeline has already written out[first, first + count) (host_out points there); in unmapped mode
-///       host_out is the staged page-locked copy of d_out's first `count` elements (e.g. compaction).
+///       runs on the host once the chunk is complete, in chunk order. With a mapped output the pipeline has already
+///       written out[first, first + count) (host_out points there); with a packed one out[out_first, out_first +
+///       out_count) (host_out points there); with an unmapped one host_out is the staged page-locked copy of d_out's
+///       first `count` elements.
+///
+/// Packed output. The host learns a chunk's count from a copy of *d_out_count and then copies exactly that many
+/// outputs to their place: into out itself when out is page-locked (the DMA writes the final place; no host copy),
+/// else into the slot's page-locked staging, drained into out by the copy threads at retire. The copy of chunk c is
+/// issued when the host first has to wait for something anyway: before its slot takes chunk c + streams, whose H2D
+/// copy the stream then runs after it. By then the copy engine has the H2D copies of the chunks between queued, so
+/// waiting for chunk c's count never leaves it idle.
 template <class In, class Out = void>
 class pipeline {
   using out_t = std::conditional_t<std::is_void_v<Out>, char, Out>;
   static constexpr std::size_t out_size = std::is_void_v<Out> ? 0 : sizeof(out_t);
 
 public:
-  /// `out` may be null (no D2H stage). `mapped`: chunk c's output goes to out[first, first + count).
+  /// `out` may be null (no D2H stage). `mapped`: chunk c's output goes to out[first, first + count), else unmapped.
   /// `out_extra`: extra device elements per slot's output buffer. `scratch_per_elem` × chunk_elems +
   /// `scratch_fixed` device bytes per slot for the kernel stage.
   pipeline(const char* fn, const In* in, std::int64_t n, out_t* out, const options& o, bool mapped = true,
            std::size_t out_extra = 0, std::size_t scratch_per_elem = 0, std::size_t scratch_fixed = 0)
-      : in_(in), out_(out), mapped_(mapped) {
+      : pipeline(fn, in, n, out, o, mapped ? chunk_output::mapped : chunk_output::unmapped, out_extra,
+                 scratch_per_elem, scratch_fixed) {}
+
+  /// As above, with the output's mode named (packed: a compaction's).
+  pipeline(const char* fn, const In* in, std::int64_t n, out_t* out, const options& o, chunk_output mode,
+           std::size_t out_extra = 0, std::size_t scratch_per_elem = 0, std::size_t scratch_fixed = 0)
+      : in_(in), out_(out), mode_(mode) {
     using cuprim::detail::host_memory;
     using cuprim::detail::host_memory_kind;
     const bool stage_in = in != nullptr && host_memory_kind(fn, "in", in) == host_memory::pageable;
     const bool has_out = out != nullptr && out_size > 0;
-    const bool stage_out = has_out && (!mapped || host_memory_kind(fn, "out", out) == host_memory::pageable);
+    const bool stage_out = has_out && (mode == chunk_output::unmapped ||
+                                       host_memory_kind(fn, "out", out) == host_memory::pageable);
     std::size_t free_b = 0, total_b = 0;
     CUPRIM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     const std::size_t fixed = scratch_fixed + (has_out ? out_extra * out_size : 0) + 4096;
@@ -109,6 +136,10 @@ public:
     computed_ = std::make_unique<detail::handoff>(lanes, detail::stage::compute, detail::stage::out, S);
     done_.resize(std::size_t(S));
     ordered_.resize(std::size_t(S));
+    if (packed()) {
+      counted_.resize(std::size_t(S));
+      counts_ = detail::staging_buffer(std::size_t(S) * sizeof(std::int64_t));
+    }
     const std::size_t ce = std::size_t(plan_.chunk_elems);
     slots_.resize(std::size_t(S));
     for (int s = 0; s < S; ++s) {
@@ -120,6 +151,7 @@ public:
       if (has_out) sl.d_out = device_buffer<out_t>(ce + out_extra, st);
       const std::size_t sb = scratch_fixed + scratch_per_elem * ce;
       if (sb) sl.d_scratch = device_buffer<unsigned char>(sb, st);
+      if (packed()) sl.d_count = device_buffer<std::int64_t>(1, st);
     }
   }
   pipeline(const pipeline&) = delete;
@@ -160,10 +192,19 @@ public:
   template <class Kernel, class Retire>
   void run(Kernel&& kernel, Retire&& retire) {
     const std::int64_t C = plan_.chunks, S = plan_.streams;
-    std::int64_t next_retire = 0;
+    std::int64_t next_retire = 0, next_place = 0;
     auto retire_one = [&] { retire_chunk(make_chunk(next_retire++), retire); };
+    auto place_one = [&] {  // packed output: the chunk's outputs to their place
+      const chunk k = make_chunk(next_place++);
+      while (next_retire <= k.index - S) retire_one();  // the slot's staging and its done event are free
+      place(k);
+    };
     auto h2d = [&](const chunk& k) {
-      while (next_retire <= k.index - S) retire_one();  // the slot's previous chunk must be complete
+      // The slot's previous chunk must be complete (or, packed, its outputs' copy queued before this chunk's H2D).
+      if (packed())
+        while (next_place <= k.index - S) place_one();
+      else
+        while (next_retire <= k.index - S) retire_one();
       copy_in(k);
     };
     auto compute = [&](const chunk& k) {
@@ -171,6 +212,7 @@ public:
       loaded_->wait(k.slot);
       kernel(k, static_cast<const In*>(sl.d_in.data()), static_cast<out_t*>(sl.d_out.data()),
              static_cast<void*>(sl.d_scratch.data()));
+      if (packed()) count_out(k);
       computed_->record(k.slot);
     };
     if (plan_.order == issue_order::by_stage) {
@@ -188,6 +230,7 @@ public:
         copy_out(k);
       }
     }
+    while (next_place < C && packed()) place_one();
     while (next_retire < C) retire_one();
   }
 
@@ -197,15 +240,21 @@ private:
     device_buffer<In> d_in;
     device_buffer<out_t> d_out;
     device_buffer<unsigned char> d_scratch;
+    device_buffer<std::int64_t> d_count;  // packed output: the chunk's output count
+    std::int64_t out_first = 0, out_count = 0;  // packed output: where its last chunk's outputs went
   };
 
-  chunk make_chunk(std::int64_t c) const {
+  bool packed() const noexcept { return mode_ == chunk_output::packed; }
+  std::int64_t* host_count(int slot) const { return counts_.as<std::int64_t>() + slot; }
+
+  chunk make_chunk(std::int64_t c) {
     chunk k;
     k.index = c;
     k.first = c * plan_.chunk_elems;
     k.count = std::min(plan_.chunk_elems, plan_.n - k.first);
     k.slot = int(c % plan_.streams);
     k.stream = core_->stream(detail::stage::compute, k.slot);
+    if (packed()) k.d_out_count = slots_[std::size_t(k.slot)].d_count.data();
     return k;
   }
   /// H2D of chunk k, through the slot's staging when the input is pageable (copied on this thread).
@@ -221,8 +270,10 @@ private:
                                       core_->stream(detail::stage::in, k.slot)));
     loaded_->record(k.slot);
   }
-  /// D2H of chunk k (into the slot's staging when unmapped or pageable), then the event the host waits for.
+  /// D2H of chunk k (into the slot's staging when unmapped or pageable), then the event the host waits for. A packed
+  /// output is copied later, by place(), once its count is known.
   void copy_out(const chunk& k) {
+    if (packed()) return;
     slot& sl = slots_[std::size_t(k.slot)];
     const cudaStream_t st = core_->stream(detail::stage::out, k.slot);
     computed_->wait(k.slot);
@@ -233,18 +284,48 @@ private:
     }
     done_[std::size_t(k.slot)].record(st);
   }
-  /// Waits for chunk k, drains its staged output into `out` (mapped mode), and hands it to retire.
+  /// Packed output: after the kernel stage of chunk k, its count back to the host (page-locked), and the event that
+  /// says it is there.
+  void count_out(const chunk& k) {
+    CUPRIM_CUDA_CHECK(cudaMemcpyAsync(host_count(k.slot), k.d_out_count, sizeof(std::int64_t), cudaMemcpyDeviceToHost,
+                                      k.stream));
+    counted_[std::size_t(k.slot)].record(k.stream);
+  }
+  /// Packed output: waits for chunk k's count, then copies exactly its outputs after those of the chunks before:
+  /// straight into out when it is page-locked, else into the slot's staging (drained at retire).
+  void place(const chunk& k) {
+    slot& sl = slots_[std::size_t(k.slot)];
+    const cudaStream_t st = core_->stream(detail::stage::out, k.slot);
+    counted_[std::size_t(k.slot)].synchronize();
+    sl.out_first = placed_;
+    sl.out_count = *host_count(k.slot);
+    placed_ += sl.out_count;
+    computed_->wait(k.slot);
+    if (sl.out_count > 0) {
+      void* dst = plan_.stage_out ? sl.pin_out.get() : static_cast<void*>(out_ + sl.out_first);
+      CUPRIM_CUDA_CHECK(cudaMemcpyAsync(dst, sl.d_out.data(), std::size_t(sl.out_count) * out_size,
+                                        cudaMemcpyDeviceToHost, st));
+    }
+    done_[std::size_t(k.slot)].record(st);
+  }
+  /// Waits for chunk k, drains its staged output into `out` (mapped and packed modes), and hands it to retire.
   template <class Retire>
-  void retire_chunk(const chunk& k, Retire& retire) {
+  void retire_chunk(chunk k, Retire& retire) {
     slot& sl = slots_[std::size_t(k.slot)];
     done_[std::size_t(k.slot)].synchronize();
     const out_t* host_out = nullptr;
     if (out_ && out_size) {
-      if (!mapped_) {
+      std::int64_t first = k.first, count = k.count;
+      if (packed()) {
+        first = k.out_first = sl.out_first;
+        count = k.out_count = sl.out_count;
+      }
+      if (mode_ == chunk_output::unmapped) {
         host_out = static_cast<const out_t*>(sl.pin_out.get());
       } else {
-        if (plan_.stage_out) core_->copier().copy(out_ + k.first, sl.pin_out.get(), std::size_t(k.count) * out_size);
-        host_out = out_ + k.first;
+        if (plan_.stage_out && count > 0)
+          core_->copier().copy(out_ + first, sl.pin_out.get(), std::size_t(count) * out_size);
+        host_out = out_ + first;
       }
     }
     retire(k, host_out);
@@ -252,13 +333,17 @@ private:
 
   const In* in_;
   out_t* out_;
-  bool mapped_;
+  chunk_output mode_;
+  std::int64_t placed_ = 0;  // packed output: outputs placed so far
   plan plan_;
   // Destroyed in reverse order: ~pipeline has waited for every stream; then the slots' buffers go (device buffers
-  // released in order on their streams), the events, and the core (staging threads, streams) last.
+  // released in order on their streams), the events, the counts' page-locked buffer, and the core (staging threads,
+  // streams) last.
   std::unique_ptr<detail::pipeline_core> core_;
+  detail::staging_buffer counts_;  // packed output: each slot's last count, back from the device
   std::unique_ptr<detail::handoff> loaded_, computed_;
-  std::vector<detail::event> done_, ordered_;  // per slot: the slot's last chunk is back; its ordered step is done
+  // Per slot: the slot's last chunk is back; its ordered step is done; (packed) its count is back.
+  std::vector<detail::event> done_, ordered_, counted_;
   std::vector<slot> slots_;
 };
 

@@ -4,14 +4,17 @@
 //
 // Same shape as cuprim::select_if (device/select.cuh), with host arrays: in and out are host arrays of n
 // elements (pageable, page-locked or managed), num_selected a host pointer. Each chunk is compacted on its stream
-// by cuprim::select_if into device memory; the chunk's items and count come back through page-locked staging,
-// and the host appends the chunk's selected items to out in chunk order (with the pipeline's copy threads) while
-// later chunks run. Synchronous: returns when out and *num_selected are written. Items of out past the count are
-// not written.
+// by cuprim::select_if into device memory; as soon as the host has the chunk's count (copied back right after the
+// kernel), exactly its selected items are copied to their place in out, right after those of the chunks before
+// (ooc/pipeline.cuh, chunk_output::packed): by DMA straight into out when it is page-locked, with no host copy;
+// through page-locked staging, drained into out by the pipeline's copy threads, when it is pageable or managed.
+// Synchronous: returns when out and *num_selected are written. Items of out past the count are not written.
 //
-// Cost: the D2H stage copies whole chunks (the count is known only when the chunk is done, and waiting for it
-// would stall the pipeline); the D2H engine is otherwise idle, so this costs no time while the input's H2D
-// copies are the bottleneck.
+// Cost: with page-locked arrays the copy engines move the input once and the selected items once, the two
+// directions at once, and the host copies nothing (it only waits for counts), so the H2D copies bound the call.
+// Waiting for a chunk's count does not idle the H2D engine: the copy of the chunk's items is issued before the H2D
+// copy of the chunk that next takes its slot, and the chunks between are queued by then. With pageable output the
+// host copies the selected items once (not whole chunks).
 //
 // Errors. cuprim::invalid_argument before any transfer: n < 0, null in/out with n > 0, null num_selected, out
 // overlapping in, num_selected overlapping either, options out of range, device pointers.
@@ -42,22 +45,11 @@ void select_if(const T* in, T* out, std::int64_t* num_selected, std::int64_t n, 
     *num_selected = 0;
     return;
   }
-  detail::staging_buffer counts(sizeof(std::int64_t) * 32);  // one per stream; outlives the pipeline
-  pipeline<T, T> p(fn, in, n, out, o, /*mapped=*/false, 0, 0, 256);
-  auto* host_counts = static_cast<std::int64_t*>(counts.get());
+  pipeline<T, T> p(fn, in, n, out, o, chunk_output::packed);
   std::int64_t total = 0;
-  p.run(
-      [&](const chunk& c, const T* d_in, T* d_out, void* scratch) {
-        auto* d_count = static_cast<std::int64_t*>(scratch);
-        cuprim::select_if(d_in, d_out, d_count, c.count, pred, c.stream);
-        CUPRIM_CUDA_CHECK(cudaMemcpyAsync(host_counts + c.slot, d_count, sizeof(std::int64_t),
-                                          cudaMemcpyDeviceToHost, c.stream));
-      },
-      [&](const chunk& c, const T* staged) {
-        const std::int64_t k = host_counts[c.slot];
-        p.host_copy(out + total, staged, std::size_t(k) * sizeof(T));
-        total += k;
-      });
+  p.run([&](const chunk& c, const T* d_in, T* d_out,
+            void*) { cuprim::select_if(d_in, d_out, c.d_out_count, c.count, pred, c.stream); },
+        [&](const chunk& c, const T*) { total = c.out_first + c.out_count; });
   *num_selected = total;
 }
 

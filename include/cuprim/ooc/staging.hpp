@@ -9,6 +9,10 @@
 // them from a small process-wide cache and gives them back to it (staging_buffer). One thread's memcpy (about
 // 10 GB/s) is slower than a copy engine, so the copies into and out of them are split over a few host threads
 // (host_copier).
+//
+// The other way to the copy engines is to page-lock the caller's own pages for the length of a call
+// (cudaHostRegister) and copy them directly: no host copy at all, for the price of locking and unlocking the pages
+// once per call (host_registrations; the out-of-core GEMM's gemm_pageable::register_in_place).
 #pragma once
 
 #include <cuprim/core/error.hpp>
@@ -16,6 +20,8 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +31,10 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#if !defined(_WIN32)
+#include <unistd.h>
+#endif
 
 namespace cuprim::ooc {
 
@@ -238,6 +248,207 @@ private:
   int pending_ = 0;
   bool stop_ = false;
   job job_{};
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Registration in place
+
+/// Bytes of a host page, the unit cudaHostRegister locks.
+inline std::size_t host_page_bytes() noexcept {
+#if defined(_WIN32)
+  return 4096;
+#else
+  static const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+  return page;
+#endif
+}
+
+/// A hook for tests: when set, it is asked before each registration of host_registrations and makes it fail (as if
+/// cudaHostRegister had refused it every way: nothing of [p, p + bytes) is locked) when it returns true. Unset, it
+/// costs one relaxed load per registration.
+inline std::atomic<bool (*)(const void* p, std::size_t bytes)> host_register_refuse{nullptr};
+
+/// Part of a host block (runs of `width` bytes, `pitch` apart; a column-major matrix block: a run per column):
+/// `count` runs of `bytes` bytes, starting `offset` bytes into run `first`. In a packed copy of the block (runs
+/// `width` apart) the part starts at first × width + offset.
+struct block_part {
+  std::size_t first, offset, bytes, count;
+};
+
+/// Calls f(block_part) for the parts of the block at address `base` that lie in the address range [lo, hi), in
+/// address order: the run cut by lo (if lo cuts one), the whole runs, the run cut by hi (if hi cuts one). Runs
+/// that lie in no part of [lo, hi) give nothing; so do the gaps between runs.
+template <class F>
+void for_each_part_in(std::uintptr_t base, std::size_t width, std::size_t pitch, std::size_t runs, std::uintptr_t lo,
+                      std::uintptr_t hi, F&& f) {
+  if (runs == 0 || width == 0) return;
+  if (runs == 1) pitch = width;
+  const std::uintptr_t end = base + (runs - 1) * pitch + width;
+  lo = std::max(lo, base);
+  hi = std::min(hi, end);
+  if (lo >= hi) return;
+  auto start = [&](std::size_t j) { return base + j * pitch; };
+  std::size_t j0 = (lo - base) / pitch;  // the run holding lo, or the one whose gap holds it
+  if (start(j0) + width <= lo) ++j0;     // lo in a gap: the first bytes are the next run's
+  const std::size_t j1 = (hi - 1 - base) / pitch;  // the last run starting before hi
+  if (j0 > j1) return;                             // [lo, hi) lies in one gap
+  std::size_t a = j0, b = j1 + 1;                  // whole runs [a, b)
+  if (lo > start(j0)) {                            // run j0 starts before lo: its tail
+    f(block_part{j0, lo - start(j0), std::size_t(std::min(start(j0) + width, hi) - lo), 1});
+    a = j0 + 1;
+  }
+  const bool cut_tail = b > a && start(j1) + width > hi;  // run j1 ends after hi: its head
+  if (cut_tail) --b;
+  if (b > a) f(block_part{a, 0, width, b - a});
+  if (cut_tail) f(block_part{j1, 0, std::size_t(hi - start(j1)), 1});
+}
+
+/// Pages of the caller's memory locked in place for one call (cudaHostRegister), unlocked when the object goes (or
+/// by release()), which must be after every copy from them has finished. Ranges are whole pages and never overlap:
+/// add() locks only the pages of its range that no earlier add() locked, so arrays that share a page (neighbours in
+/// one allocation, aliased inputs) are locked once. Used from one thread.
+class host_registrations {
+public:
+  /// For the current device: whether it takes registered memory at all, and read-only registrations.
+  host_registrations() {
+    int dev = 0, supported = 0, read_only = 0;
+    // A refused query means "not supported", not an error of the call (hence the errors cleared).
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&supported, cudaDevAttrHostRegisterSupported, dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      supported = 0;
+    } else if (cudaDeviceGetAttribute(&read_only, cudaDevAttrHostRegisterReadOnlySupported, dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      read_only = 0;
+    }
+    supported_ = supported != 0;
+    read_only_ = read_only != 0;
+  }
+  host_registrations(const host_registrations&) = delete;
+  host_registrations& operator=(const host_registrations&) = delete;
+  ~host_registrations() { release(); }
+
+  /// Locks the pages of [p, p + bytes) not locked yet (for the device to read and write; `read_only`: it only reads
+  /// them, so memory the process may only read is locked read-only where the device supports that). Returns whether
+  /// any page of the range is locked now; pages refused stay pageable, and copies that touch them must be staged.
+  bool add(const void* p, std::size_t bytes, bool read_only) {
+    if (bytes == 0) return false;
+    const std::uintptr_t page = host_page_bytes();
+    const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(p) / page * page;
+    const std::uintptr_t hi = (reinterpret_cast<std::uintptr_t>(p) + bytes + page - 1) / page * page;
+    std::uintptr_t at = lo;
+    while (at < hi) {  // the gaps of [lo, hi) between the ranges locked already
+      const range* r = next_range(at);
+      if (r && r->lo <= at) {
+        at = r->hi;
+        continue;
+      }
+      const std::uintptr_t gap_end = r ? std::min(hi, r->lo) : hi;
+      lock(at, gap_end, read_only);
+      at = gap_end;
+    }
+    const range* r = next_range(lo);
+    return r && r->lo < hi;
+  }
+
+  /// Calls f(block_part) for the parts of the host block at `base` (runs of `width` bytes, `pitch` apart) that lie
+  /// in one locked range each, so that every part is a copy from (or to) a single registration, and returns true;
+  /// or returns false, calling nothing, when a page of the block's span is not locked (or, for `write`, the device
+  /// may not write it).
+  template <class F>
+  bool for_each_locked_part(const void* base, std::size_t width, std::size_t pitch, std::size_t runs, bool write,
+                            F&& f) const {
+    if (runs == 0 || width == 0) return true;
+    const std::uintptr_t b = reinterpret_cast<std::uintptr_t>(base);
+    const std::uintptr_t e = b + (runs - 1) * pitch + width;
+    std::size_t first = 0, last = 0;
+    if (!covering(b, e, write, first, last)) return false;
+    for (std::size_t i = first; i <= last; ++i)
+      for_each_part_in(b, width, pitch, runs, ranges_[i].lo, ranges_[i].hi, f);
+    return true;
+  }
+
+  /// Unlocks every range now (errors are left alone: the ranges are gone either way).
+  void release() noexcept {
+    if (ranges_.empty()) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (const range& r : ranges_) (void)cudaHostUnregister(reinterpret_cast<void*>(r.lo));
+    (void)cudaGetLastError();
+    ranges_.clear();
+    unlock_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  bool empty() const noexcept { return ranges_.empty(); }
+  /// Bytes locked so far, and the time spent in cudaHostRegister and in cudaHostUnregister so far (ms).
+  std::size_t locked_bytes() const noexcept { return locked_bytes_; }
+  double lock_ms() const noexcept { return lock_ms_; }
+  double unlock_ms() const noexcept { return unlock_ms_; }
+
+private:
+  struct range {
+    std::uintptr_t lo, hi;
+    bool read_only;
+  };
+
+  /// The first range that ends after `at` (ranges are sorted and disjoint), or nullptr.
+  const range* next_range(std::uintptr_t at) const {
+    auto it = std::upper_bound(ranges_.begin(), ranges_.end(), at,
+                               [](std::uintptr_t a, const range& r) { return a < r.hi; });
+    return it == ranges_.end() ? nullptr : &*it;
+  }
+
+  /// Whether ranges [first, last] cover [b, e) without a gap (and, for `write`, are all writable).
+  bool covering(std::uintptr_t b, std::uintptr_t e, bool write, std::size_t& first, std::size_t& last) const {
+    const range* r = next_range(b);
+    if (!r || r->lo > b) return false;
+    first = last = std::size_t(r - ranges_.data());
+    for (;;) {
+      if (write && ranges_[last].read_only) return false;
+      if (ranges_[last].hi >= e) return true;
+      if (last + 1 == ranges_.size() || ranges_[last + 1].lo != ranges_[last].hi) return false;
+      ++last;
+    }
+  }
+
+  /// cudaHostRegister of the pages [lo, hi), for the device to read and write; for `read_only` pages that the
+  /// process may only read (refused so), read-only where the device supports it. A page at either end may already be
+  /// locked by someone else (the caller's own registration of a neighbour): then the pages between are tried alone.
+  void lock(std::uintptr_t lo, std::uintptr_t hi, bool read_only) {
+    auto* refuse = host_register_refuse.load(std::memory_order_relaxed);
+    if (!supported_ || (refuse && refuse(reinterpret_cast<const void*>(lo), hi - lo))) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    bool ro = false;
+    cudaError_t e = try_lock(lo, hi, false);
+    if (e != cudaSuccess && e != cudaErrorHostMemoryAlreadyRegistered && read_only && read_only_) {
+      ro = true;  // (memory mapped read-only: cudaHostRegisterReadOnly is the way to lock it)
+      e = try_lock(lo, hi, true);
+    }
+    const std::uintptr_t page = host_page_bytes();
+    if (e == cudaErrorHostMemoryAlreadyRegistered && hi - lo > 2 * page) {
+      lo += page;
+      hi -= page;
+      e = try_lock(lo, hi, ro);
+    }
+    lock_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (e != cudaSuccess) return;
+    locked_bytes_ += hi - lo;
+    const range r{lo, hi, ro};
+    ranges_.insert(std::upper_bound(ranges_.begin(), ranges_.end(), r,
+                                    [](const range& a, const range& x) { return a.lo < x.lo; }),
+                   r);
+  }
+
+  static cudaError_t try_lock(std::uintptr_t lo, std::uintptr_t hi, bool read_only) {
+    const cudaError_t e = cudaHostRegister(reinterpret_cast<void*>(lo), hi - lo,
+                                           read_only ? cudaHostRegisterReadOnly : cudaHostRegisterDefault);
+    if (e != cudaSuccess) (void)cudaGetLastError();  // a refusal: the pages stay pageable and are staged
+    return e;
+  }
+
+  std::vector<range> ranges_;
+  bool supported_ = false, read_only_ = false;
+  std::size_t locked_bytes_ = 0;
+  double lock_ms_ = 0, unlock_ms_ = 0;
 };
 
 }  // namespace detail

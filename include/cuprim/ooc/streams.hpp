@@ -10,6 +10,13 @@
 //   lane_layout::serial      one stream for everything: nothing overlaps
 //   lane_layout::two_way     copies in both directions on one stream, compute on another: compute overlaps copies
 //   lane_layout::three_way   a stream per stage: both copy engines and the SMs work at once
+//   lane_layout::three_way_staged   three_way, plus a host stream for each direction's staging (pack before the
+//                            H2D stream, unpack after the D2H stream), so that the host copies of one item
+//                            overlap the DMA of another
+//
+// Staging through page-locked buffers adds two host stages, pack (pageable → page-locked, before copy in) and
+// unpack (page-locked → pageable, after copy out). Every layout but three_way_staged runs them on the stream of the
+// copy next to them, in line with it.
 //
 // Work crosses from one stage to another through a handoff (an event per slot: recorded after the producing
 // stage's work, waited for before the consuming stage's); where the lanes run both stages on one stream, stream
@@ -30,9 +37,9 @@
 
 namespace cuprim::ooc::detail {
 
-enum class stage { in, compute, out };
+enum class stage { in, compute, out, pack, unpack };
 
-enum class lane_layout { per_slot, serial, two_way, three_way };
+enum class lane_layout { per_slot, serial, two_way, three_way, three_way_staged };
 
 /// RAII CUDA event.
 class event {
@@ -73,17 +80,22 @@ constexpr int lane_count(lane_layout layout, int slots) {
     case lane_layout::serial: return 1;
     case lane_layout::two_way: return 2;
     case lane_layout::three_way: return 3;
+    case lane_layout::three_way_staged: return 5;
   }
   return 1;
 }
 
 /// Which of those streams runs stage `st` of slot `slot`.
 constexpr int lane_of(lane_layout layout, stage st, int slot) {
+  // The host stages in line with their copies: pack on the copy-in stream, unpack on the copy-out stream.
+  const stage copy = st == stage::pack ? stage::in : st == stage::unpack ? stage::out : st;
   switch (layout) {
     case lane_layout::per_slot: return slot;
     case lane_layout::serial: return 0;
-    case lane_layout::two_way: return st == stage::compute ? 1 : 0;
-    case lane_layout::three_way: return st == stage::in ? 0 : st == stage::compute ? 1 : 2;
+    case lane_layout::two_way: return copy == stage::compute ? 1 : 0;
+    case lane_layout::three_way: return copy == stage::in ? 0 : copy == stage::compute ? 1 : 2;
+    case lane_layout::three_way_staged:
+      return st == stage::pack ? 3 : st == stage::unpack ? 4 : copy == stage::in ? 0 : copy == stage::compute ? 1 : 2;
   }
   return 0;
 }
