@@ -234,6 +234,7 @@ void register_ooc_gemm();
 void register_radix_sort();
 void register_radix_sort_sweep();
 void register_histogram();
+void register_blas();
 inline void register_all() {
   register_reduce();
   register_reduce_sweep();
@@ -245,6 +246,7 @@ inline void register_all() {
   register_radix_sort();
   register_radix_sort_sweep();
   register_histogram();
+  register_blas();
 }
 
 /// Studies outside the case registry (synchronous host-memory work that the stream-timed cases cannot express):

@@ -1,0 +1,61 @@
+// cuprim/blas/detail/gemm_tuning.cuh: the GEMM's policy and its table.
+#pragma once
+
+#include <cuprim/core/policy.hpp>
+
+namespace cuprim::blas {
+
+/// The CUDA-core GEMM (true FP32 / FP64: products and sums in the element type): a block computes a tile_m × tile_n
+/// tile of C, stepping through k tile_k at a time with both operands' tiles in shared memory (two buffers, the next
+/// tiles' loads in registers while the current ones are used); each thread owns thread_m × thread_n elements of C in
+/// registers (2-D register blocking). Threads per block: (tile_m / thread_m) · (tile_n / thread_n).
+struct gemm_policy {
+  static constexpr const char* name = "gemm_policy";
+  int tile_m = 128;
+  int tile_n = 128;
+  int tile_k = 8;
+  int thread_m = 8;
+  int thread_n = 8;
+
+  constexpr int threads() const { return (tile_m / thread_m) * (tile_n / thread_n); }
+  friend constexpr bool operator==(const gemm_policy&, const gemm_policy&) = default;
+  template <class F>
+  constexpr void fields(F&& f) const {
+    f("tile_m", tile_m);
+    f("tile_n", tile_n);
+    f("tile_k", tile_k);
+    f("thread_m", thread_m);
+    f("thread_n", thread_n);
+  }
+};
+
+/// The table: the policy of a GEMM of T on a device of tuned architecture `arch`.
+template <class T>
+constexpr gemm_policy gemm_policy_for(int arch) {
+  (void)arch;  // sm_90 rows serve every architecture until another is measured
+  if constexpr (sizeof(T) == 8) {
+    // sm_90, double: the float row's shape with half the elements per thread (registers): not swept.
+    return {.tile_m = 64, .tile_n = 64, .tile_k = 8, .thread_m = 4, .thread_n = 4};
+  } else {
+    // sm_90, float: 128 x 128 x 8, 8 x 8 per thread (256 threads): the classic CUDA-core SGEMM shape; not swept.
+    return {.tile_m = 128, .tile_n = 128, .tile_k = 8, .thread_m = 8, .thread_n = 8};
+  }
+}
+
+}  // namespace cuprim::blas
+
+namespace cuprim::detail {
+
+/// The rules of a gemm_policy, checked where its kernel is instantiated.
+template <blas::gemm_policy P>
+constexpr bool gemm_policy_valid() {
+  static_assert(P.thread_m >= 1 && P.thread_n >= 1 && P.tile_m % P.thread_m == 0 && P.tile_n % P.thread_n == 0,
+                "gemm_policy: tile_m and tile_n must be multiples of thread_m and thread_n");
+  static_assert(P.threads() >= 32 && P.threads() <= 1024 && P.threads() % 32 == 0,
+                "gemm_policy: (tile_m / thread_m) * (tile_n / thread_n) must be a multiple of 32 in [32, 1024]");
+  static_assert(P.tile_k >= 1 && (P.tile_m * P.tile_k) % P.threads() == 0 && (P.tile_n * P.tile_k) % P.threads() == 0,
+                "gemm_policy: each operand tile must split evenly over the block's threads");
+  return true;
+}
+
+}  // namespace cuprim::detail
