@@ -17,7 +17,8 @@
 // without waiting for the GPU (graph-capturable).
 //
 // Algorithm (blas/detail/gemm_kernel.cuh): a block per tile of C, both operands' tiles staged through shared memory
-// with the next tiles' loads in flight, 2-D register blocking. Tensor-core paths (TF32, BF16, FP64 DMMA) are not
+// with the next tiles' loads in flight, 2-D register blocking (float: 16-byte loads and stores where the operands
+// are 16-byte aligned with leading dimensions of whole 16-byte vectors; any other layout takes element accesses). Tensor-core paths (TF32, BF16, FP64 DMMA) are not
 // built yet.
 //
 // Policy. Each entry point takes an optional cuprim::blas::gemm_policy as its first template argument (default
@@ -122,8 +123,17 @@ void gemm_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b
       check_launch(fn);
       return;
     }
-    const gemm_args<T> g{a, b, c, m, n, k, lda, ldb, ldc, alpha, beta, op_a == blas::op::T, op_b == blas::op::T};
-    gemm_simt_kernel<policy_constant<P>><<<dim3(unsigned(tiles_m), unsigned(tiles_n)), P.threads(), 0, stream>>>(g);
+    const auto vec = [](const T* p, std::int64_t ld) {
+      return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && (ld * std::int64_t(sizeof(T))) % 16 == 0;
+    };
+    const gemm_args<T> g{a,     b,    c,    m,    n,    k,    lda, ldb, ldc, alpha, beta, op_a == blas::op::T,
+                         op_b == blas::op::T, vec(a, lda), vec(b, ldb), vec(c, ldc)};
+    const dim3 grid{unsigned(tiles_m), unsigned(tiles_n), 1u};
+    if constexpr (P.split && std::is_same_v<T, float>) {
+      gemm_simt_split_kernel<policy_constant<P>><<<grid, P.threads(), 0, stream>>>(g);
+    } else {
+      gemm_simt_kernel<policy_constant<P>><<<grid, P.threads(), 0, stream>>>(g);
+    }
     check_launch(fn);
   });
 }

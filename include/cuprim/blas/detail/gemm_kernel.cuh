@@ -29,6 +29,7 @@ struct gemm_args {
   std::int64_t m, n, k, lda, ldb, ldc;
   T alpha, beta;
   bool trans_a, trans_b;
+  bool vec_a, vec_b, vec_c;  // 16-byte aligned with a leading dimension of whole 16-byte vectors (split kernel)
 };
 
 /// Element (i, p) of op(A): A[i + p·lda], or A[p + i·lda] when transposed (zero outside m × k).
@@ -141,6 +142,163 @@ __global__ void __launch_bounds__(Policy::value.threads()) gemm_simt_kernel(gemm
       if (row >= g.m) continue;
       T* c = g.c + row + col * g.ldc;
       *c = read_c ? g.alpha * acc[i][j] + g.beta * *c : g.alpha * acc[i][j];
+    }
+  }
+}
+
+/// The split kernel's operand tile step: each thread moves one 16-byte vector (4 elements) of op(A)'s TM × TK tile
+/// and one of op(B)'s TK × TN tile, along whichever of the tile's dimensions is consecutive in memory, when the tile
+/// is interior and the operand vector-aligned; element by element (gemm_load_tiles' numbering) otherwise. `va` and
+/// `vb` say which path each operand's registers came from.
+template <blas::gemm_policy P>
+__device__ __forceinline__ void gemm_split_load(const gemm_args<float>& g, std::int64_t row0, std::int64_t col0,
+                                                std::int64_t k0, float4& ra, float4& rb, bool& va, bool& vb) {
+  constexpr int TM = P.tile_m, TN = P.tile_n, TK = P.tile_k;
+  const int t = threadIdx.x;
+  va = g.vec_a && row0 + TM <= g.m && k0 + TK <= g.k;
+  vb = g.vec_b && col0 + TN <= g.n && k0 + TK <= g.k;
+  if (va) {
+    // Not transposed: 4 consecutive rows of column p; transposed: 4 consecutive k of stored column i.
+    const std::int64_t off = g.trans_a ? (k0 + (t % (TK / 4)) * 4) + (row0 + t / (TK / 4)) * g.lda
+                                       : (row0 + (t % (TM / 4)) * 4) + (k0 + t / (TM / 4)) * g.lda;
+    ra = *reinterpret_cast<const float4*>(g.a + off);
+  } else {
+    float x[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int e = t + r * P.threads();
+      const int i = g.trans_a ? e / TK : e % TM, p = g.trans_a ? e % TK : e / TM;
+      x[r] = gemm_load_a(g, row0 + i, k0 + p);
+    }
+    ra = make_float4(x[0], x[1], x[2], x[3]);
+  }
+  if (vb) {
+    // Not transposed: 4 consecutive k of column j; transposed: 4 consecutive columns of stored row p.
+    const std::int64_t off = g.trans_b ? (col0 + (t % (TN / 4)) * 4) + (k0 + t / (TN / 4)) * g.ldb
+                                       : (k0 + (t % (TK / 4)) * 4) + (col0 + t / (TK / 4)) * g.ldb;
+    rb = *reinterpret_cast<const float4*>(g.b + off);
+  } else {
+    float x[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int e = t + r * P.threads();
+      const int j = g.trans_b ? e % TN : e / TK, p = g.trans_b ? e / TN : e % TK;
+      x[r] = gemm_load_b(g, k0 + p, col0 + j);
+    }
+    rb = make_float4(x[0], x[1], x[2], x[3]);
+  }
+}
+
+/// Registers -> shared memory (k-major), in the numbering the registers were loaded in.
+template <blas::gemm_policy P>
+__device__ __forceinline__ void gemm_split_store(const gemm_args<float>& g, const float4& ra, const float4& rb,
+                                                 bool va, bool vb, float (&as)[P.tile_k][P.tile_m],
+                                                 float (&bs)[P.tile_k][P.tile_n]) {
+  constexpr int TM = P.tile_m, TN = P.tile_n, TK = P.tile_k;
+  const int t = threadIdx.x;
+  const float x[4] = {ra.x, ra.y, ra.z, ra.w}, y[4] = {rb.x, rb.y, rb.z, rb.w};
+  if (va && !g.trans_a) {
+    *reinterpret_cast<float4*>(&as[t / (TM / 4)][(t % (TM / 4)) * 4]) = ra;
+  } else if (va) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) as[(t % (TK / 4)) * 4 + e][t / (TK / 4)] = x[e];
+  } else {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int e = t + r * P.threads();
+      as[g.trans_a ? e % TK : e / TM][g.trans_a ? e / TK : e % TM] = x[r];
+    }
+  }
+  if (vb && g.trans_b) {
+    *reinterpret_cast<float4*>(&bs[t / (TN / 4)][(t % (TN / 4)) * 4]) = rb;
+  } else if (vb) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) bs[(t % (TK / 4)) * 4 + e][t / (TK / 4)] = y[e];
+  } else {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int e = t + r * P.threads();
+      bs[g.trans_b ? e / TN : e % TK][g.trans_b ? e % TN : e / TK] = y[r];
+    }
+  }
+}
+
+/// The float GEMM with split runs (gemm_policy::split): thread (tx, ty) owns rows ty·4 + {0..3} and TM/2 + ty·4 +
+/// {0..3}, columns tx·4 + {0..3} and TN/2 + tx·4 + {0..3}, so each step reads its 8 + 8 operand values as four
+/// 16-byte vectors that a warp's lanes take from consecutive addresses (or one broadcast); otherwise as
+/// gemm_simt_kernel (same order of operations per element: the sum over k in increasing order).
+template <class Policy>
+__global__ void __launch_bounds__(Policy::value.threads(), Policy::value.blocks_per_sm)
+    gemm_simt_split_kernel(gemm_args<float> g) {
+  constexpr blas::gemm_policy P = Policy::value;
+  static_assert(gemm_policy_valid<P>() && P.split);
+  constexpr int TM = P.tile_m, TN = P.tile_n, TK = P.tile_k, COLS = TN / 8;
+  __shared__ __align__(16) float as[2][TK][TM];
+  __shared__ __align__(16) float bs[2][TK][TN];
+
+  const std::int64_t row0 = std::int64_t(blockIdx.x) * TM, col0 = std::int64_t(blockIdx.y) * TN;
+  const int tx = threadIdx.x % COLS, ty = threadIdx.x / COLS;
+  float acc[8][8] = {};
+  float4 ra, rb;
+  bool va, vb;
+
+  gemm_split_load<P>(g, row0, col0, 0, ra, rb, va, vb);
+  gemm_split_store<P>(g, ra, rb, va, vb, as[0], bs[0]);
+  __syncthreads();
+  int buf = 0;
+  for (std::int64_t k0 = 0; k0 < g.k; k0 += TK) {
+    const bool more = k0 + TK < g.k;
+    if (more) gemm_split_load<P>(g, row0, col0, k0 + TK, ra, rb, va, vb);  // in flight during the multiply
+#pragma unroll
+    for (int p = 0; p < TK; ++p) {
+      const float4 a0 = *reinterpret_cast<const float4*>(&as[buf][p][ty * 4]);
+      const float4 a1 = *reinterpret_cast<const float4*>(&as[buf][p][TM / 2 + ty * 4]);
+      const float4 b0 = *reinterpret_cast<const float4*>(&bs[buf][p][tx * 4]);
+      const float4 b1 = *reinterpret_cast<const float4*>(&bs[buf][p][TN / 2 + tx * 4]);
+      const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+      const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+    if (more) {
+      gemm_split_store<P>(g, ra, rb, va, vb, as[buf ^ 1], bs[buf ^ 1]);
+      __syncthreads();
+      buf ^= 1;
+    }
+  }
+
+  // Epilogue: C = alpha·acc + beta·C, C unread when beta is 0; a run of 4 rows by one 16-byte access where the tile
+  // is interior and C vector-aligned.
+  const bool read_c = g.beta != 0.f;
+  const bool vec = g.vec_c && row0 + TM <= g.m && col0 + TN <= g.n;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const std::int64_t col = col0 + (j < 4 ? 0 : TN / 2) + tx * 4 + (j % 4);
+    if (col >= g.n) continue;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const std::int64_t row = row0 + h * (TM / 2) + ty * 4;
+      float* c = g.c + row + col * g.ldc;
+      if (vec) {
+        float4 v = make_float4(g.alpha * acc[h * 4][j], g.alpha * acc[h * 4 + 1][j], g.alpha * acc[h * 4 + 2][j],
+                               g.alpha * acc[h * 4 + 3][j]);
+        if (read_c) {
+          const float4 o = *reinterpret_cast<const float4*>(c);
+          v.x += g.beta * o.x;
+          v.y += g.beta * o.y;
+          v.z += g.beta * o.z;
+          v.w += g.beta * o.w;
+        }
+        *reinterpret_cast<float4*>(c) = v;
+      } else {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          if (row + i >= g.m) continue;
+          c[i] = read_c ? g.alpha * acc[h * 4 + i][j] + g.beta * c[i] : g.alpha * acc[h * 4 + i][j];
+        }
+      }
     }
   }
 }

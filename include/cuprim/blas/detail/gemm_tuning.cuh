@@ -16,6 +16,14 @@ struct gemm_policy {
   int tile_k = 8;
   int thread_m = 8;
   int thread_n = 8;
+  /// float, 8 × 8 per thread, 4 elements of each operand tile per thread: the thread's rows and columns are two runs
+  /// of 4, half a tile apart (16-byte shared-memory reads without bank conflicts), and interior tiles of aligned
+  /// operands move by 16-byte loads and stores (blas/detail/gemm_kernel.cuh, gemm_simt_split_kernel). Other element
+  /// types ignore it.
+  bool split = false;
+  /// The split kernel's resident blocks per SM asked of the compiler (__launch_bounds__ minimum; 0: no request).
+  /// 2 caps registers at 128 per thread, which spills a little; none lets the compiler take ~180 (one block per SM).
+  int blocks_per_sm = 0;
 
   constexpr int threads() const { return (tile_m / thread_m) * (tile_n / thread_n); }
   friend constexpr bool operator==(const gemm_policy&, const gemm_policy&) = default;
@@ -26,6 +34,8 @@ struct gemm_policy {
     f("tile_k", tile_k);
     f("thread_m", thread_m);
     f("thread_n", thread_n);
+    f("split", split);
+    f("blocks_per_sm", blocks_per_sm);
   }
 };
 
@@ -37,8 +47,9 @@ constexpr gemm_policy gemm_policy_for(int arch) {
     // sm_90, double: the float row's shape with half the elements per thread (registers): not swept.
     return {.tile_m = 64, .tile_n = 64, .tile_k = 8, .thread_m = 4, .thread_n = 4};
   } else {
-    // sm_90, float: 128 x 128 x 8, 8 x 8 per thread (256 threads): the classic CUDA-core SGEMM shape; not swept.
-    return {.tile_m = 128, .tile_n = 128, .tile_k = 8, .thread_m = 8, .thread_n = 8};
+    // sm_90, float: 128 x 128 x 8, 8 x 8 per thread in runs of 4 (256 threads): H100, 8192^3 NN, 0.50x cublasSgemm
+    // without the split runs and 16-byte loads.
+    return {.tile_m = 128, .tile_n = 128, .tile_k = 8, .thread_m = 8, .thread_n = 8, .split = true};
   }
 }
 
@@ -55,6 +66,9 @@ constexpr bool gemm_policy_valid() {
                 "gemm_policy: (tile_m / thread_m) * (tile_n / thread_n) must be a multiple of 32 in [32, 1024]");
   static_assert(P.tile_k >= 1 && (P.tile_m * P.tile_k) % P.threads() == 0 && (P.tile_n * P.tile_k) % P.threads() == 0,
                 "gemm_policy: each operand tile must split evenly over the block's threads");
+  static_assert(!P.split || (P.thread_m == 8 && P.thread_n == 8 && P.tile_m * P.tile_k == 4 * P.threads() &&
+                             P.tile_n * P.tile_k == 4 * P.threads() && P.tile_k % 4 == 0),
+                "gemm_policy: split takes 8 x 8 per thread and 4 elements of each operand tile per thread");
   return true;
 }
 
