@@ -49,7 +49,7 @@ constexpr gemm_policy gemm_policy_for(int arch) {
   } else {
     // sm_90, float: 128 x 128 x 8, 8 x 8 per thread in runs of 4 (256 threads): H100, 8192^3 NN, 0.50x cublasSgemm
     // without the split runs and 16-byte loads.
-    return {.tile_m = 128, .tile_n = 128, .tile_k = 8, .thread_m = 8, .thread_n = 8, .split = true};
+    return {.tile_m = 128, .tile_n = 128, .tile_k = 8, .thread_m = 8, .thread_n = 8, .split = true, .blocks_per_sm = 2};
   }
 }
 
