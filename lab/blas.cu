@@ -1,17 +1,29 @@
 // cuprim-lab rows for dense linear algebra: cuprim::blas::gemm against cuBLAS (cublasSgemm / cublasDgemm, default
-// math mode: true FP32 on CUDA cores for S, FP64 tensor cores for D), square column-major products, op N.
+// math mode: true FP32 on CUDA cores for S, FP64 tensor cores for D), square column-major products, op N; and the
+// GEMM ladder (lab/ladder/gemm.cuh): seed 001's steps from one thread per element to today's CUDA-core SGEMM, each
+// rung against cuBLAS in the same run, with cuBLAS and a CPU BLAS as rows of their own and a table of TFLOP/s, % of
+// the FP32 peak and the ratio to cuBLAS after the main one.
 //
 //   cuprim-lab run blas/
+//   cuprim-lab run gemm/ladder
 #include "lab.hpp"
 
+#include "ladder/gemm.cuh"
+
 #include <cuprim/blas/gemm.cuh>
+#include <cuprim/host/gemm.hpp>
+#include <cuprim/ooc/gemm.hpp>
 
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace lab {
@@ -93,7 +105,8 @@ void add_gemm(std::int64_t s, bool quick) {
       if (r != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS gemm failed");
     };
     b.verify = [st, s, run = b.run, base = b.baseline]() {
-      // 256 sampled elements of C against a double sum on the host, bound (k + 4)·u·Σ|a·b|; cuBLAS's likewise.
+      // 256 sampled elements of C against the host reference (cuprim::host::gemm_element: a long-double sum), bound
+      // (k + 4)·u·Σ|a·b|; cuBLAS's likewise.
       st->c.poison();
       st->base_c.poison();
       run(0, 0);
@@ -111,15 +124,11 @@ void add_gemm(std::int64_t s, bool quick) {
       int bad = 0, bad_base = 0;
       for (int t = 0; t < 256; ++t) {
         const std::int64_t i = std::int64_t(g() % std::uint64_t(s)), j = std::int64_t(g() % std::uint64_t(s));
-        double sum = 0, abs_sum = 0;
-        for (std::int64_t p = 0; p < s; ++p) {
-          const double x = double(a[std::size_t(i + p * s)]) * double(bm[std::size_t(p + j * s)]);
-          sum += x;
-          abs_sum += std::fabs(x);
-        }
-        const double tol = double(s + 4) * u * abs_sum;
-        bad += !(std::fabs(double(c[std::size_t(i + j * s)]) - sum) <= tol);
-        bad_base += !(std::fabs(double(cb[std::size_t(i + j * s)]) - sum) <= tol);
+        const auto ref =
+            cuprim::host::gemm_element<T>('N', 'N', s, T(1), a.data(), s, bm.data(), s, T(0), nullptr, s, i, j);
+        const double tol = double(s + 4) * u * ref.bound;
+        bad += !(std::fabs(double(c[std::size_t(i + j * s)]) - ref.value) <= tol);
+        bad_base += !(std::fabs(double(cb[std::size_t(i + j * s)]) - ref.value) <= tol);
       }
       v.ok = bad == 0;
       v.baseline_ok = bad_base == 0;
@@ -133,6 +142,225 @@ void add_gemm(std::int64_t s, bool quick) {
   add_case(std::move(c));
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// The GEMM ladder: gemm/ladder/<rung>/float/<n>, square float NN products, alpha 1, beta 0.
+
+constexpr const char* ladder_prefix = "gemm/ladder/";
+
+/// Square n x n operands A and B (uniform in [-1, 1), the blas/gemm rows' generator and seeds), on the device.
+struct ladder_inputs {
+  device_memory a, b;
+  explicit ladder_inputs(std::int64_t s) {
+    const std::size_t e = std::size_t(s) * std::size_t(s);
+    a = device_memory(e * sizeof(float));
+    b = device_memory(e * sizeof(float));
+    fill_uniform<<<1024, 256>>>(a.as<float>(), e, 17u);
+    fill_uniform<<<1024, 256>>>(b.as<float>(), e, 18u);
+    check(cudaGetLastError(), "launch of fill_uniform");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (ladder inputs)");
+  }
+};
+
+/// Checks C (n x n, host copy) = A B against the double host reference (cuprim::host::gemm_element) on the four
+/// corners, 32 entries of the last row and column, and 256 random entries: |error| <= (k + 4) u sum|a b|. Returns
+/// the number of entries out of bound; `checked` gets how many were compared.
+int ladder_check(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c, std::int64_t s,
+                 int& checked) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> at = {{0, 0}, {s - 1, 0}, {0, s - 1}, {s - 1, s - 1}};
+  std::mt19937_64 g(5);
+  for (int t = 0; t < 32; ++t) {
+    at.push_back({s - 1, std::int64_t(g() % std::uint64_t(s))});
+    at.push_back({std::int64_t(g() % std::uint64_t(s)), s - 1});
+  }
+  for (int t = 0; t < 256; ++t) at.push_back({std::int64_t(g() % std::uint64_t(s)), std::int64_t(g() % std::uint64_t(s))});
+  const double u = 0x1p-24;
+  int bad = 0;
+  for (const auto& [i, j] : at) {
+    const auto ref = cuprim::host::gemm_element<float>('N', 'N', s, 1.f, a.data(), s, b.data(), s, 0.f, nullptr, s, i, j);
+    const double got = c[std::size_t(i + j * s)];
+    bad += !(std::fabs(got - ref.value) <= double(s + 4) * u * ref.bound);
+  }
+  checked = int(at.size());
+  return bad;
+}
+
+/// The kinds of ladder row: a rung of cuprim::ladder::gemm, cuBLAS alone, or the CPU BLAS on the host.
+enum class ladder_row { rung, cublas, cpu_blas };
+
+void add_ladder_case(ladder_row kind, cuprim::ladder::gemm_variant v, std::int64_t s, int reps) {
+  const std::string rung = kind == ladder_row::rung     ? std::string(cuprim::ladder::to_string(v))
+                           : kind == ladder_row::cublas ? std::string("cublas")
+                                                        : std::string("cpu-blas");
+  case_def c;
+  c.name = std::string(ladder_prefix) + rung + "/float/" + std::to_string(s);
+  c.family = "blas";
+  c.op = "gemm";
+  c.variant = rung;
+  c.dtype = "float";
+  c.n = s;
+  c.bytes = 0;  // compute-bound: GFLOP/s
+  c.flops = 2.0 * double(s) * double(s) * double(s);
+  c.reps = reps;
+  c.baseline = kind == ladder_row::rung ? "cublasSgemm" : "";
+  c.setup = [kind, v, s]() -> bench {
+    struct state {
+      ladder_inputs in;
+      device_memory c, base_c;
+      cublas_handle blas;
+      std::vector<float> ha, hb, hc;  // the CPU BLAS row's operands, and host copies for verification
+      explicit state(std::int64_t n) : in(n) {}
+    };
+    auto st = std::make_shared<state>(s);
+    const std::size_t e = std::size_t(s) * std::size_t(s);
+    st->ha.resize(e);
+    st->hb.resize(e);
+    st->hc.resize(e);
+    check(cudaMemcpy(st->ha.data(), st->in.a.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy A");
+    check(cudaMemcpy(st->hb.data(), st->in.b.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy B");
+    const float* A = st->in.a.as<float>();
+    const float* B = st->in.b.as<float>();
+    auto cublas_into = [st, s, A, B](float* C, cudaStream_t stream) {
+      const float one = 1, zero = 0;
+      cublasSetStream(st->blas.h, stream);
+      if (cublasSgemm(st->blas.h, CUBLAS_OP_N, CUBLAS_OP_N, int(s), int(s), int(s), &one, A, int(s), B, int(s), &zero,
+                      C, int(s)) != CUBLAS_STATUS_SUCCESS)
+        throw std::runtime_error("cublasSgemm failed");
+    };
+    bench b;
+    if (kind == ladder_row::cpu_blas) {
+      st->hc.assign(e, 0.f);
+      b.host_run = [st, s] {
+        cuprim::ooc::cpu_blas_gemm<float>('N', 'N', s, s, s, 1.f, st->ha.data(), s, st->hb.data(), s, 0.f,
+                                          st->hc.data(), s);
+      };
+    } else {
+      st->c = device_memory(e * sizeof(float));
+      if (kind == ladder_row::rung) {
+        st->base_c = device_memory(e * sizeof(float));
+        b.run = [st, s, A, B, v](cudaStream_t stream, int) {
+          cuprim::ladder::gemm(v, s, s, s, 1.f, A, s, B, s, 0.f, st->c.as<float>(), s, stream);
+        };
+        b.baseline = [st, cublas_into](cudaStream_t stream, int) { cublas_into(st->base_c.as<float>(), stream); };
+      } else {
+        b.run = [st, cublas_into](cudaStream_t stream, int) { cublas_into(st->c.as<float>(), stream); };
+      }
+    }
+    b.verify = [st, s, kind, run = b.run, base = b.baseline, host_run = b.host_run]() {
+      verify_result r;
+      int checked = 0;
+      if (kind == ladder_row::cpu_blas) {
+        std::fill(st->hc.begin(), st->hc.end(), std::nanf(""));
+        host_run();
+        const int bad = ladder_check(st->ha, st->hb, st->hc, s, checked);
+        r.ok = bad == 0;
+        r.detail = std::to_string(checked - bad) + " of " + std::to_string(checked) + " sampled entries within (k + 4) u "
+                   "sum|a b| of the double host reference (" + cuprim::ooc::cpu_blas_name() + ")";
+        return r;
+      }
+      st->c.poison();
+      run(0, 0);
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (ladder verify)");
+      check(cudaMemcpy(st->hc.data(), st->c.get(), st->hc.size() * sizeof(float), cudaMemcpyDeviceToHost), "copy C");
+      const int bad = ladder_check(st->ha, st->hb, st->hc, s, checked);
+      r.ok = bad == 0;
+      r.detail = std::to_string(checked - bad) + " of " + std::to_string(checked) + " sampled entries within (k + 4) u "
+                 "sum|a b| of the double host reference";
+      if (base) {
+        st->base_c.poison();
+        base(0, 0);
+        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (ladder verify, cuBLAS)");
+        check(cudaMemcpy(st->hc.data(), st->base_c.get(), st->hc.size() * sizeof(float), cudaMemcpyDeviceToHost),
+              "copy cuBLAS C");
+        const int bad_base = ladder_check(st->ha, st->hb, st->hc, s, checked);
+        r.baseline_ok = bad_base == 0;
+        r.detail += "; cuBLAS " + std::to_string(checked - bad_base) + " of " + std::to_string(checked);
+      }
+      return r;
+    };
+    return b;
+  };
+  if (kind == ladder_row::rung && cuprim::ladder::takes_gemm_policy(v))
+    c.policy = [] { return record_policy(cuprim::blas::gemm_policy_for<float>(cuprim::current_tuned_arch())); };
+  else if (kind == ladder_row::rung)
+    c.policy = [v] { return record_policy(cuprim::ladder::gemm_rung_policy(v)); };
+  add_case(std::move(c));
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+/// The ladder's table, one block per size: rung, ms, TFLOP/s, % of the FP32 CUDA-core peak, x cuBLAS (a rung's
+/// time against cuBLAS's interleaved with it; the CPU BLAS against the cublas row of its size).
+std::vector<std::string> ladder_summary(const std::vector<result>& results) {
+  std::vector<std::string> out;
+  std::map<std::int64_t, std::vector<const result*>> by_size;
+  for (const auto& r : results)
+    if (r.c && r.c->name.rfind(ladder_prefix, 0) == 0) by_size[r.c->n].push_back(&r);
+  const math_peak peak = fp32_cuda_core_peak();
+  out.push_back("gemm ladder (float, column-major NN, C = A B): " + peak.how);
+  for (const auto& [n, rows] : by_size) {
+    double cublas_ms = 0;
+    for (const result* r : rows)
+      if (r->timed && r->c->variant == "cublas") cublas_ms = r->median_ms;
+    out.push_back("  n = " + std::to_string(n));
+    char line[200];
+    std::snprintf(line, sizeof line, "    %-12s %12s %9s %8s %10s  %s", "rung", "ms", "TFLOP/s", "% peak", "x cuBLAS",
+                  "correct");
+    out.push_back(line);
+    auto row = [&](const result* r) {
+      const double tf = r->timed && r->median_ms > 0 ? r->c->flops / (r->median_ms * 1e-3) / 1e12 : 0;
+      double ratio = 0;
+      if (r->timed && r->baseline_ms && r->median_ms > 0) ratio = *r->baseline_ms / r->median_ms;
+      else if (r->timed && r->c->variant == "cublas") ratio = 1;
+      else if (r->timed && cublas_ms > 0) ratio = cublas_ms / r->median_ms;
+      const bool cpu = r->c->variant == "cpu-blas";
+      std::snprintf(line, sizeof line, "    %-12s %12s %9s %8s %10s  %s", r->c->variant.c_str(),
+                    r->timed ? fmt("%.4f", r->median_ms).c_str() : "-", r->timed ? fmt("%.3f", tf).c_str() : "-",
+                    r->timed && peak.tflops > 0 && !cpu ? fmt("%.1f", 100.0 * tf / peak.tflops).c_str() : "-",
+                    ratio > 0 ? fmt("%.4f", ratio).c_str() : "-", !r->correct ? "FAIL" : r->baseline_correct ? "ok" : "ok (cuBLAS FAIL)");
+      out.push_back(line);
+    };
+    auto find = [&](const std::string& variant) -> const result* {
+      for (const result* r : rows)
+        if (r->c->variant == variant) return r;
+      return nullptr;
+    };
+    for (auto v : cuprim::ladder::gemm_variants)
+      if (const result* r = find(std::string(cuprim::ladder::to_string(v)))) row(r);
+    for (const char* slot : {"5-mma-sync", "6-wgmma"}) {
+      std::snprintf(line, sizeof line, "    %-12s %s", slot, "(slot: the production tensor-core kernel, not built yet)");
+      out.push_back(line);
+    }
+    for (const char* other : {"cublas", "cpu-blas"})
+      if (const result* r = find(other)) row(r);
+  }
+  out.push_back("  % peak: of the FP32 CUDA-core peak above (rungs 1-4 and cuBLAS's SGEMM are FP32 on CUDA cores); "
+                "x cuBLAS: cublasSgemm's time over the row's, measured in the same run");
+  if (std::any_of(results.begin(), results.end(), [](const result& r) { return r.c && r.c->variant == "cpu-blas"; }))
+    out.push_back("  cpu-blas: cuprim::ooc::cpu_blas_gemm, " + cuprim::ooc::cpu_blas_name() + ", " +
+                  std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " threads, on the host; "
+                  "x cuBLAS against the cublas row of its size");
+  return out;
+}
+
+void add_ladder() {
+  using cuprim::ladder::gemm_variant;
+  for (std::int64_t s : {1024, 4096}) {
+    for (gemm_variant v : cuprim::ladder::gemm_variants) {
+      // Rung 1 at 4096 takes ~0.1 s a call: fewer repetitions (the others: the default for n, 200).
+      const int reps = v == gemm_variant::naive && s > 1024 ? 10 : 0;
+      add_ladder_case(ladder_row::rung, v, s, reps);
+    }
+    add_ladder_case(ladder_row::cublas, gemm_variant::naive, s, 0);
+  }
+  // The seed's CPU comparison: OpenBLAS (or whichever CPU BLAS loads) on the host, a few seconds each.
+  add_ladder_case(ladder_row::cpu_blas, gemm_variant::naive, 1024, 10);
+  add_ladder_case(ladder_row::cpu_blas, gemm_variant::naive, 4096, 3);
+}
+
 }  // namespace
 
 void register_blas() {
@@ -140,6 +368,12 @@ void register_blas() {
   add_gemm<float>(8192, true);
   add_gemm<double>(4096, false);
   add_gemm<double>(8192, false);
+  add_ladder();
+  add_note(ladder_prefix, "gemm/ladder: seed 001's GEMM steps (lab/ladder/gemm.cuh) on square float NN products, "
+                          "alpha 1, beta 0, inputs uniform in [-1, 1); each rung against cublasSgemm (default math: "
+                          "FP32) interleaved in the same run; cublas: cuBLAS alone; cpu-blas: the CPU BLAS on the host "
+                          "(wall clock, median after one warm-up); the ladder table follows the main one");
+  add_summary(ladder_prefix, ladder_summary);
   add_note("blas/", "blas/gemm: square column-major C = A B (op N, alpha 1, beta 0), inputs uniform in [-1, 1); the "
                     "throughput column is GFLOP/s = 2 n^3 / time; cuBLAS in its default math mode (DGEMM on FP64 "
                     "tensor cores, SGEMM in FP32)");

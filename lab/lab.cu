@@ -483,6 +483,37 @@ int default_reps(std::int64_t n) {
   return 20;
 }
 
+int case_reps(const case_def& c, int requested) {
+  if (requested > 0) return requested;
+  return c.reps > 0 ? c.reps : default_reps(c.n);
+}
+
+namespace {
+int fp32_lanes_per_sm(int major, int minor) {
+  if (major == 6) return minor == 0 ? 64 : 128;
+  if (major == 7) return 64;
+  if (major == 8) return minor == 0 ? 64 : 128;
+  if (major >= 9) return 128;
+  return 0;
+}
+}  // namespace
+
+math_peak fp32_cuda_core_peak() {
+  math_peak p;
+  const auto& d = cuprim::get_device_info();
+  const int lanes = fp32_lanes_per_sm(d.cc_major, d.cc_minor);
+  if (lanes == 0 || d.clock_khz == 0) {
+    p.how = "FP32 peak unknown for this device (lanes per SM or clock not known)";
+    return p;
+  }
+  p.tflops = double(d.sm_count) * lanes * 2.0 * (d.clock_khz * 1e3) / 1e12;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "FP32 peak = %d SMs x %d lanes x 2 flops x %.0f MHz = %.1f TFLOP/s", d.sm_count, lanes,
+                d.clock_khz / 1000.0, p.tflops);
+  p.how = buf;
+  return p;
+}
+
 pair_timing time_device(const bench& b, int reps, int warmup, cudaStream_t stream) {
   const bool with_base = static_cast<bool>(b.baseline);
   for (int w = 0; w < warmup; ++w) {

@@ -201,6 +201,9 @@ struct case_def {
   /// the placements of each library's median. For cases whose time depends on where their buffers lie in
   /// physical memory (the large sorts, docs/tuning/radix_sort.md, runs 13-14); 1 for the others.
   int placements = 1;
+  /// Timed repetitions (`run --reps N` overrides); 0 takes default_reps(n). For cases whose one call is far longer
+  /// than their n suggests (the GEMM ladder's slow rungs, the CPU BLAS row).
+  int reps = 0;
   /// A row of a policy sweep (`cuprim-lab sweep <family>`): taken only by the sweep command or by patterns that
   /// name it, never by the quick or full suites.
   bool sweep = false;
@@ -298,6 +301,20 @@ struct pair_timing {
 
 /// Default repetitions for a case of n elements: 200 up to 2^20, 50 up to 2^24, 20 above.
 int default_reps(std::int64_t n);
+/// The repetitions a case is timed with: `requested` (--reps) when > 0, else the case's own reps, else default_reps.
+int case_reps(const case_def& c, int requested);
+
+/// A peak arithmetic rate of the current device, for "% of peak" columns: TFLOP/s (0 when unknown) and the
+/// formula with its inputs, as the lab prints it.
+struct math_peak {
+  double tflops = 0;
+  std::string how;
+};
+/// FP32 on CUDA cores: SMs x FP32 lanes per SM x 2 (a fused multiply-add is two flops) x SM clock, the clock being
+/// cudaDevAttrClockRate (the maximum boost clock; a long run may be throttled below it). FP32 lanes per SM: 64 on
+/// compute capability 6.0, 7.x and 8.0; 128 on 6.1/6.2, 8.6-8.9, 9.0 and later (0: unknown architecture).
+/// H100 SXM: 132 x 128 x 2 x 1.98 GHz = 66.9 TFLOP/s.
+math_peak fp32_cuda_core_peak();
 /// Times b.run (and b.baseline, interleaved rep by rep) with CUDA events: `warmup` untimed calls of each, then
 /// `reps` timed calls of each, queued behind a kernel that holds the stream until they are all enqueued so that
 /// host launch overhead does not leak into the GPU times. Call i (warm-up calls first, then timed ones) of the

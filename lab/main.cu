@@ -41,7 +41,8 @@ constexpr const char* usage_text =
     "  --quick          the headline cases (default; about a minute on an H100)\n"
     "  --full           every case: all types, the ladder at 2^28 (the policy sweeps: 'sweep <family>')\n"
     "  --json FILE      also write the results as JSON\n"
-    "  --reps N         timed repetitions per case (default: 200 up to 2^20 elements, 50 up to 2^24, 20 above)\n"
+    "  --reps N         timed repetitions per case (default: the case's own count where it sets one, else\n"
+    "                   200 up to 2^20 elements, 50 up to 2^24, 20 above)\n"
     "  --placements P   time each case in P placements of its buffers in physical memory and report the\n"
     "                   means (default: 9 for the sorts from 2^26 keys, 1 for the rest; docs/lab.md)\n"
     "\n"
@@ -350,7 +351,7 @@ int run_device(const options& o, bool verify_only) {
     lab::result r;
     r.c = c;
     try {
-      const int reps = o.reps > 0 ? o.reps : lab::default_reps(c->n);
+      const int reps = lab::case_reps(*c, o.reps);
       const int warmup = std::max(3, reps / 10);
       const int placements = o.placements > 0 ? o.placements : c->placements;
       lab::pair_timing t;

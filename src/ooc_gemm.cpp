@@ -499,7 +499,26 @@ gemm_report gemm_sync(char transa, char transb, std::int64_t m, std::int64_t n, 
   return report;
 }
 
+template <class T>
+void cpu_blas_gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* A,
+                   std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc, int threads) {
+  CUPRIM_ENTRY_NAME(fn);
+  if (threads < 0) cuprim::detail::throw_invalid(fn, "threads", "must be >= 0 (0: every hardware thread)");
+  const detail::validated v = detail::validate<T>(fn, transa, transb, m, n, k, alpha, A, lda, B, ldb, C, ldc, {});
+  if (v.trivial) return;
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
+    cuprim::detail::throw_invalid(fn, "m", "the CPU BLAS takes dimensions and leading dimensions < 2^31");
+  if (!detail::cblas_loaded())
+    throw cpu_blas_unavailable(std::string(fn) + ": no CPU BLAS (cblas_dgemm/cblas_sgemm) could be loaded (tried: " +
+                               detail::cblas_tried() + "). Install OpenBLAS or point CUPRIM_CBLAS at a CBLAS library.");
+  const unsigned hw = std::thread::hardware_concurrency();
+  const int t = threads > 0 ? threads : hw > 0 ? static_cast<int>(hw) : 1;
+  detail::cpu_gemm<T>(t, v.s.ta, v.s.tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 #define CUPRIM_OOC_GEMM_INSTANTIATE(T)                                                                                \
+  template void cpu_blas_gemm<T>(char, char, std::int64_t, std::int64_t, std::int64_t, T, const T*, std::int64_t,    \
+                                 const T*, std::int64_t, T, T*, std::int64_t, int);                                  \
   template gemm_report gemm_sync<T>(char, char, std::int64_t, std::int64_t, std::int64_t, T, const T*, std::int64_t, \
                                     const T*, std::int64_t, T, T*, std::int64_t, const gemm_options&,                 \
                                     gemm_tile_engine<T>*);                                                            \

@@ -1,4 +1,5 @@
-// Argument rules of cuprim::blas::gemm and gemm_row_major. Every rule is enforced before any CUDA call, so these
+// Argument rules of cuprim::blas::gemm, gemm_row_major and the batched forms (gemm_strided_batched, gemm_batched and
+// their row-major variants). Every rule is enforced before any CUDA call, so these
 // run (label host) without a GPU: the pointers are made-up addresses, compared and never dereferenced. That nothing
 // is written when a rule is broken is checked on a GPU (blas_gemm_test, BadArgumentsWriteNothing).
 #include <cuprim/blas/gemm.cuh>
@@ -56,6 +57,127 @@ TEST(BlasGemmArgs, RowMajorNamesTheCallersArguments) {
                  "cuprim::blas::gemm_row_major");
   expect_invalid([] { cuprim::blas::gemm_row_major(op::N, op::N, -8, 4, 6, 1.f, A, 6, B, 4, 0.f, C, 4); }, "m",
                  "cuprim::blas::gemm_row_major");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Batched forms
+
+using cuprim::blas::gemm_batched;
+using cuprim::blas::gemm_batched_row_major;
+using cuprim::blas::gemm_strided_batched;
+using cuprim::blas::gemm_strided_batched_row_major;
+constexpr const char* strided_fn = "cuprim::blas::gemm_strided_batched";
+constexpr const char* array_fn = "cuprim::blas::gemm_batched";
+
+// Pointer arrays (device memory in real use; never dereferenced here).
+const float* const* AA = fake<const float* const>(5);
+const float* const* BA = fake<const float* const>(6);
+float* const* CA = fake<float* const>(7);
+
+TEST(BlasGemmBatchedArgs, BatchMustBeNonNegative) {
+  expect_invalid([] { gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, A, 4, 16, B, 4, 16, 0.f, C, 4, 16, -1); },
+                 "batch", strided_fn);
+  expect_invalid([] { gemm_batched(op::N, op::N, 4, 4, 4, 1.f, AA, 4, BA, 4, 0.f, CA, 4, -1); }, "batch", array_fn);
+}
+
+TEST(BlasGemmBatchedArgs, BatchZeroDoesNothing) {
+  // No batches: null arrays are fine, and nothing runs (no device needed).
+  EXPECT_NO_THROW(gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, static_cast<const float*>(nullptr), 4, 16,
+                                       static_cast<const float*>(nullptr), 4, 16, 0.f, static_cast<float*>(nullptr), 4,
+                                       16, 0));
+  EXPECT_NO_THROW(gemm_batched(op::T, op::N, 4, 4, 4, 1.f, static_cast<const float* const*>(nullptr), 4,
+                               static_cast<const float* const*>(nullptr), 4, 0.f, static_cast<float* const*>(nullptr),
+                               4, 0));
+  // The shape rules still hold.
+  expect_invalid([] { gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, A, 3, 16, B, 4, 16, 0.f, C, 4, 16, 0); }, "lda",
+                 strided_fn);
+  expect_invalid([] { gemm_batched(op::N, op::N, 4, 4, -4, 1.f, AA, 4, BA, 4, 0.f, CA, 4, 0); }, "k", array_fn);
+}
+
+TEST(BlasGemmBatchedArgs, ShapeRulesAsGemm) {
+  expect_invalid([] { gemm_strided_batched(op::N, op::N, -1, 4, 4, 1.f, A, 4, 16, B, 4, 16, 0.f, C, 4, 16, 2); }, "m",
+                 strided_fn);
+  expect_invalid([] { gemm_strided_batched(op::N, op::T, 8, 4, 6, 1.f, A, 8, 48, B, 3, 24, 0.f, C, 8, 32, 2); }, "ldb",
+                 strided_fn);
+  expect_invalid([] { gemm_batched(op::T, op::N, 8, 4, 6, 1.f, AA, 5, BA, 6, 0.f, CA, 8, 2); }, "lda", array_fn);
+  expect_invalid([] { gemm_batched(op::N, op::N, 8, 4, 6, 1.f, AA, 8, BA, 6, 0.f, CA, 7, 2); }, "ldc", array_fn);
+}
+
+TEST(BlasGemmBatchedArgs, StridesMustBeNonNegative) {
+  expect_invalid([] { gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, A, 4, -16, B, 4, 16, 0.f, C, 4, 16, 2); },
+                 "stride_a", strided_fn);
+  expect_invalid([] { gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, A, 4, 16, B, 4, -1, 0.f, C, 4, 16, 2); },
+                 "stride_b", strided_fn);
+  expect_invalid([] { gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, A, 4, 16, B, 4, 16, 0.f, C, 4, -16, 2); },
+                 "stride_c", strided_fn);
+}
+
+TEST(BlasGemmBatchedArgs, BatchesOfCMustNotOverlap) {
+  // One C spans (n - 1)·ldc + m = 3·6 + 4 = 22 elements.
+  expect_invalid([] { gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, A, 4, 16, B, 4, 16, 0.f, C, 6, 21, 2); },
+                 "stride_c", strided_fn);
+  expect_invalid([] { gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, A, 4, 16, B, 4, 16, 0.f, C, 6, 0, 3); },
+                 "stride_c", strided_fn);
+  // With one batch stride_c is free: this call passes the stride rule and is stopped by the next one (C overlapping
+  // A), which is checked after it.
+  expect_invalid([] { gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, C + 3, 4, 16, B, 4, 16, 0.f, C, 6, 0, 1); }, "C",
+                 strided_fn);
+}
+
+TEST(BlasGemmBatchedArgs, CMustNotOverlapTheStridedOperands) {
+  // A's 3 batches span [A, A + 2·100 + 16): C in the gap between A's batches 1 and 2 is refused too (the rule is on
+  // whole extents).
+  expect_invalid([] {
+    float* c = const_cast<float*>(A) + 150;
+    gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, A, 4, 100, B, 4, 16, 0.f, c, 4, 16, 3);
+  }, "C", strided_fn);
+  // C's later batches reaching into B.
+  expect_invalid([] {
+    float* c = const_cast<float*>(B) - 40;
+    gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, A, 4, 16, B, 4, 16, 0.f, c, 4, 16, 4);
+  }, "C", strided_fn);
+}
+
+TEST(BlasGemmBatchedArgs, StridedExtentBeyondTheAddressSpace) {
+  const std::int64_t huge = std::int64_t(1) << 61;
+  expect_invalid([huge] { gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, A, 4, huge, B, 4, 16, 0.f, C, 4, 16, 9); },
+                 "stride_a", strided_fn);
+  expect_invalid([huge] { gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, A, 4, 16, B, 4, 16, 0.f, C, 4, huge, 9); },
+                 "stride_c", strided_fn);
+}
+
+TEST(BlasGemmBatchedArgs, NullArraysOnlyWhenUnused) {
+  expect_invalid([] {
+    gemm_strided_batched(op::N, op::N, 4, 4, 4, 1.f, static_cast<const float*>(nullptr), 4, 16, B, 4, 16, 0.f, C, 4, 16,
+                         2);
+  }, "A", strided_fn);
+  expect_invalid([] {
+    gemm_strided_batched(op::N, op::N, 4, 4, 0, 1.f, A, 4, 16, B, 1, 16, 0.f, static_cast<float*>(nullptr), 4, 16, 2);
+  }, "C", strided_fn);
+  expect_invalid([] {
+    gemm_batched(op::N, op::N, 4, 4, 4, 1.f, AA, 4, static_cast<const float* const*>(nullptr), 4, 0.f, CA, 4, 2);
+  }, "B", array_fn);
+  expect_invalid([] {
+    gemm_batched(op::N, op::N, 4, 4, 0, 1.f, AA, 4, BA, 4, 0.f, static_cast<float* const*>(nullptr), 4, 2);
+  }, "C", array_fn);
+}
+
+TEST(BlasGemmBatchedArgs, RowMajorNamesTheCallersArguments) {
+  // Row-major: A is m x k (lda >= k), B is k x n (ldb >= n); the strides keep their own names.
+  expect_invalid([] {
+    gemm_strided_batched_row_major(op::N, op::N, 8, 4, 6, 1.f, A, 5, 48, B, 4, 24, 0.f, C, 4, 32, 2);
+  }, "lda", "cuprim::blas::gemm_strided_batched_row_major");
+  expect_invalid([] {
+    gemm_strided_batched_row_major(op::N, op::N, 8, 4, 6, 1.f, A, 6, -1, B, 4, 24, 0.f, C, 4, 32, 2);
+  }, "stride_a", "cuprim::blas::gemm_strided_batched_row_major");
+  expect_invalid([] {
+    gemm_strided_batched_row_major(op::N, op::N, 8, 4, 6, 1.f, A, 6, 48, B, 4, -2, 0.f, C, 4, 32, 2);
+  }, "stride_b", "cuprim::blas::gemm_strided_batched_row_major");
+  expect_invalid([] {
+    gemm_batched_row_major(op::N, op::N, 8, 4, 6, 1.f, static_cast<const float* const*>(nullptr), 6, BA, 4, 0.f, CA, 4, 2);
+  }, "A", "cuprim::blas::gemm_batched_row_major");
+  expect_invalid([] { gemm_batched_row_major(op::N, op::N, 8, 4, 6, 1.f, AA, 6, BA, 3, 0.f, CA, 4, 2); }, "ldb",
+                 "cuprim::blas::gemm_batched_row_major");
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
-// cuprim::blas::gemm against a double-precision host reference (the seed's MatrixMulOnHost, with the BLAS
-// alpha/beta update): every op_a/op_b combination, sizes around the tiles, padded leading dimensions, unaligned
-// pointers, alpha/beta edge values, NaN in C with beta = 0, k = 0, and the row-major form. The error bound of an
-// element is (k + 4)·u·(|alpha|·Σ|a·b| + |beta·c|) with u the unit roundoff of T; rows of C past m (the padding of
-// ldc) must keep their bytes.
+// cuprim::blas::gemm against a double-precision host reference (cuprim::host::gemm, the seed's MatrixMulOnHost with
+// the BLAS alpha/beta update): every op_a/op_b combination, m, n, k over {0, 1, 7, 16, 17, 63, 64, 65, 127, 128,
+// 129} and larger shapes with 1000 and 2^12 + 3, padded leading dimensions, unaligned pointers, alpha/beta edge
+// values, NaN in C with beta = 0, k = 0, and the row-major form. The error bound of an element is
+// (k + 4)·u·(|alpha|·Σ|a·b| + |beta·c|) (cuprim::host::gemm_abs_bound) with u the unit roundoff of T; products
+// above 2^27 multiply-adds are checked on sampled elements (cuprim::host::gemm_element), every element finite when C
+// started as NaN; elements of C outside the product (the padding of ldc) must keep their bytes.
 #include <cuprim/blas/gemm.cuh>
 #include <cuprim/core/memory.hpp>
+#include <cuprim/host/gemm.hpp>
 
 #include <gtest/gtest.h>
 
@@ -17,6 +20,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -43,6 +47,65 @@ std::string describe(const gemm_case& c) {
   return os.str();
 }
 
+char trans(op o) { return o == op::T ? 'T' : 'N'; }
+
+/// Products above this many multiply-adds are checked on sampled elements.
+constexpr double full_check_limit = double(1 << 27);
+
+/// Compares got (the column-major view: vm x vn with leading dimension ldc, C's padding included) with the double
+/// reference of C = alpha·op(A)·op(B) + beta·C on the same view, ta/tb/A/B being the view's. Every element when the
+/// product is small, else 512 sampled ones and the last row and column; then the padding, which must be `cin`'s.
+template <class T>
+void check_view(char ta, char tb, std::int64_t vm, std::int64_t vn, std::int64_t k, double alpha,
+                const std::vector<double>& a, std::int64_t lda, const std::vector<double>& b, std::int64_t ldb,
+                double beta, const std::vector<T>& cin, std::int64_t ldc, const std::vector<T>& got, rng& r) {
+  const double u = std::numeric_limits<T>::epsilon() / 2;
+  std::vector<double> c(cin.begin(), cin.end());
+  std::int64_t bad = 0, checked = 0;
+  std::string first;
+  auto compare = [&](std::int64_t i, std::int64_t j, double ref, double bound) {
+    ++checked;
+    const double g = got[std::size_t(i + j * ldc)];
+    const double tol = double(k + 4) * u * bound;
+    if (!(std::fabs(g - ref) <= tol) && !(g == ref) && bad++ == 0) {
+      std::ostringstream os;
+      os << "(" << i << ", " << j << "): " << g << " vs " << ref << " (bound " << tol << ")";
+      first = os.str();
+    }
+  };
+  if (double(vm) * double(vn) * double(k) <= full_check_limit) {
+    const std::vector<double> bound =
+        cuprim::host::gemm_abs_bound(ta, tb, vm, vn, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+    cuprim::host::gemm(ta, tb, vm, vn, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+    for (std::int64_t j = 0; j < vn; ++j)
+      for (std::int64_t i = 0; i < vm; ++i) compare(i, j, c[std::size_t(i + j * ldc)], bound[std::size_t(i + j * vm)]);
+  } else {
+    std::vector<std::pair<std::int64_t, std::int64_t>> at;
+    for (int t = 0; t < 512; ++t) at.push_back({r.between(0, vm - 1), r.between(0, vn - 1)});
+    for (int t = 0; t < 32; ++t) {
+      at.push_back({vm - 1, r.between(0, vn - 1)});
+      at.push_back({r.between(0, vm - 1), vn - 1});
+    }
+    for (const auto& [i, j] : at) {
+      const auto e = cuprim::host::gemm_element(ta, tb, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc, i, j);
+      compare(i, j, e.value, e.bound);
+    }
+    // Every element written (C started as NaN in these cases, or holds finite data).
+    std::int64_t non_finite = 0;
+    for (std::int64_t j = 0; j < vn; ++j)
+      for (std::int64_t i = 0; i < vm; ++i) non_finite += !std::isfinite(double(got[std::size_t(i + j * ldc)]));
+    EXPECT_EQ(non_finite, 0) << "elements of C left unwritten or not finite";
+  }
+  EXPECT_EQ(bad, 0) << bad << " of " << checked << " elements out of bound; first: " << first;
+  // The padding of C (rows past vm of the view) is untouched.
+  std::int64_t touched = 0;
+  for (std::size_t e = 0; e < cin.size(); ++e) {
+    const std::int64_t col = std::int64_t(e) / ldc, row = std::int64_t(e) % ldc;
+    if (!(row < vm && col < vn) && std::memcmp(&got[e], &cin[e], sizeof(T)) != 0) ++touched;
+  }
+  EXPECT_EQ(touched, 0) << "elements of C outside the m x n product were written";
+}
+
 template <class T>
 void run_case(const gemm_case& c, rng& r) {
   SCOPED_TRACE(describe(c));
@@ -62,16 +125,6 @@ void run_case(const gemm_case& c, rng& r) {
   for (auto& x : a) x = static_cast<T>(r.uniform(-1, 1));
   for (auto& x : b) x = static_cast<T>(r.uniform(-1, 1));
   for (auto& x : cin) x = c.nan_c ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(r.uniform(-1, 1));
-  // op(A)(i, p) and op(B)(p, j) and C(i, j) on the host, for either storage.
-  const auto at = [&](std::int64_t i, std::int64_t p) -> double {
-    const std::int64_t row = ta ? p : i, col = ta ? i : p;
-    return c.row_major ? a[std::size_t(row * lda + col)] : a[std::size_t(row + col * lda)];
-  };
-  const auto bt = [&](std::int64_t p, std::int64_t j) -> double {
-    const std::int64_t row = tb ? j : p, col = tb ? p : j;
-    return c.row_major ? b[std::size_t(row * ldb + col)] : b[std::size_t(row + col * ldb)];
-  };
-  const auto c_at = [&](std::int64_t i, std::int64_t j) { return std::size_t(c.row_major ? i * ldc + j : i + j * ldc); };
 
   cuprim::device_buffer<T> da(a.size() + 4), db(b.size() + 4), dc(cin.size() + 4);
   CUPRIM_CUDA_CHECK(cudaMemcpy(da.data() + c.shift, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice));
@@ -87,43 +140,18 @@ void run_case(const gemm_case& c, rng& r) {
   std::vector<T> got(cin.size());
   CUPRIM_CUDA_CHECK(cudaMemcpy(got.data(), dc.data() + c.shift, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
 
-  const double u = std::numeric_limits<T>::epsilon() / 2;
-  std::int64_t bad = 0;
-  std::string first;
-  for (std::int64_t j = 0; j < c.n; ++j)
-    for (std::int64_t i = 0; i < c.m; ++i) {
-      double s = 0, s_abs = 0;
-      for (std::int64_t p = 0; p < c.k; ++p) {
-        const double x = at(i, p) * bt(p, j);
-        s += x;
-        s_abs += std::fabs(x);
-      }
-      const double old = cin[c_at(i, j)];
-      const double ref = c.alpha * s + (c.beta == 0 ? 0.0 : c.beta * old);
-      const double tol = double(c.k + 4) * u * (std::fabs(c.alpha) * s_abs + (c.beta == 0 ? 0 : std::fabs(c.beta * old)));
-      const double g = got[c_at(i, j)];
-      if (!(std::fabs(g - ref) <= tol) && !(g == ref)) {
-        if (bad++ == 0) {
-          std::ostringstream os;
-          os << "(" << i << ", " << j << "): " << g << " vs " << ref;
-          first = os.str();
-        }
-      }
-    }
-  EXPECT_EQ(bad, 0) << "first: " << first;
-  // The padding of C (rows past m in the column-major view, columns past n in the row-major one) is untouched.
-  std::int64_t touched = 0;
-  for (std::size_t e = 0; e < cin.size(); ++e) {
-    const std::int64_t major = std::int64_t(e) / ldc, minor = std::int64_t(e) % ldc;
-    const bool inside = minor < c_rows && major < c_cols;
-    if (!inside && std::memcmp(&got[e], &cin[e], sizeof(T)) != 0) ++touched;
-  }
-  EXPECT_EQ(touched, 0) << "elements of C outside the m x n product were written";
+  // The column-major view: the row-major form computes Cᵀ = op(B)ᵀ·op(A)ᵀ over the same bytes.
+  const std::vector<double> ad(a.begin(), a.end()), bd(b.begin(), b.end());
+  if (c.row_major)
+    check_view<T>(trans(c.op_b), trans(c.op_a), c.n, c.m, c.k, c.alpha, bd, ldb, ad, lda, c.beta, cin, ldc, got, r);
+  else
+    check_view<T>(trans(c.op_a), trans(c.op_b), c.m, c.n, c.k, c.alpha, ad, lda, bd, ldb, c.beta, cin, ldc, got, r);
 }
 
 class BlasGemm : public gpu_test {};
 
-const std::int64_t edge_sizes[] = {0, 1, 7, 17, 65, 128, 129};
+// The issue's sizes up to 129: around the tiles (float 128 x 128 x 8, double 64 x 64 x 8) and the 16-byte vectors.
+const std::int64_t edge_sizes[] = {0, 1, 7, 16, 17, 63, 64, 65, 127, 128, 129};
 
 TEST_F(BlasGemm, FloatEveryOpAndSizeAroundTheTiles) {
   CUPRIM_TEST_RNG(r);
@@ -138,9 +166,9 @@ TEST_F(BlasGemm, DoubleEveryOpAndSizeAroundTheTiles) {
   CUPRIM_TEST_RNG(r);
   for (op oa : {op::N, op::T})
     for (op ob : {op::N, op::T})
-      for (std::int64_t m : {0, 1, 63, 64, 65})
-        for (std::int64_t n : {1, 64, 65})
-          for (std::int64_t k : {0, 1, 8, 9, 129}) run_case<double>({oa, ob, m, n, k, -1.0, 0.5}, r);
+      for (std::int64_t m : edge_sizes)
+        for (std::int64_t n : {1, 7, 16, 63, 64, 65, 129})
+          for (std::int64_t k : {0, 1, 7, 8, 9, 17, 64, 129}) run_case<double>({oa, ob, m, n, k, -1.0, 0.5}, r);
 }
 
 TEST_F(BlasGemm, LargerShapesPaddedAndUnaligned) {
@@ -148,10 +176,24 @@ TEST_F(BlasGemm, LargerShapesPaddedAndUnaligned) {
   for (op oa : {op::N, op::T})
     for (op ob : {op::N, op::T}) {
       run_case<float>({oa, ob, 1000, 1000, 300, -1.0, 0.0, 1, 1, true}, r);
+      run_case<float>({oa, ob, 1000, 1000, 1000, 1.0, 0.5, 0, 0}, r);  // sampled
       run_case<float>({oa, ob, 4099, 63, 127, 2.0, -1.0, 5, 1}, r);
       run_case<double>({oa, ob, 17, 4099, 64, 1.0, 1.0, 3, 3}, r);
       run_case<double>({oa, ob, 129, 65, 257, 0.5, 0.25, 2, 1}, r);
+      run_case<double>({oa, ob, 1000, 65, 1000, -1.0, 0.0, 1, 0, true}, r);
     }
+}
+
+// 2^12 + 3 in every dimension (sampled elements; a few seconds of host time each): two op pairs per type.
+TEST_F(BlasGemm, SizesPastTheFourThousands) {
+  CUPRIM_TEST_RNG(r);
+  constexpr std::int64_t big = (1 << 12) + 3;
+  run_case<float>({op::N, op::N, big, big, big, 1.0, 0.0, 0, 0, true}, r);
+  run_case<float>({op::T, op::T, big, big, big, -1.0, 0.0, 3, 1, true}, r);
+  run_case<double>({op::N, op::T, big, big, big, 1.0, 0.0, 0, 0, true}, r);
+  run_case<double>({op::T, op::N, big, 129, big, 0.5, 2.0, 1, 1}, r);
+  run_case<float>({op::N, op::T, 7, big, 1000, 1.0, -1.0, 0, 3}, r);
+  run_case<float>({op::T, op::N, big, 1, big, 1.0, 1.0}, r);
 }
 
 TEST_F(BlasGemm, AlphaBetaEdgesFollowBlas) {
@@ -163,6 +205,11 @@ TEST_F(BlasGemm, AlphaBetaEdgesFollowBlas) {
     run_case<float>({oa, op::T, 70, 33, 40, 0.0, 0.0, 2, 0, true}, r);
     run_case<double>({oa, op::N, 70, 33, 40, 1.0, 0.0, 0, 0, true}, r);  // beta = 0: C not read
     run_case<double>({oa, op::T, 70, 33, 40, -1.0, 1.0}, r);
+    for (double alpha : {0.0, 1.0, -1.0})
+      for (double beta : {0.0, 1.0, -1.0}) {
+        run_case<float>({oa, op::T, 129, 65, 17, alpha, beta, 1, 0, beta == 0.0}, r);
+        run_case<double>({oa, op::N, 65, 129, 9, alpha, beta, 0, 1, beta == 0.0}, r);
+      }
   }
 }
 

@@ -249,4 +249,37 @@ TEST(HostGemm, MatchesExplicitTransposes) {
   for (double c : C) EXPECT_EQ(c, 2.0);
 }
 
+// cuprim::ooc::cpu_blas_gemm: the CPU BLAS alone (the lab's CPU comparison). Its rules are gemm_sync's; with a CPU
+// BLAS on the machine the product matches the host reference (gemm_element, on every element).
+TEST(CpuBlasGemm, ArgumentRulesAsGemmSync) {
+  mats x;
+  const char* cpu_fn = "cuprim::ooc::cpu_blas_gemm";
+  expect_invalid([&] { cuprim::ooc::cpu_blas_gemm<double>('X', 'N', 6, 5, 4, 1.0, x.A.data(), 6, x.B.data(), 4, 0.0,
+                                                          x.C.data(), 6); }, "transa", cpu_fn);
+  expect_invalid([&] { cuprim::ooc::cpu_blas_gemm<double>('N', 'N', 6, 5, 4, 1.0, x.A.data(), 5, x.B.data(), 4, 0.0,
+                                                          x.C.data(), 6); }, "lda", cpu_fn);
+  expect_invalid([&] { cuprim::ooc::cpu_blas_gemm<double>('N', 'N', 6, 5, 4, 1.0, x.A.data(), 6, x.B.data(), 4, 0.0,
+                                                          x.C.data(), 6, -1); }, "threads", cpu_fn);
+  for (double c : x.C) EXPECT_EQ(c, 7.0);
+}
+
+TEST(CpuBlasGemm, MatchesTheHostReference) {
+  if (!cuprim::ooc::cpu_blas_available()) GTEST_SKIP() << "no CPU BLAS on this machine";
+  std::mt19937 g(3);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  const std::int64_t m = 37, n = 29, k = 41, lda = k + 2, ldb = n + 1, ldc = m + 3;  // op(A) = Aᵀ, op(B) = Bᵀ
+  std::vector<float> A(std::size_t(lda * m)), B(std::size_t(ldb * k)), C(std::size_t(ldc * n));
+  for (auto& v : A) v = u(g);
+  for (auto& v : B) v = u(g);
+  for (auto& v : C) v = u(g);
+  const std::vector<float> C0 = C;
+  cuprim::ooc::cpu_blas_gemm<float>('T', 'T', m, n, k, 1.5f, A.data(), lda, B.data(), ldb, -0.5f, C.data(), ldc, 1);
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < m; ++i) {
+      const auto e = cuprim::host::gemm_element<float>('T', 'T', k, 1.5f, A.data(), lda, B.data(), ldb, -0.5f, C0.data(),
+                                                       ldc, i, j);
+      EXPECT_NEAR(C[std::size_t(i + j * ldc)], e.value, double(k + 4) * 0x1p-24 * e.bound) << i << ", " << j;
+    }
+}
+
 }  // namespace

@@ -29,6 +29,9 @@ TEST(OocGemmNoBlas, FourWayReportsTheMissingLibrary) {
   // Planning reports the same.
   EXPECT_THROW(cuprim::ooc::gemm_plan<double>('N', 'N', 4, 4, 4, 1.0, A.data(), 4, B.data(), 4, 1.0, C.data(), 4, o),
                cuprim::ooc::cpu_blas_unavailable);
+  // The CPU BLAS alone reports the same.
+  EXPECT_THROW(cuprim::ooc::cpu_blas_gemm<double>('N', 'N', 4, 4, 4, 1.0, A.data(), 4, B.data(), 4, 1.0, C.data(), 4),
+               cuprim::ooc::cpu_blas_unavailable);
   o.cpu_share = 0;  // no CPU part: planned as three_way
   const auto r = cuprim::ooc::gemm_plan<double>('N', 'N', 4, 4, 4, 1.0, A.data(), 4, B.data(), 4, 1.0, C.data(), 4, o);
   EXPECT_EQ(r.cpu_columns, 0);

@@ -6,6 +6,15 @@
 //        blas::op::N and its transpose for blas::op::T (for real types, BLAS's 'C' is 'T').
 //   cuprim::blas::gemm_row_major(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream)
 //        the same product over row-major arrays (element (i, j) at X[i·ldx + j]; lda ≥ the stored columns).
+//   cuprim::blas::gemm_strided_batched(op_a, op_b, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc,
+//                                      stride_c, batch, stream)
+//        `batch` independent products of one shape: C_z = alpha · op(A_z) · op(B_z) + beta · C_z with A_z at
+//        A + z·stride_a, B_z at B + z·stride_b, C_z at C + z·stride_c (strides in elements), z = 0 .. batch - 1.
+//   cuprim::blas::gemm_batched(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch, stream)
+//        the same with the operands found through pointer arrays: A_z = A[z], B_z = B[z], C_z = C[z], where A, B
+//        and C (const T* const*, const T* const*, T* const*) are arrays of `batch` pointers in device memory.
+//   cuprim::blas::gemm_strided_batched_row_major(...), gemm_batched_row_major(...)   the batched forms over
+//        row-major arrays (as gemm_row_major; the arguments in the same order as their column-major forms).
 //
 // Types: float and double, computed in the element type on CUDA cores (true FP32 and FP64: fused multiply-adds, no
 // reduced-precision inputs); each element's sum runs over k in increasing order, so results are the same bits from
@@ -15,6 +24,20 @@
 // beta = 0 writes C without reading it, so NaN or Inf already in C do not propagate. Any shape, leading dimension and
 // alignment; sizes and leading dimensions are 64-bit. No workspace; the call is ordered on `stream` and returns
 // without waiting for the GPU (graph-capturable).
+//
+// Batched forms. Each batch is exactly one gemm call of the shape (the same semantics, bounds and bits as gemm on
+// that batch's arrays); batch = 0 does nothing once the arguments pass (no CUDA call at all). One launch covers
+// every batch: the batch is blockIdx.z (at most 65535 per launch; the kernels loop over z + 65535, z + 2·65535, ...
+// beyond), and a batch's operand addresses are formed once, at the start of its tiles. The 16-byte paths are taken
+// per batch where that batch's pointers are aligned. Rules, besides gemm's on the shape: batch ≥ 0; stride_a,
+// stride_b, stride_c ≥ 0 (stride_a or stride_b 0 reuses one operand for every batch); the batches of C must not
+// overlap each other: stride_c ≥ the elements one C spans ((n - 1)·ldc + m column-major; (m - 1)·ldc + n
+// row-major) unless batch ≤ 1; C's whole strided extent (from C to the last batch's last element) must not overlap
+// A's or B's whole extent (this also refuses interleaved layouts whose elements would not collide: lay batches out
+// one after another). Pointer-array form: A, B (when m, n, k > 0) and C (when m, n > 0) must not be null when
+// batch > 0; the arrays must be readable by the device, and the matrices they point to must be valid, distinct for
+// C and disjoint from A's and B's: none of that can be checked on the host (a bad pointer faults on the device, an
+// aliased C gives an undefined result).
 //
 // Algorithm (blas/detail/gemm_kernel.cuh): a block per tile of C, both operands' tiles staged through shared memory
 // with the next tiles' loads in flight, 2-D register blocking (float: 16-byte loads and stores where the operands
@@ -27,7 +50,7 @@
 // Errors. cuprim::invalid_argument before anything runs: m, n or k negative; lda below max(1, the rows of A as
 // stored: m for op N, k for op T), ldb below max(1, k or n), ldc below max(1, m); A, B or C null where its operand
 // is non-empty; C overlapping A or B (A and B may overlap each other: both are only read); a grid too large for
-// one launch. cuprim::cuda_error for a failed launch or an error already pending.
+// one launch; and the batched forms' rules above. cuprim::cuda_error for a failed launch or an error already pending.
 #pragma once
 
 #include <cuprim/blas/detail/gemm_kernel.cuh>
@@ -76,10 +99,11 @@ inline constexpr gemm_names gemm_column_major{"m", "n", "A", "lda", "op_a", "B",
 inline constexpr gemm_names gemm_row_major_view{"n", "m", "B", "ldb", "op_b", "A", "lda", "op_a"};
 
 /// The argument rules of gemm, on the column-major view (names: the caller's).
+/// `arrays` false: the shape rules only (the batched forms check their arrays themselves).
 template <class T>
 void gemm_validate(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m,
                    std::int64_t n, std::int64_t k, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
-                   const T* c, std::int64_t ldc) {
+                   const T* c, std::int64_t ldc, bool arrays = true) {
   check_size(fn, nm.m, m, sizeof(T));
   check_size(fn, nm.n, n, sizeof(T));
   check_size(fn, "k", k, sizeof(T));
@@ -90,6 +114,7 @@ void gemm_validate(const char* fn, const gemm_names& nm, blas::op op_a, blas::op
   gemm_check_ld(fn, nm.lda, lda, a_rows);
   gemm_check_ld(fn, nm.ldb, ldb, b_rows);
   gemm_check_ld(fn, "ldc", ldc, m);
+  if (!arrays) return;
   const bool product = m > 0 && n > 0 && k > 0;
   check_pointer(fn, nm.a, a, product);
   check_pointer(fn, nm.b, b, product);
@@ -138,6 +163,143 @@ void gemm_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b
   });
 }
 
+/// The caller's names of the strides (the row-major forms swap A's and B's, as gemm_names does).
+struct gemm_stride_names {
+  const char *a, *b;
+};
+inline constexpr gemm_stride_names gemm_strides_column_major{"stride_a", "stride_b"};
+inline constexpr gemm_stride_names gemm_strides_row_major_view{"stride_b", "stride_a"};
+
+/// Bytes from the first batch's first element to the last batch's last: (batch - 1)·stride + the span of one
+/// (0 when one is empty); throws when that exceeds the address space.
+inline std::size_t gemm_strided_extent(const char* fn, const char* stride_name, std::size_t span_bytes,
+                                       std::int64_t stride, std::int64_t batch, std::size_t elem) {
+  if (span_bytes == 0 || batch <= 1 || stride == 0) return span_bytes;
+  if (std::uint64_t(stride) > SIZE_MAX / elem ||
+      std::uint64_t(batch - 1) > (SIZE_MAX - span_bytes) / (std::uint64_t(stride) * elem))
+    throw_invalid(fn, stride_name, "spans more than the address space over the batches");
+  return std::size_t(batch - 1) * std::size_t(stride) * elem + span_bytes;
+}
+
+inline void gemm_check_batch(const char* fn, std::int64_t batch) {
+  if (batch < 0) throw_invalid(fn, "batch", "must be non-negative");
+}
+
+/// The rules of the strided batched form, on the column-major view: gemm's shape rules; batch ≥ 0; strides ≥ 0;
+/// the batches of C disjoint (stride_c at least the span of one C, unless batch ≤ 1); the arrays not null when the
+/// call reads or writes them; C's whole strided extent overlapping neither A's nor B's.
+template <class T>
+void gemm_strided_validate(const char* fn, const gemm_names& nm, const gemm_stride_names& sn, blas::op op_a,
+                           blas::op op_b, std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t lda,
+                           std::int64_t stride_a, const T* b, std::int64_t ldb, std::int64_t stride_b, const T* c,
+                           std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
+  gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc, false);
+  gemm_check_batch(fn, batch);
+  if (stride_a < 0) throw_invalid(fn, sn.a, "must be non-negative");
+  if (stride_b < 0) throw_invalid(fn, sn.b, "must be non-negative");
+  if (stride_c < 0) throw_invalid(fn, "stride_c", "must be non-negative");
+  const bool ta = op_a == blas::op::T, tb = op_b == blas::op::T;
+  const std::size_t e = sizeof(T);
+  const std::size_t span_a = gemm_span_bytes(ta ? k : m, ta ? m : k, lda, e);
+  const std::size_t span_b = gemm_span_bytes(tb ? n : k, tb ? k : n, ldb, e);
+  const std::size_t span_c = gemm_span_bytes(m, n, ldc, e);
+  if (batch > 1 && span_c > 0 && std::uint64_t(stride_c) < span_c / e)
+    throw_invalid(fn, "stride_c", "must be at least the elements one C spans, (columns - 1)·ldc + rows, so that the "
+                                  "batches of C do not overlap");
+  const bool product = m > 0 && n > 0 && k > 0 && batch > 0;
+  check_pointer(fn, nm.a, a, product);
+  check_pointer(fn, nm.b, b, product);
+  check_pointer(fn, "C", c, m > 0 && n > 0 && batch > 0);
+  const std::size_t ext_a = gemm_strided_extent(fn, sn.a, span_a, stride_a, batch, e);
+  const std::size_t ext_b = gemm_strided_extent(fn, sn.b, span_b, stride_b, batch, e);
+  const std::size_t ext_c = gemm_strided_extent(fn, "stride_c", span_c, stride_c, batch, e);
+  if (product)
+    check_overlaps(fn, {{nm.a, a, ext_a, read_only}, {nm.b, b, ext_b, read_only}, {"C", c, ext_c, written}});
+}
+
+/// The rules of the pointer-array form: gemm's shape rules, batch ≥ 0, the three arrays not null when the call
+/// reads them (their elements live in device memory and are not checked).
+template <class T>
+void gemm_array_validate(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m,
+                         std::int64_t n, std::int64_t k, const T* const* a, std::int64_t lda, const T* const* b,
+                         std::int64_t ldb, T* const* c, std::int64_t ldc, std::int64_t batch) {
+  gemm_validate<T>(fn, nm, op_a, op_b, m, n, k, nullptr, lda, nullptr, ldb, nullptr, ldc, false);
+  gemm_check_batch(fn, batch);
+  const bool product = m > 0 && n > 0 && k > 0 && batch > 0;
+  check_pointer(fn, nm.a, a, product);
+  check_pointer(fn, nm.b, b, product);
+  check_pointer(fn, "C", c, m > 0 && n > 0 && batch > 0);
+}
+
+/// Every batched gemm ends here, after its validation: the scaling kernel (k = 0 or alpha = 0) or the GEMM kernel
+/// over the batches (grid.z = min(batch, 65535); the kernels loop over the rest). a, b, c: batch 0's operands of
+/// the strided form (null for the pointer-array form, whose arrays are in `bt`).
+template <auto Policy, class T>
+void gemm_batched_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m,
+                      std::int64_t n, std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b,
+                      std::int64_t ldb, T beta, T* c, std::int64_t ldc, const gemm_batch<T>& bt, cudaStream_t stream) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "cuprim::blas::gemm_*batched: float or double (tensor-core types are not built yet)");
+  if (bt.count == 0) return;  // no batches: nothing to do, and nothing queried or launched
+  with_tuned_arch([&]<int Arch>() {
+    constexpr blas::gemm_policy P = pick_policy<Policy>(blas::gemm_policy_for<T>(Arch));
+    const std::uint64_t tiles_m = (std::uint64_t(m) + P.tile_m - 1) / P.tile_m;
+    const std::uint64_t tiles_n = (std::uint64_t(n) + P.tile_n - 1) / P.tile_n;
+    if (tiles_m > 0x7fffffffu) throw_invalid(fn, nm.m, "too large for one launch");
+    if (tiles_n > 65535) throw_invalid(fn, nm.n, "too large for one launch (at most 65535 tiles of columns)");
+    check_no_pending_error(fn);
+    if (m == 0 || n == 0) return;
+    const unsigned zs = unsigned(std::min<std::int64_t>(bt.count, 65535));
+    if (k == 0 || alpha == T(0)) {
+      constexpr unsigned threads = 256;
+      const dim3 grid(unsigned((std::uint64_t(m) + threads - 1) / threads), unsigned(std::min<std::int64_t>(n, 65535)),
+                      zs);
+      gemm_scale_batched_kernel<<<grid, threads, 0, stream>>>(c, m, n, ldc, beta, bt);
+      check_launch(fn);
+      return;
+    }
+    // The leading dimensions allow the 16-byte paths; each batch's pointers are checked on the device.
+    const auto vec = [](std::int64_t ld) { return (ld * std::int64_t(sizeof(T))) % 16 == 0; };
+    const gemm_args<T> g{a,     b,    c,    m,    n,    k,    lda, ldb, ldc, alpha, beta, op_a == blas::op::T,
+                         op_b == blas::op::T, vec(lda), vec(ldb), vec(ldc)};
+    const dim3 grid{unsigned(tiles_m), unsigned(tiles_n), zs};
+    if constexpr (P.split && std::is_same_v<T, float>) {
+      gemm_simt_split_batched_kernel<policy_constant<P>><<<grid, P.threads(), 0, stream>>>(g, bt);
+    } else {
+      gemm_simt_batched_kernel<policy_constant<P>><<<grid, P.threads(), 0, stream>>>(g, bt);
+    }
+    check_launch(fn);
+  });
+}
+
+template <auto Policy, class T>
+void gemm_strided_run(const char* fn, const gemm_names& nm, const gemm_stride_names& sn, blas::op op_a, blas::op op_b,
+                      std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a, std::int64_t lda,
+                      std::int64_t stride_a, const T* b, std::int64_t ldb, std::int64_t stride_b, T beta, T* c,
+                      std::int64_t ldc, std::int64_t stride_c, std::int64_t batch, cudaStream_t stream) {
+  gemm_strided_validate(fn, nm, sn, op_a, op_b, m, n, k, a, lda, stride_a, b, ldb, stride_b, c, ldc, stride_c, batch);
+  gemm_batch<T> bt;
+  bt.count = batch;
+  bt.stride_a = stride_a;
+  bt.stride_b = stride_b;
+  bt.stride_c = stride_c;
+  gemm_batched_run<Policy>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bt, stream);
+}
+
+template <auto Policy, class T>
+void gemm_array_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m, std::int64_t n,
+                    std::int64_t k, T alpha, const T* const* a, std::int64_t lda, const T* const* b, std::int64_t ldb,
+                    T beta, T* const* c, std::int64_t ldc, std::int64_t batch, cudaStream_t stream) {
+  gemm_array_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc, batch);
+  gemm_batch<T> bt;
+  bt.count = batch;
+  bt.a_array = a;
+  bt.b_array = b;
+  bt.c_array = c;
+  gemm_batched_run<Policy>(fn, nm, op_a, op_b, m, n, k, alpha, static_cast<const T*>(nullptr), lda,
+                           static_cast<const T*>(nullptr), ldb, beta, static_cast<T*>(nullptr), ldc, bt, stream);
+}
+
 }  // namespace cuprim::detail
 
 namespace cuprim::blas {
@@ -157,6 +319,48 @@ void gemm_row_major(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64
                     cudaStream_t stream = 0) {
   detail::gemm_run<Policy>("cuprim::blas::gemm_row_major", detail::gemm_row_major_view, op_b, op_a, n, m, k, alpha, B, ldb, A, lda, beta, C, ldc,
                            stream);
+}
+
+/// batch products C_z = alpha · op(A_z) · op(B_z) + beta · C_z, z = 0 .. batch - 1, with A_z = A + z·stride_a,
+/// B_z = B + z·stride_b, C_z = C + z·stride_c (strides in elements; see the file comment).
+template <auto Policy = tuned, class T>
+void gemm_strided_batched(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* A,
+                          std::int64_t lda, std::int64_t stride_a, const T* B, std::int64_t ldb, std::int64_t stride_b,
+                          T beta, T* C, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch,
+                          cudaStream_t stream = 0) {
+  detail::gemm_strided_run<Policy>("cuprim::blas::gemm_strided_batched", detail::gemm_column_major,
+                                   detail::gemm_strides_column_major, op_a, op_b, m, n, k, alpha, A, lda, stride_a, B,
+                                   ldb, stride_b, beta, C, ldc, stride_c, batch, stream);
+}
+
+/// gemm_strided_batched over row-major arrays (as gemm_row_major).
+template <auto Policy = tuned, class T>
+void gemm_strided_batched_row_major(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
+                                    const T* A, std::int64_t lda, std::int64_t stride_a, const T* B, std::int64_t ldb,
+                                    std::int64_t stride_b, T beta, T* C, std::int64_t ldc, std::int64_t stride_c,
+                                    std::int64_t batch, cudaStream_t stream = 0) {
+  detail::gemm_strided_run<Policy>("cuprim::blas::gemm_strided_batched_row_major", detail::gemm_row_major_view,
+                                   detail::gemm_strides_row_major_view, op_b, op_a, n, m, k, alpha, B, ldb, stride_b, A,
+                                   lda, stride_a, beta, C, ldc, stride_c, batch, stream);
+}
+
+/// batch products C[z] = alpha · op(A[z]) · op(B[z]) + beta · C[z], the pointer arrays A, B, C in device memory
+/// (see the file comment).
+template <auto Policy = tuned, class T>
+void gemm_batched(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* const* A,
+                  std::int64_t lda, const T* const* B, std::int64_t ldb, T beta, T* const* C, std::int64_t ldc,
+                  std::int64_t batch, cudaStream_t stream = 0) {
+  detail::gemm_array_run<Policy>("cuprim::blas::gemm_batched", detail::gemm_column_major, op_a, op_b, m, n, k, alpha, A,
+                                 lda, B, ldb, beta, C, ldc, batch, stream);
+}
+
+/// gemm_batched over row-major arrays (as gemm_row_major).
+template <auto Policy = tuned, class T>
+void gemm_batched_row_major(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
+                            const T* const* A, std::int64_t lda, const T* const* B, std::int64_t ldb, T beta,
+                            T* const* C, std::int64_t ldc, std::int64_t batch, cudaStream_t stream = 0) {
+  detail::gemm_array_run<Policy>("cuprim::blas::gemm_batched_row_major", detail::gemm_row_major_view, op_b, op_a, n, m,
+                                 k, alpha, B, ldb, A, lda, beta, C, ldc, batch, stream);
 }
 
 }  // namespace cuprim::blas

@@ -10,6 +10,12 @@
 //       four_way with a negative cpu_share (the measured rates).
 //   cuprim::ooc::gemm_measure_rates<T>(options, engine)   the rates the 4-way split is chosen from (cached).
 //   cuprim::ooc::cpu_blas_available() / cpu_blas_name()   whether a CPU BLAS could be loaded (for 4-way), and which.
+//   cuprim::ooc::cpu_blas_gemm<T>(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, threads)
+//       the same product computed entirely on the host by that CPU BLAS (blocks until done): the CPU comparison of
+//       the lab's GEMM ladder, and a way to check a machine's CPU rate. threads: the BLAS's threads (0 = every
+//       hardware thread). Argument rules as gemm_sync's (arrays in host memory the CPU can read; not checked),
+//       dimensions and leading dimensions < 2^31, cpu_blas_unavailable when no CPU BLAS loads. The special values
+//       (alpha = 0, beta = 0, k = 0) follow the loaded library.
 //
 // Layout (as in BLAS). Column-major: element (i, j) of a matrix X with leading dimension ldX is X[i + j*ldX].
 // transa / transb: 'N' (op(X) = X) or 'T' (op(X) = X^T); lower case and 'C' (= 'T' for real types) accepted.
@@ -182,5 +188,10 @@ gemm_rates gemm_measure_rates(const gemm_options& options = {}, gemm_tile_engine
 bool cpu_blas_available() noexcept;
 /// The path of the loaded CPU BLAS (with OpenBLAS's core name in parentheses when it reports one), or "" when none.
 std::string cpu_blas_name();
+
+/// C = alpha * op(A) * op(B) + beta * C on the host by the CPU BLAS (see cpu_blas_gemm in the file comment).
+template <class T>
+void cpu_blas_gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* A,
+                   std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc, int threads = 0);
 
 }  // namespace cuprim::ooc

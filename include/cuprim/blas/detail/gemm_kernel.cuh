@@ -11,6 +11,10 @@
 // per step). The epilogue writes alpha·acc + beta·C, never reading C when beta is 0.
 //
 // Each C element is a sum over k in increasing order of fused multiply-adds in T: the same bits from run to run.
+//
+// Batched forms: the same block bodies (gemm_simt_block, gemm_split_block) in kernels that take a gemm_batch and
+// compute batch z = blockIdx.z, blockIdx.z + gridDim.z, ... (more than 65535 batches loop), each with its operands
+// found once at the start of the batch (gemm_batch_args). The single GEMM's kernels are the bodies alone.
 #pragma once
 
 #include <cuprim/blas/detail/gemm_tuning.cuh>
@@ -31,6 +35,40 @@ struct gemm_args {
   bool trans_a, trans_b;
   bool vec_a, vec_b, vec_c;  // 16-byte aligned with a leading dimension of whole 16-byte vectors (split kernel)
 };
+
+/// The batches of a batched launch: `count` products, batch z's operands at a + z·stride_a, b + z·stride_b,
+/// c + z·stride_c of the launch's gemm_args (strided form), or at a_array[z], b_array[z], c_array[z] (pointer-array
+/// form: c_array not null; the arrays in device memory).
+template <class T>
+struct gemm_batch {
+  std::int64_t count = 1;
+  std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  const T* const* a_array = nullptr;
+  const T* const* b_array = nullptr;
+  T* const* c_array = nullptr;
+};
+
+/// Batch z's gemm_args: its operands, and the 16-byte paths only where its own pointers are aligned (the launch's
+/// vec_* flags say whether the leading dimensions allow them).
+template <class T>
+__device__ __forceinline__ gemm_args<T> gemm_batch_args(const gemm_args<T>& g, const gemm_batch<T>& b,
+                                                        std::int64_t z) {
+  gemm_args<T> r = g;
+  if (b.c_array) {
+    r.a = b.a_array[z];
+    r.b = b.b_array[z];
+    r.c = b.c_array[z];
+  } else {
+    r.a = g.a + z * b.stride_a;
+    r.b = g.b + z * b.stride_b;
+    r.c = g.c + z * b.stride_c;
+  }
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  r.vec_a = g.vec_a && aligned(r.a);
+  r.vec_b = g.vec_b && aligned(r.b);
+  r.vec_c = g.vec_c && aligned(r.c);
+  return r;
+}
 
 /// Element (i, p) of op(A): A[i + p·lda], or A[p + i·lda] when transposed (zero outside m × k).
 template <class T>
@@ -89,10 +127,9 @@ __device__ __forceinline__ void gemm_store_tiles(const gemm_args<T>& g, const T 
   }
 }
 
-/// One block per tile of C (blockIdx.x along m, blockIdx.y along n). Policy: a policy_constant of a gemm_policy.
-template <class Policy, class T>
-__global__ void __launch_bounds__(Policy::value.threads()) gemm_simt_kernel(gemm_args<T> g) {
-  constexpr blas::gemm_policy P = Policy::value;
+/// One block's tile of C (blockIdx.x along m, blockIdx.y along n).
+template <blas::gemm_policy P, class T>
+__device__ __forceinline__ void gemm_simt_block(const gemm_args<T>& g) {
   static_assert(gemm_policy_valid<P>());
   constexpr int TM = P.tile_m, TN = P.tile_n, TK = P.tile_k, RM = P.thread_m, RN = P.thread_n;
   constexpr int NA = TM * TK / P.threads(), NB = TN * TK / P.threads(), COLS = TN / RN;
@@ -143,6 +180,21 @@ __global__ void __launch_bounds__(Policy::value.threads()) gemm_simt_kernel(gemm
       T* c = g.c + row + col * g.ldc;
       *c = read_c ? g.alpha * acc[i][j] + g.beta * *c : g.alpha * acc[i][j];
     }
+  }
+}
+
+/// One block per tile of C. Policy: a policy_constant of a gemm_policy.
+template <class Policy, class T>
+__global__ void __launch_bounds__(Policy::value.threads()) gemm_simt_kernel(gemm_args<T> g) {
+  gemm_simt_block<Policy::value>(g);
+}
+
+/// The batched form: one block per tile of C per batch (blockIdx.z, looping when there are more than gridDim.z).
+template <class Policy, class T>
+__global__ void __launch_bounds__(Policy::value.threads()) gemm_simt_batched_kernel(gemm_args<T> g, gemm_batch<T> b) {
+  for (std::int64_t z = blockIdx.z; z < b.count; z += gridDim.z) {
+    if (z != blockIdx.z) __syncthreads();  // every thread is done with the last batch's shared tiles
+    gemm_simt_block<Policy::value>(gemm_batch_args(g, b, z));
   }
 }
 
@@ -227,10 +279,8 @@ __device__ __forceinline__ void gemm_split_store(const gemm_args<float>& g, cons
 /// {0..3}, columns tx·4 + {0..3} and TN/2 + tx·4 + {0..3}, so each step reads its 8 + 8 operand values as four
 /// 16-byte vectors that a warp's lanes take from consecutive addresses (or one broadcast); otherwise as
 /// gemm_simt_kernel (same order of operations per element: the sum over k in increasing order).
-template <class Policy>
-__global__ void __launch_bounds__(Policy::value.threads(), Policy::value.blocks_per_sm)
-    gemm_simt_split_kernel(gemm_args<float> g) {
-  constexpr blas::gemm_policy P = Policy::value;
+template <blas::gemm_policy P>
+__device__ __forceinline__ void gemm_split_block(const gemm_args<float>& g) {
   static_assert(gemm_policy_valid<P>() && P.split);
   constexpr int TM = P.tile_m, TN = P.tile_n, TK = P.tile_k, COLS = TN / 8;
   __shared__ __align__(16) float as[2][TK][TM];
@@ -303,6 +353,22 @@ __global__ void __launch_bounds__(Policy::value.threads(), Policy::value.blocks_
   }
 }
 
+template <class Policy>
+__global__ void __launch_bounds__(Policy::value.threads(), Policy::value.blocks_per_sm)
+    gemm_simt_split_kernel(gemm_args<float> g) {
+  gemm_split_block<Policy::value>(g);
+}
+
+/// The split kernel's batched form (as gemm_simt_batched_kernel).
+template <class Policy>
+__global__ void __launch_bounds__(Policy::value.threads(), Policy::value.blocks_per_sm)
+    gemm_simt_split_batched_kernel(gemm_args<float> g, gemm_batch<float> b) {
+  for (std::int64_t z = blockIdx.z; z < b.count; z += gridDim.z) {
+    if (z != blockIdx.z) __syncthreads();  // every thread is done with the last batch's shared tiles
+    gemm_split_block<Policy::value>(gemm_batch_args(g, b, z));
+  }
+}
+
 /// C = beta·C over m × n (the whole GEMM when k = 0 or alpha = 0), C unread when beta is 0.
 template <class T>
 __global__ void gemm_scale_kernel(T* c, std::int64_t m, std::int64_t n, std::int64_t ldc, T beta) {
@@ -311,6 +377,21 @@ __global__ void gemm_scale_kernel(T* c, std::int64_t m, std::int64_t n, std::int
   for (std::int64_t j = blockIdx.y; j < n; j += gridDim.y) {
     T* p = c + i + j * ldc;
     *p = beta == T(0) ? T(0) : beta * *p;
+  }
+}
+
+/// gemm_scale_kernel over the batches of a batched call (blockIdx.z, looping past gridDim.z).
+template <class T>
+__global__ void gemm_scale_batched_kernel(T* c, std::int64_t m, std::int64_t n, std::int64_t ldc, T beta,
+                                          gemm_batch<T> b) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  for (std::int64_t z = blockIdx.z; z < b.count; z += gridDim.z) {
+    T* cz = b.c_array ? b.c_array[z] : c + z * b.stride_c;
+    for (std::int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+      T* p = cz + i + j * ldc;
+      *p = beta == T(0) ? T(0) : beta * *p;
+    }
   }
 }
 
