@@ -20,6 +20,16 @@
 // reduced-precision inputs); each element's sum runs over k in increasing order, so results are the same bits from
 // run to run and |error| ≤ k·u·(|alpha|·Σ|a||b|) + u·|beta·c| to first order (u = 2^-24 or 2^-53).
 //
+// 16-bit inputs: gemm and gemm_row_major also take __nv_bfloat16 or __half A and B with float alpha and beta and C
+// of the input type or float. Products are exact in fp32 and summed in fp32 on tensor cores, so |error| ≤ k·2^-23·
+// (|alpha|·Σ|a||b|) (the tensor cores' sums of a k16 step may round once more than sequential FMAs), plus one
+// rounding of the result to C's type (2^-8 relative for bfloat16, 2^-11 for half). On sm_90 devices with A and B
+// 16-byte aligned, lda and ldb multiples of 8 and m, n, k below 2^31, the Hopper kernel runs (wgmma fed by TMA,
+// blas/detail/gemm_sm90_kernel.cuh; it needs the binary built for sm_90a, e.g. CMAKE_CUDA_ARCHITECTURES=90a);
+// anything else takes a CUDA-core kernel with the same semantics (gemm_mixed_kernel: correct, much slower). The
+// sum's order depends on the path, not on the run: repeated calls give the same bits. Batched forms take float and
+// double only.
+//
 // Semantics, exactly BLAS's: m = 0 or n = 0 does nothing; k = 0 or alpha = 0 sets C = beta·C (A and B are not read);
 // beta = 0 writes C without reading it, so NaN or Inf already in C do not propagate. Any shape, leading dimension and
 // alignment; sizes and leading dimensions are 64-bit. No workspace; the call is ordered on `stream` and returns
@@ -41,11 +51,12 @@
 //
 // Algorithm (blas/detail/gemm_kernel.cuh): a block per tile of C, both operands' tiles staged through shared memory
 // with the next tiles' loads in flight, 2-D register blocking (float: 16-byte loads and stores where the operands
-// are 16-byte aligned with leading dimensions of whole 16-byte vectors; any other layout takes element accesses). Tensor-core paths (TF32, BF16, FP64 DMMA) are not
-// built yet.
+// are 16-byte aligned with leading dimensions of whole 16-byte vectors; any other layout takes element accesses). 16-bit
+// inputs: see above. TF32 and FP64 tensor-core paths are not built yet.
 //
 // Policy. Each entry point takes an optional cuprim::blas::gemm_policy as its first template argument (default
-// cuprim::tuned: gemm_policy_for<T> for the device; blas/detail/gemm_tuning.cuh).
+// cuprim::tuned: gemm_policy_for<T> for the device; blas/detail/gemm_tuning.cuh); the 16-bit forms take a
+// cuprim::blas::gemm_sm90_policy (stages, group, cluster) for their tensor-core kernel.
 //
 // Errors. cuprim::invalid_argument before anything runs: m, n or k negative; lda below max(1, the rows of A as
 // stored: m for op N, k for op T), ldb below max(1, k or n), ldc below max(1, m); A, B or C null where its operand
@@ -54,6 +65,7 @@
 #pragma once
 
 #include <cuprim/blas/detail/gemm_kernel.cuh>
+#include <cuprim/blas/detail/gemm_sm90_launch.cuh>
 #include <cuprim/blas/detail/gemm_tuning.cuh>
 #include <cuprim/core/device.hpp>
 #include <cuprim/core/error.hpp>
@@ -100,10 +112,10 @@ inline constexpr gemm_names gemm_row_major_view{"n", "m", "B", "ldb", "op_b", "A
 
 /// The argument rules of gemm, on the column-major view (names: the caller's).
 /// `arrays` false: the shape rules only (the batched forms check their arrays themselves).
-template <class T>
+template <class T, class TC>
 void gemm_validate(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m,
                    std::int64_t n, std::int64_t k, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
-                   const T* c, std::int64_t ldc, bool arrays = true) {
+                   const TC* c, std::int64_t ldc, bool arrays = true) {
   check_size(fn, nm.m, m, sizeof(T));
   check_size(fn, nm.n, n, sizeof(T));
   check_size(fn, "k", k, sizeof(T));
@@ -122,7 +134,7 @@ void gemm_validate(const char* fn, const gemm_names& nm, blas::op op_a, blas::op
   if (product)
     check_overlaps(fn, {{nm.a, a, gemm_span_bytes(a_rows, a_cols, lda, sizeof(T)), read_only},
                         {nm.b, b, gemm_span_bytes(b_rows, b_cols, ldb, sizeof(T)), read_only},
-                        {"C", c, gemm_span_bytes(m, n, ldc, sizeof(T)), written}});
+                        {"C", c, gemm_span_bytes(m, n, ldc, sizeof(TC)), written}});
 }
 
 /// Every gemm ends here: validate, then the scaling kernel (k = 0 or alpha = 0) or the GEMM kernel.
@@ -131,7 +143,7 @@ void gemm_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b
               const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc,
               cudaStream_t stream) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "cuprim::blas::gemm: float or double (tensor-core types are not built yet)");
+                "cuprim::blas::gemm: float or double here (16-bit inputs take the overload with float scalars)");
   gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
   with_tuned_arch([&]<int Arch>() {
     constexpr blas::gemm_policy P = pick_policy<Policy>(blas::gemm_policy_for<T>(Arch));
@@ -162,6 +174,46 @@ void gemm_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b
     check_launch(fn);
   });
 }
+
+/// 16-bit inputs with float scalars and accumulators: __nv_bfloat16 or __half, C of the same type or float.
+template <class In, class Out>
+constexpr bool gemm_tensor_types =
+    (std::is_same_v<In, __nv_bfloat16> || std::is_same_v<In, __half>) && (std::is_same_v<Out, In> || std::is_same_v<Out, float>);
+
+/// gemm of 16-bit inputs: validate, then the scaling kernel (k = 0 or alpha = 0), the tensor-core kernel where it
+/// takes the operands, or the CUDA-core fallback.
+template <auto Policy, class In, class Out>
+void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m,
+                     std::int64_t n, std::int64_t k, float alpha, const In* a, std::int64_t lda, const In* b,
+                     std::int64_t ldb, float beta, Out* c, std::int64_t ldc, cudaStream_t stream) {
+  gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
+  constexpr std::int64_t tile = 64;  // the fallback's tile (the tensor-core grid is persistent)
+  if ((std::uint64_t(m) + tile - 1) / tile > 0x7fffffffu) throw_invalid(fn, nm.m, "too large for one launch");
+  if ((std::uint64_t(n) + tile - 1) / tile > 65535) throw_invalid(fn, nm.n, "too large for one launch (at most 65535 tiles of 64 columns)");
+  check_no_pending_error(fn);
+  if (m == 0 || n == 0) return;
+  if (k == 0 || alpha == 0.f) {
+    constexpr unsigned threads = 256;
+    const dim3 grid(unsigned((std::uint64_t(m) + threads - 1) / threads), unsigned(std::min<std::int64_t>(n, 65535)));
+    gemm_scale_kernel<<<grid, threads, 0, stream>>>(c, m, n, ldc, beta);
+    check_launch(fn);
+    return;
+  }
+  const bool ta = op_a == blas::op::T, tb = op_b == blas::op::T;
+  const device_info& dev = get_device_info();
+  if (gemm_sm90_eligible<In, Out>(dev, m, n, k, a, lda, b, ldb)) {
+    with_tuned_arch([&]<int Arch>() {
+      constexpr blas::gemm_sm90_policy P = pick_policy<Policy>(blas::gemm_sm90_policy_for(Arch));
+      gemm_sm90_launch<P>(fn, dev, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+    });
+    return;
+  }
+  const gemm_mixed_args<In, Out> g{a, b, c, m, n, k, lda, ldb, ldc, alpha, beta, ta, tb};
+  const dim3 grid{unsigned((m + tile - 1) / tile), unsigned((n + tile - 1) / tile), 1u};
+  gemm_mixed_kernel<<<grid, 256, 0, stream>>>(g);
+  check_launch(fn);
+}
+
 
 /// The caller's names of the strides (the row-major forms swap A's and B's, as gemm_names does).
 struct gemm_stride_names {
@@ -303,6 +355,26 @@ void gemm_array_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::o
 }  // namespace cuprim::detail
 
 namespace cuprim::blas {
+
+/// C = alpha · op(A) · op(B) + beta · C with 16-bit inputs (__nv_bfloat16 or __half), float scalars and
+/// accumulators, C of the input type or float (see the file comment, "16-bit inputs").
+template <auto Policy = tuned, class In, class Out>
+  requires detail::gemm_tensor_types<In, Out>
+void gemm(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const In* A, std::int64_t lda,
+          const In* B, std::int64_t ldb, float beta, Out* C, std::int64_t ldc, cudaStream_t stream = 0) {
+  detail::gemm_tensor_run<Policy>("cuprim::blas::gemm", detail::gemm_column_major, op_a, op_b, m, n, k, alpha, A, lda,
+                                  B, ldb, beta, C, ldc, stream);
+}
+
+/// gemm with 16-bit inputs over row-major arrays.
+template <auto Policy = tuned, class In, class Out>
+  requires detail::gemm_tensor_types<In, Out>
+void gemm_row_major(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const In* A,
+                    std::int64_t lda, const In* B, std::int64_t ldb, float beta, Out* C, std::int64_t ldc,
+                    cudaStream_t stream = 0) {
+  detail::gemm_tensor_run<Policy>("cuprim::blas::gemm_row_major", detail::gemm_row_major_view, op_b, op_a, n, m, k,
+                                  alpha, B, ldb, A, lda, beta, C, ldc, stream);
+}
 
 /// C = alpha · op(A) · op(B) + beta · C over column-major arrays (see the file comment).
 template <auto Policy = tuned, class T>

@@ -370,13 +370,79 @@ __global__ void __launch_bounds__(Policy::value.threads(), Policy::value.blocks_
 }
 
 /// C = beta·C over m × n (the whole GEMM when k = 0 or alpha = 0), C unread when beta is 0.
-template <class T>
-__global__ void gemm_scale_kernel(T* c, std::int64_t m, std::int64_t n, std::int64_t ldc, T beta) {
+/// S: the scalars' type (T itself, or float for 16-bit C).
+template <class T, class S>
+__global__ void gemm_scale_kernel(T* c, std::int64_t m, std::int64_t n, std::int64_t ldc, S beta) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= m) return;
   for (std::int64_t j = blockIdx.y; j < n; j += gridDim.y) {
     T* p = c + i + j * ldc;
-    *p = beta == T(0) ? T(0) : beta * *p;
+    *p = beta == S(0) ? T(0) : T(beta * S(*p));
+  }
+}
+
+/// What the 16-bit CUDA-core GEMM needs (column-major, as gemm_args; scalars and sums in float).
+template <class In, class Out>
+struct gemm_mixed_args {
+  const In* a;
+  const In* b;
+  Out* c;
+  std::int64_t m, n, k, lda, ldb, ldc;
+  float alpha, beta;
+  bool trans_a, trans_b;
+};
+
+/// 16-bit inputs on CUDA cores, products and sums in float: the tensor-core GEMM's fallback for what it cannot take
+/// (unaligned operands, leading dimensions that are not whole 16-byte vectors, sizes of 2^31 or more, devices other
+/// than sm_90 and binaries without sm_90a code). A block per 64 × 64 tile of C, 16 k per step through shared memory,
+/// 4 × 4 elements per thread (rows tx + 16i, columns ty + 16j): correct for any shape, not fast.
+template <class In, class Out>
+__global__ void __launch_bounds__(256) gemm_mixed_kernel(gemm_mixed_args<In, Out> g) {
+  constexpr int TM = 64, TN = 64, TK = 16;
+  __shared__ float as[TK][TM + 1];
+  __shared__ float bs[TK][TN + 1];
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const std::int64_t row0 = std::int64_t(blockIdx.x) * TM, col0 = std::int64_t(blockIdx.y) * TN;
+  float acc[4][4] = {};
+  for (std::int64_t k0 = 0; k0 < g.k; k0 += TK) {
+    for (int e = threadIdx.x; e < TM * TK; e += 256) {
+      // op N: consecutive threads down a column of A (i); op T: down a stored column (p).
+      const int i = g.trans_a ? e / TK : e % TM, p = g.trans_a ? e % TK : e / TM;
+      const std::int64_t gi = row0 + i, gp = k0 + p;
+      as[p][i] = gi < g.m && gp < g.k ? float(g.trans_a ? g.a[gp + gi * g.lda] : g.a[gi + gp * g.lda]) : 0.f;
+    }
+    for (int e = threadIdx.x; e < TN * TK; e += 256) {
+      const int j = g.trans_b ? e % TN : e / TK, p = g.trans_b ? e / TN : e % TK;
+      const std::int64_t gj = col0 + j, gp = k0 + p;
+      bs[p][j] = gj < g.n && gp < g.k ? float(g.trans_b ? g.b[gj + gp * g.ldb] : g.b[gp + gj * g.ldb]) : 0.f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int p = 0; p < TK; ++p) {
+      float a[4], b[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a[i] = as[p][tx + 16 * i];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) b[j] = bs[p][ty + 16 * j];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const std::int64_t gj = col0 + ty + 16 * j;
+    if (gj >= g.n) continue;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const std::int64_t gi = row0 + tx + 16 * i;
+      if (gi >= g.m) continue;
+      Out* p = g.c + gi + gj * g.ldc;
+      const float v = g.alpha * acc[i][j];
+      *p = Out(g.beta == 0.f ? v : v + g.beta * float(*p));
+    }
   }
 }
 

@@ -53,6 +53,34 @@ constexpr gemm_policy gemm_policy_for(int arch) {
   }
 }
 
+/// The Hopper tensor-core GEMM (16-bit inputs, fp32 accumulators; blas/detail/gemm_sm90_kernel.cuh): 256 × 128 tiles
+/// of C, 64 k per stage, one producer and two consumer warpgroups per block, a persistent grid of clusters.
+struct gemm_sm90_policy {
+  static constexpr const char* name = "gemm_sm90_policy";
+  /// Shared-memory stages of 48 KiB (both operands' tiles for 64 k) in flight: at most 4 (227 KiB per block).
+  int stages = 4;
+  /// Tiles of rows of C visited together (neighbouring blocks then share operand tiles in L2).
+  int group = 8;
+  /// Blocks per cluster along the columns of C, sharing (multicasting) their tile of op(A): 1 or 2.
+  int cluster = 1;
+
+  friend constexpr bool operator==(const gemm_sm90_policy&, const gemm_sm90_policy&) = default;
+  template <class F>
+  constexpr void fields(F&& f) const {
+    f("stages", stages);
+    f("group", group);
+    f("cluster", cluster);
+  }
+};
+
+/// The table: the tensor-core GEMM's policy on a device of tuned architecture `arch`.
+constexpr gemm_sm90_policy gemm_sm90_policy_for(int arch) {
+  (void)arch;
+  // sm_90, bf16 in / bf16 out, 8192^3 NN, cuBLAS in the same run: H200 0.951x (cluster 2: 0.879x), 4096^3 0.908x
+  // (cluster 2: 0.914x); 3 stages and groups of 4 or 16 were no better.
+  return {.stages = 4, .group = 8, .cluster = 1};
+}
+
 }  // namespace cuprim::blas
 
 namespace cuprim::detail {
@@ -69,6 +97,14 @@ constexpr bool gemm_policy_valid() {
   static_assert(!P.split || (P.thread_m == 8 && P.thread_n == 8 && P.tile_m * P.tile_k == 4 * P.threads() &&
                              P.tile_n * P.tile_k == 4 * P.threads() && P.tile_k % 4 == 0),
                 "gemm_policy: split takes 8 x 8 per thread and 4 elements of each operand tile per thread");
+  return true;
+}
+
+template <blas::gemm_sm90_policy P>
+constexpr bool gemm_sm90_policy_valid() {
+  static_assert(P.stages >= 2 && P.stages <= 4, "gemm_sm90_policy: stages must be 2, 3 or 4 (48 KiB each)");
+  static_assert(P.group >= 1, "gemm_sm90_policy: group must be at least 1");
+  static_assert(P.cluster == 1 || P.cluster == 2, "gemm_sm90_policy: cluster must be 1 or 2");
   return true;
 }
 

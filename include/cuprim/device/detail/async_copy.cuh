@@ -9,6 +9,9 @@
 //   bulk_store(gmem, smem, bytes)              shared -> global; bulk_commit() closes a group and
 //   bulk_wait_read<N>()                        waits until at most N groups still read shared memory
 //   fence_proxy_async_shared()                 orders this thread's shared-memory writes before later bulk copies
+//   cluster_barrier_arrive() / _wait()         the two halves of a barrier over every thread of the cluster
+//   cluster_rank()                             this block's rank in its cluster
+//   mbarrier_arrive_cluster(bar, rank)         one arrival on the barrier at bar's offset in cluster block `rank`
 //
 // Bulk copies need 16-byte aligned addresses on both sides and a size that is a multiple of 16. Everything here
 // is sm_90 only: callers check `bulk_copy_supported` (device and binary) before launching a kernel that uses it.
@@ -106,6 +109,37 @@ __device__ __forceinline__ void bulk_wait_read() {
 __device__ __forceinline__ void fence_proxy_async_shared() {
 #ifdef CUPRIM_HAS_BULK_COPY
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
+/// Cluster barrier halves (every thread of every block of the cluster calls both, in this order): arrive releases
+/// this thread's earlier shared-memory writes, wait acquires the other blocks' once all have arrived.
+__device__ __forceinline__ void cluster_barrier_arrive() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void cluster_barrier_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r = 0;
+#ifdef CUPRIM_HAS_BULK_COPY
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#endif
+  return r;
+}
+
+/// One arrival on the barrier at bar's offset in the shared memory of cluster block rank (release at the default
+/// .cta scope: a .cluster-scope release would also wait for this thread's wgmma still in flight).
+__device__ __forceinline__ void mbarrier_arrive_cluster(unsigned long long* bar, unsigned rank) {
+#ifdef CUPRIM_HAS_BULK_COPY
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_address(bar)), "r"(rank));
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
 #endif
 }
 

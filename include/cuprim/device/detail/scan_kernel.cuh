@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cuprim/core/functional.cuh>
+#include <cuprim/device/detail/async_copy.cuh>
 #include <cuprim/device/detail/launch.cuh>
 #include <cuprim/device/detail/load.cuh>
 #include <cuprim/device/detail/lookback.cuh>
@@ -27,19 +28,6 @@
 #include <type_traits>
 
 namespace cuprim::detail {
-
-/// Cluster barrier halves (every thread of every block of the cluster calls both, in this order): arrive releases
-/// this thread's earlier shared-memory writes, wait acquires the other blocks' once all have arrived.
-__device__ __forceinline__ void cluster_barrier_arrive() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void cluster_barrier_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
-#endif
-}
 
 /// The address of `p` (a shared variable of this block) in the shared memory of cluster block `rank`.
 template <class T>

@@ -1,0 +1,360 @@
+// cuprim/blas/detail/gemm_sm90_kernel.cuh: the Hopper tensor-core GEMM (sm_90a: wgmma fed by TMA).
+//
+// The product is computed transposed, D = Cᵀ = op(B)ᵀ · op(A)ᵀ, so that the accumulator pairs a thread holds are
+// adjacent rows of column-major C (one 4- or 8-byte store each). In wgmma's terms:
+//   wgmma A operand  op(B)ᵀ tile   BN × BK   (BN = 128 columns of C; K-major when op_b = N, MN-major when op_b = T)
+//   wgmma B operand  op(A)ᵀ tile   BK × BM   (BM = 256 rows of C; MN-major when op_a = N, K-major when op_a = T)
+//   accumulators     Cᵀ tile       BN × BM   (fp32 in registers: 64 × 256 per consumer warpgroup, 128 per thread)
+// Both tiles arrive by TMA (cp.async.bulk.tensor) in 128-byte swizzled rows; 16-bit inputs let wgmma read either
+// major order (its transpose bits), so every op pair runs the same mainloop.
+//
+// A block is three warpgroups:
+//   producer   one thread: for each k step, wait until the stage is free (empty[s]), announce its bytes (full[s]),
+//              issue the TMA loads of both tiles
+//   consumers  two warpgroups, 64 columns of C each: wait for the stage (full[s]), four wgmma k16 steps, commit,
+//              wait for the previous step's wgmmas, free its stage (empty[s]); then the epilogue
+//              C = alpha · D + beta · C (C not read when beta = 0), rows and columns bounds-checked
+// with `Stages` shared-memory stages in flight. Tiles are visited in groups of `Group` tiles of rows so that blocks
+// running together share operand tiles in L2. K, M and N edges: TMA fills out-of-bounds elements with zeros.
+//
+// Requirements (checked on the host by gemm_sm90_eligible): A, B 16-byte aligned, lda and ldb multiples of 8
+// elements, m, n, k below 2^31; a binary built for sm_90a (gemm_sm90_built).
+#pragma once
+
+#include <cuprim/device/detail/async_copy.cuh>
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define CUPRIM_HAS_WGMMA 1
+#endif
+
+namespace cuprim::detail {
+
+/// The tensor-core GEMM's shape (fixed for now; blas/detail/gemm_tuning.cuh documents it).
+struct gemm_sm90_shape {
+  static constexpr int BM = 256, BN = 128, BK = 64;   // rows of C, columns of C, k per stage
+  static constexpr int consumers = 2, threads = 128 * (consumers + 1);
+  static constexpr int box = 64;                      // 16-bit elements per 128-byte swizzled row
+  static constexpr int rows_bytes = BM * BK * 2, cols_bytes = BN * BK * 2, stage_bytes = rows_bytes + cols_bytes;
+};
+
+/// What the tensor-core kernel needs besides its two tensor maps.
+template <class Out>
+struct gemm_sm90_args {
+  Out* c;
+  std::int64_t m, n, k, ldc;
+  float alpha, beta;
+  bool vec_c;  // C's pairs (i, i + 1) of even i are one aligned access
+};
+
+#ifdef CUPRIM_HAS_WGMMA
+// wgmma m64n256k16, fp32 accumulators d[128]; desc_a / desc_b: shared-memory matrix descriptors; TransA / TransB:
+// the operand is MN-major. accumulate = false writes d = A·B (ignoring d's old values).
+#define CUPRIM_WGMMA_M64N256K16(TYPE) \
+  asm volatile( \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " {" \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63," \
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79," \
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95," \
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111," \
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
+      "}, %128, %129, p, 1, 1, %131, %132;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
+      : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)), "n"(int(TransA)), "n"(int(TransB)));
+
+template <bool TransA, bool TransB>
+__device__ __forceinline__ void wgmma_bf16(float (&d)[128], std::uint64_t desc_a, std::uint64_t desc_b,
+                                           bool accumulate) {
+  CUPRIM_WGMMA_M64N256K16("bf16");
+}
+template <bool TransA, bool TransB>
+__device__ __forceinline__ void wgmma_f16(float (&d)[128], std::uint64_t desc_a, std::uint64_t desc_b,
+                                          bool accumulate) {
+  CUPRIM_WGMMA_M64N256K16("f16");
+}
+#undef CUPRIM_WGMMA_M64N256K16
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait(float (&d)[128]) {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
+#pragma unroll
+  for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");  // the accumulators are ready only now
+}
+template <int Regs>
+__device__ __forceinline__ void setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs)); }
+template <int Regs>
+__device__ __forceinline__ void setmaxnreg_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Regs)); }
+
+/// A shared-memory matrix descriptor for 128-byte swizzled rows: lbo / sbo in bytes (see the PTX ISA's
+/// "Matrix Descriptor Format"): K-major tiles step 8 rows of 128 bytes by sbo = 1024; MN-major tiles step 8 k rows by
+/// sbo = 1024 and 64 elements of M or N by lbo (one TMA box, 8 KiB).
+__device__ __forceinline__ std::uint64_t wgmma_desc(const void* smem, unsigned lbo, unsigned sbo) {
+  const unsigned a = smem_address(smem);
+  return std::uint64_t((a & 0x3ffff) >> 4) | (std::uint64_t(lbo >> 4) << 16) | (std::uint64_t(sbo >> 4) << 32) |
+         (std::uint64_t(1) << 62);
+}
+
+/// A 2-D TMA load of one box at coordinates (x: the contiguous dimension, y) into shared memory, completing on bar.
+__device__ __forceinline__ void tma_load_2d(void* smem, const CUtensorMap* map, unsigned long long* bar, int x, int y) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::
+          "r"(smem_address(smem)),
+      "l"(map), "r"(smem_address(bar)), "r"(x), "r"(y)
+      : "memory");
+}
+
+/// tma_load_2d into the same shared-memory offset of every block of the cluster named in cta_mask, each block's
+/// barrier at bar's offset receiving the bytes it got.
+__device__ __forceinline__ void tma_load_2d_multicast(void* smem, const CUtensorMap* map, unsigned long long* bar,
+                                                      int x, int y, unsigned short cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(smem_address(smem)),
+      "l"(map), "r"(smem_address(bar)), "r"(x), "r"(y), "h"(cta_mask)
+      : "memory");
+}
+#endif
+
+/// Loads one stage: the BN × BK tile of op(B)ᵀ (cols) and the BK × BM tile of op(A)ᵀ (rows) at (col0, row0, k0).
+/// A K-major tile is one box (BK × its rows); an MN-major tile is one box of 64 × BK per 64 rows (8 KiB apart). In a
+/// cluster of Cluster blocks (same rows, neighbouring columns), block `rank` loads 1/Cluster of the rows tile and
+/// multicasts it to every block of the cluster.
+template <int Cluster, bool ColsMN, bool RowsMN>
+__device__ __forceinline__ void gemm_sm90_load_stage(unsigned char* cols, unsigned char* rows, const CUtensorMap* map_b,
+                                                     const CUtensorMap* map_a, unsigned long long* full, int col0,
+                                                     int row0, int k0, unsigned rank) {
+#ifdef CUPRIM_HAS_WGMMA
+  using S = gemm_sm90_shape;
+  if constexpr (ColsMN) {
+#pragma unroll
+    for (int b = 0; b < S::BN / S::box; ++b) tma_load_2d(cols + b * 8192, map_b, full, col0 + b * S::box, k0);
+  } else {
+    tma_load_2d(cols, map_b, full, k0, col0);
+  }
+  constexpr int part = S::BM / Cluster;  // rows of the tile this block loads
+  const int first = int(rank) * part;
+  if constexpr (Cluster == 1) {
+    if constexpr (RowsMN) {
+#pragma unroll
+      for (int b = 0; b < S::BM / S::box; ++b) tma_load_2d(rows + b * 8192, map_a, full, row0 + b * S::box, k0);
+    } else {
+      tma_load_2d(rows, map_a, full, k0, row0);
+    }
+  } else {
+    constexpr unsigned short all = (1u << Cluster) - 1;
+    if constexpr (RowsMN) {
+#pragma unroll
+      for (int b = 0; b < part / S::box; ++b) {
+        const int r = first + b * S::box;
+        tma_load_2d_multicast(rows + (r / S::box) * 8192, map_a, full, row0 + r, k0, all);
+      }
+    } else {
+      tma_load_2d_multicast(rows + first * 128, map_a, full, k0, row0 + first, all);
+    }
+  }
+#endif
+}
+
+/// Writes a consumer's 64 × 256 block of Cᵀ: thread (warp w, lane l) holds columns c0 + 16w + l/4 (+8) of C and rows
+/// r0 + 8i + 2(l % 4) (+1) for i < 32.
+template <class Out>
+__device__ __forceinline__ void gemm_sm90_epilogue(const gemm_sm90_args<Out>& g, const float (&d)[128],
+                                                   std::int64_t row0, std::int64_t col0) {
+  const int w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;
+  const bool read_c = g.beta != 0.f;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const std::int64_t j = col0 + 16 * w + l / 4 + 8 * h;
+    if (j >= g.n) continue;
+    Out* cj = g.c + j * g.ldc;
+#pragma unroll
+    for (int i = 0; i < 32; ++i) {
+      const std::int64_t r = row0 + 8 * i + 2 * (l % 4);
+      float v0 = g.alpha * d[4 * i + 2 * h], v1 = g.alpha * d[4 * i + 2 * h + 1];
+      if (g.vec_c && r + 1 < g.m) {
+        if constexpr (std::is_same_v<Out, float>) {
+          float2 o{v0, v1};
+          if (read_c) {
+            const float2 c = *reinterpret_cast<const float2*>(cj + r);
+            o.x += g.beta * c.x;
+            o.y += g.beta * c.y;
+          }
+          *reinterpret_cast<float2*>(cj + r) = o;
+        } else if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
+          if (read_c) {
+            const float2 c = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(cj + r));
+            v0 += g.beta * c.x;
+            v1 += g.beta * c.y;
+          }
+          *reinterpret_cast<__nv_bfloat162*>(cj + r) = __floats2bfloat162_rn(v0, v1);
+        } else {
+          if (read_c) {
+            const float2 c = __half22float2(*reinterpret_cast<const __half2*>(cj + r));
+            v0 += g.beta * c.x;
+            v1 += g.beta * c.y;
+          }
+          *reinterpret_cast<__half2*>(cj + r) = __floats2half2_rn(v0, v1);
+        }
+      } else {
+        if (r < g.m) cj[r] = Out(read_c ? v0 + g.beta * float(cj[r]) : v0);
+        if (r + 1 < g.m) cj[r + 1] = Out(read_c ? v1 + g.beta * float(cj[r + 1]) : v1);
+      }
+    }
+  }
+}
+
+/// Tile `index` of the grid's walk: groups of Group tiles of rows, the columns of a group in clusters of Cluster
+/// neighbouring tiles, rows fastest; the cluster block `rank` takes the rank-th column tile of its cluster's pair.
+struct gemm_sm90_tile {
+  int row0, col0;
+};
+template <int Group, int Cluster>
+__device__ __forceinline__ gemm_sm90_tile gemm_sm90_tile_at(int index, int tiles_m, int pairs_n, unsigned rank) {
+  using S = gemm_sm90_shape;
+  const int per_group = Group * pairs_n, group = index / per_group, in_group = index % per_group;
+  const int first_m = group * Group, group_m = min(tiles_m - first_m, Group);
+  const int tile_m = first_m + in_group % group_m, pair_n = in_group / group_m;
+  return {tile_m * S::BM, (pair_n * Cluster + int(rank)) * S::BN};
+}
+
+/// The kernel: a persistent grid of clusters of Cluster blocks walking the tiles (see the file comment); the
+/// producer runs up to Stages k steps ahead, across tiles, so the next tile's loads overlap the epilogue.
+/// ColsMN: op_b = T; RowsMN: op_a = N.
+template <class In, class Out, int Stages, int Group, int Cluster, bool ColsMN, bool RowsMN>
+__global__ void __launch_bounds__(gemm_sm90_shape::threads, 1)
+    gemm_sm90_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                     gemm_sm90_args<Out> g) {
+#ifdef CUPRIM_HAS_WGMMA
+  using S = gemm_sm90_shape;
+  extern __shared__ unsigned char smem_raw[];
+  // Stages of [cols tile | rows tile], 1024-byte aligned (the 128-byte swizzle's period), then the barriers.
+  unsigned char* smem =
+      reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + Stages * S::stage_bytes);
+  unsigned long long* empty = full + Stages;
+
+  const int tiles_m = int((g.m + S::BM - 1) / S::BM), tiles_n = int((g.n + S::BN - 1) / S::BN);
+  const int pairs_n = (tiles_n + Cluster - 1) / Cluster, tiles = tiles_m * pairs_n;
+  const int clusters = int(gridDim.x) / Cluster, first = int(blockIdx.x) / Cluster;
+  const unsigned rank = Cluster > 1 ? cluster_rank() : 0u;
+  const int steps = int((g.k + S::BK - 1) / S::BK);
+
+  const int wg = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      mbarrier_init(&full[s], 1);
+      mbarrier_init(&empty[s], Cluster * S::consumers * 4);  // lane 0 of each consumer warp of the cluster
+    }
+    fence_mbarrier_init();
+  }
+  if constexpr (Cluster > 1) {
+    cluster_barrier_arrive();
+    cluster_barrier_wait();
+  } else {
+    __syncthreads();
+  }
+
+  if (wg == 0) {
+    // Producer: one thread, the k steps of every tile of this cluster in order.
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      int it = 0;
+      for (int index = first; index < tiles; index += clusters) {
+        const gemm_sm90_tile tile = gemm_sm90_tile_at<Group, Cluster>(index, tiles_m, pairs_n, rank);
+        for (int t = 0; t < steps; ++t, ++it) {
+          const int s = it % Stages;
+          if (it >= Stages) mbarrier_wait(&empty[s], ((it / Stages) - 1) & 1);
+          unsigned char* stage = smem + s * S::stage_bytes;
+          mbarrier_arrive_expect_tx(&full[s], S::stage_bytes);
+          gemm_sm90_load_stage<Cluster, ColsMN, RowsMN>(stage, stage + S::cols_bytes, &map_b, &map_a, &full[s],
+                                                        tile.col0, tile.row0, t * S::BK, rank);
+        }
+      }
+    }
+  } else {
+    // Consumers: warpgroup c owns columns col0 + 64c ... + 63 of C (rows 64c.. of the cols tile: 8 KiB in).
+    setmaxnreg_inc<232>();
+    const int c = wg - 1;
+    // k16 steps within a stage: +32 bytes along a K-major row, +16 rows of 128 bytes in an MN-major box.
+    constexpr unsigned cols_step = ColsMN ? 2048 : 32, rows_step = RowsMN ? 2048 : 32;
+    const auto release = [&](int s) {
+      if (threadIdx.x % 32 != 0) return;
+      if constexpr (Cluster == 1) {
+        mbarrier_arrive(&empty[s]);
+      } else {
+#pragma unroll
+        for (int r = 0; r < Cluster; ++r) mbarrier_arrive_cluster(&empty[s], unsigned(r));
+      }
+    };
+    int it = 0;
+    for (int index = first; index < tiles; index += clusters) {
+      const gemm_sm90_tile tile = gemm_sm90_tile_at<Group, Cluster>(index, tiles_m, pairs_n, rank);
+      float d[128];  // written by the tile's first wgmma (accumulate = false)
+      int previous = 0;
+      for (int t = 0; t < steps; ++t, ++it) {
+        const int s = it % Stages;
+        mbarrier_wait(&full[s], (it / Stages) & 1);
+        const unsigned char* cols = smem + s * S::stage_bytes + c * 8192;
+        const unsigned char* rows = smem + s * S::stage_bytes + S::cols_bytes;
+        wgmma_fence();
+#pragma unroll
+        for (int q = 0; q < S::BK / 16; ++q) {
+          const std::uint64_t da = wgmma_desc(cols + q * cols_step, ColsMN ? 8192 : 16, 1024);
+          const std::uint64_t db = wgmma_desc(rows + q * rows_step, RowsMN ? 8192 : 16, 1024);
+          if constexpr (std::is_same_v<In, __nv_bfloat16>) {
+            wgmma_bf16<ColsMN, RowsMN>(d, da, db, t > 0 || q > 0);
+          } else {
+            wgmma_f16<ColsMN, RowsMN>(d, da, db, t > 0 || q > 0);
+          }
+        }
+        wgmma_commit();
+        wgmma_wait<1>(d);
+        if (t > 0) release(previous);
+        previous = s;
+      }
+      wgmma_wait<0>(d);
+      release(previous);
+      gemm_sm90_epilogue(g, d, tile.row0, std::int64_t(tile.col0) + 64 * c);
+    }
+  }
+  if constexpr (Cluster > 1) {  // no block leaves while its peers may still write its shared memory or barriers
+    cluster_barrier_arrive();
+    cluster_barrier_wait();
+  }
+#else
+  // A binary without sm_90a code: marks itself for gemm_sm90_built and never runs (the host does not launch it).
+  __shared__ int built_without_sm90a;
+  if (threadIdx.x == 0) built_without_sm90a = int(blockIdx.x);
+  __syncthreads();
+  if (built_without_sm90a >= 0) __trap();
+#endif
+}
+
+}  // namespace cuprim::detail

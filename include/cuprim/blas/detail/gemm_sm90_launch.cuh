@@ -1,0 +1,140 @@
+// cuprim/blas/detail/gemm_sm90_launch.cuh: the host side of the Hopper tensor-core GEMM: when it can run, its
+// tensor maps, its persistent grid, its launch.
+//
+//   gemm_sm90_eligible(...)   the operands' layout suits TMA (16-byte aligned, leading dimensions of whole 16-byte
+//                             vectors, sizes below 2^31) on an sm_90 device, and this binary holds sm_90a code
+//   gemm_sm90_launch<P>(...)  encodes both tensor maps and launches the kernel of the op pair
+#pragma once
+
+#include <cuprim/blas/detail/gemm_sm90_kernel.cuh>
+#include <cuprim/blas/detail/gemm_tuning.cuh>
+#include <cuprim/core/device.hpp>
+#include <cuprim/core/error.hpp>
+
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <source_location>
+#include <string>
+#include <type_traits>
+
+namespace cuprim::detail {
+
+template <class In>
+constexpr CUtensorMapDataType gemm_tensor_map_type() {
+  return std::is_same_v<In, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+}
+
+/// cuTensorMapEncodeTiled from the driver the runtime uses (no link against libcuda).
+inline PFN_cuTensorMapEncodeTiled_v12000 gemm_tensor_map_encoder(const char* fn) {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      f = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  if (!encode) throw cuda_error(cudaErrorNotSupported, std::string(fn) + ": cuTensorMapEncodeTiled", std::source_location::current());
+  return encode;
+}
+
+/// A 2-D tensor map over a column-major array of 16-bit elements: `inner` contiguous elements by `outer` columns
+/// ld elements apart, boxes of 64 × box_outer elements in 128-byte swizzled rows, zeros outside the array.
+template <class In>
+CUtensorMap gemm_tensor_map(const char* fn, const In* p, std::int64_t inner, std::int64_t outer, std::int64_t ld,
+                            int box_outer) {
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {cuuint64_t(inner), cuuint64_t(outer)};
+  const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(In)};
+  const cuuint32_t box[2] = {cuuint32_t(gemm_sm90_shape::box), cuuint32_t(box_outer)};
+  const cuuint32_t steps[2] = {1, 1};
+  const CUresult r = gemm_tensor_map_encoder(fn)(
+      &map, gemm_tensor_map_type<In>(), 2, const_cast<In*>(p), dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw cuda_error(cudaErrorInvalidValue, std::string(fn) + ": cuTensorMapEncodeTiled", std::source_location::current());
+  return map;
+}
+
+/// True when `kernel` was compiled for sm_90a (the other builds declare a marker in static shared memory).
+template <class Kernel>
+bool gemm_sm90_built(Kernel kernel) {
+  cudaFuncAttributes attr{};
+  return cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.sharedSizeBytes == 0;
+}
+
+/// Whether the tensor-core kernel takes these operands on this device.
+template <class In, class Out>
+bool gemm_sm90_eligible(const device_info& dev, std::int64_t m, std::int64_t n, std::int64_t k, const In* a,
+                        std::int64_t lda, const In* b, std::int64_t ldb) {
+  constexpr std::int64_t limit = std::int64_t(1) << 31, vec = 16 / sizeof(In);
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  return dev.arch() == 90 && m < limit && n < limit && k < limit && aligned(a) && aligned(b) && lda % vec == 0 &&
+         ldb % vec == 0 &&
+         gemm_sm90_built(gemm_sm90_kernel<In, Out, 2, 1, 1, false, false>);  // any instantiation tells the build
+}
+
+/// Bytes of dynamic shared memory of a `stages`-deep kernel: the stages, 1 KiB of alignment slack, the barriers.
+constexpr int gemm_sm90_smem(int stages) { return stages * gemm_sm90_shape::stage_bytes + 1024 + 2 * stages * 8; }
+
+/// The kernel for one op pair: ColsMN (op_b = T), RowsMN (op_a = N).
+template <blas::gemm_sm90_policy P, class In, class Out, bool ColsMN, bool RowsMN>
+void gemm_sm90_launch_pair(const device_info& dev, const CUtensorMap& map_a,
+                           const CUtensorMap& map_b, const gemm_sm90_args<Out>& g, cudaStream_t stream) {
+  using S = gemm_sm90_shape;
+  auto* kernel = gemm_sm90_kernel<In, Out, P.stages, P.group, P.cluster, ColsMN, RowsMN>;
+  constexpr int smem = gemm_sm90_smem(P.stages);
+  CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = P.cluster;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.blockDim = dim3(S::threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  // The persistent grid: as many clusters as fit at once (read once per device), at most one per cluster of tiles.
+  static std::array<std::atomic<int>, 64> resident{};
+  int clusters = dev.ordinal >= 0 && dev.ordinal < 64 ? resident[dev.ordinal].load() : 0;
+  if (clusters == 0) {
+    cfg.gridDim = dim3(unsigned(P.cluster * std::max(1, dev.sm_count / P.cluster)));
+    CUPRIM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+    clusters = std::max(clusters, 1);
+    if (dev.ordinal >= 0 && dev.ordinal < 64) resident[dev.ordinal].store(clusters);
+  }
+  const std::int64_t tiles_n = (g.n + S::BN - 1) / S::BN;
+  const std::int64_t tiles = ((g.m + S::BM - 1) / S::BM) * ((tiles_n + P.cluster - 1) / P.cluster);
+  cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(tiles, clusters) * P.cluster));
+  CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, g));
+}
+
+/// C = alpha · op(A) · op(B) + beta · C on tensor cores (arguments validated, gemm_sm90_eligible true, m, n, k > 0).
+template <blas::gemm_sm90_policy P, class In, class Out>
+void gemm_sm90_launch(const char* fn, const device_info& dev, bool trans_a, bool trans_b, std::int64_t m,
+                      std::int64_t n, std::int64_t k, float alpha, const In* a, std::int64_t lda, const In* b,
+                      std::int64_t ldb, float beta, Out* c, std::int64_t ldc, cudaStream_t stream) {
+  static_assert(gemm_sm90_policy_valid<P>());
+  using S = gemm_sm90_shape;
+  // op(A)ᵀ, the wgmma B operand (rows of C): MN-major (m contiguous) when op_a = N; K-major when op_a = T, its box
+  // 1/cluster of the tile's rows (each block of a cluster loads its part for all).
+  const CUtensorMap map_a = trans_a ? gemm_tensor_map(fn, a, k, m, lda, S::BM / P.cluster)
+                                    : gemm_tensor_map(fn, a, m, k, lda, S::box);
+  // op(B)ᵀ, the wgmma A operand (columns of C): K-major when op_b = N; MN-major when op_b = T.
+  const CUtensorMap map_b = trans_b ? gemm_tensor_map(fn, b, n, k, ldb, S::box) : gemm_tensor_map(fn, b, k, n, ldb, S::BN);
+  const bool vec_c = reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(Out)) == 0 && ldc % 2 == 0;
+  const gemm_sm90_args<Out> g{c, m, n, k, ldc, alpha, beta, vec_c};
+  if (!trans_a && !trans_b) gemm_sm90_launch_pair<P, In, Out, false, true>(dev, map_a, map_b, g, stream);
+  if (!trans_a && trans_b) gemm_sm90_launch_pair<P, In, Out, true, true>(dev, map_a, map_b, g, stream);
+  if (trans_a && !trans_b) gemm_sm90_launch_pair<P, In, Out, false, false>(dev, map_a, map_b, g, stream);
+  if (trans_a && trans_b) gemm_sm90_launch_pair<P, In, Out, true, false>(dev, map_a, map_b, g, stream);
+}
+
+}  // namespace cuprim::detail

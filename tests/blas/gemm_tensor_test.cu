@@ -1,0 +1,252 @@
+// cuprim::blas::gemm with 16-bit inputs (__nv_bfloat16, __half; C of the input type or float) against a
+// double-precision host reference on the exact input values: every op pair over sizes around the tensor-core tiles
+// (256 x 128 x 64), larger shapes on both paths (the Hopper kernel where A and B are 16-byte aligned with leading
+// dimensions of whole 16-byte vectors, the CUDA-core fallback where they are not), 2^12 + 3, alpha/beta edges, NaN
+// in C with beta = 0, the row-major form, repeatability. An element's bound is
+//   4·k·2^-24·|alpha|·Σ|a·b|  +  2^-p·(|result| + |beta·c|)     (p: 8 for bfloat16 C, 11 for half, 24 for float)
+// and C's padding must keep its bytes.
+#include <cuprim/blas/gemm.cuh>
+#include <cuprim/core/memory.hpp>
+#include <cuprim/host/gemm.hpp>
+
+#include <gtest/gtest.h>
+
+#include "common/test_util.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using bf16 = __nv_bfloat16;
+using cuprim::blas::op;
+using cuprim_test::gpu_test;
+using cuprim_test::rng;
+
+struct tc_case {
+  op op_a, op_b;
+  std::int64_t m, n, k;
+  double alpha, beta;
+  std::int64_t pad = 0;    // added to every leading dimension (a multiple of 8 keeps the tensor-core path)
+  std::int64_t shift = 0;  // elements past the allocations' start (a multiple of 8 keeps 16-byte alignment)
+  bool nan_c = false;
+  bool row_major = false;
+};
+
+std::string describe(const tc_case& c) {
+  std::ostringstream os;
+  os << (c.op_a == op::T ? "T" : "N") << (c.op_b == op::T ? "T" : "N") << " m " << c.m << " n " << c.n << " k " << c.k
+     << " alpha " << c.alpha << " beta " << c.beta << " pad " << c.pad << " shift " << c.shift
+     << (c.nan_c ? " NaN in C" : "") << (c.row_major ? " row-major" : "");
+  return os.str();
+}
+
+template <class T>
+double to_double(T x) {
+  return double(float(x));
+}
+template <class T>
+T from_double(double x) {
+  return T(float(x));
+}
+template <class T>
+constexpr int precision_bits() {
+  return std::is_same_v<T, float> ? 24 : std::is_same_v<T, __half> ? 11 : 8;
+}
+char trans(op o) { return o == op::T ? 'T' : 'N'; }
+
+template <class In, class Out>
+void run_case(const tc_case& c, rng& r) {
+  SCOPED_TRACE(describe(c));
+  const bool ta = c.op_a == op::T, tb = c.op_b == op::T;
+  std::int64_t a_rows = ta ? c.k : c.m, a_cols = ta ? c.m : c.k, b_rows = tb ? c.n : c.k, b_cols = tb ? c.k : c.n;
+  std::int64_t c_rows = c.m, c_cols = c.n;
+  if (c.row_major) {
+    std::swap(a_rows, a_cols);
+    std::swap(b_rows, b_cols);
+    std::swap(c_rows, c_cols);
+  }
+  const auto one = [](std::int64_t x) { return std::max<std::int64_t>(1, x); };
+  const std::int64_t lda = one(a_rows) + c.pad, ldb = one(b_rows) + c.pad, ldc = one(c_rows) + c.pad;
+  std::vector<In> a(std::size_t(lda * one(a_cols))), b(std::size_t(ldb * one(b_cols)));
+  std::vector<Out> cin(std::size_t(ldc * one(c_cols)));
+  for (auto& x : a) x = from_double<In>(r.uniform(-1, 1));
+  for (auto& x : b) x = from_double<In>(r.uniform(-1, 1));
+  for (auto& x : cin) x = c.nan_c ? from_double<Out>(NAN) : from_double<Out>(r.uniform(-1, 1));
+
+  cuprim::device_buffer<In> da(a.size() + 8), db(b.size() + 8);
+  cuprim::device_buffer<Out> dc(cin.size() + 8);
+  CUPRIM_CUDA_CHECK(cudaMemcpy(da.data() + c.shift, a.data(), a.size() * sizeof(In), cudaMemcpyHostToDevice));
+  CUPRIM_CUDA_CHECK(cudaMemcpy(db.data() + c.shift, b.data(), b.size() * sizeof(In), cudaMemcpyHostToDevice));
+  CUPRIM_CUDA_CHECK(cudaMemcpy(dc.data() + c.shift, cin.data(), cin.size() * sizeof(Out), cudaMemcpyHostToDevice));
+  const float alpha = float(c.alpha), beta = float(c.beta);
+  if (c.row_major)
+    cuprim::blas::gemm_row_major(c.op_a, c.op_b, c.m, c.n, c.k, alpha, da.data() + c.shift, lda, db.data() + c.shift,
+                                 ldb, beta, dc.data() + c.shift, ldc);
+  else
+    cuprim::blas::gemm(c.op_a, c.op_b, c.m, c.n, c.k, alpha, da.data() + c.shift, lda, db.data() + c.shift, ldb, beta,
+                       dc.data() + c.shift, ldc);
+  std::vector<Out> got(cin.size());
+  CUPRIM_CUDA_CHECK(cudaMemcpy(got.data(), dc.data() + c.shift, got.size() * sizeof(Out), cudaMemcpyDeviceToHost));
+
+  // The column-major view (the row-major form computes Cᵀ = op(B)ᵀ·op(A)ᵀ over the same bytes).
+  std::vector<double> ad(a.size()), bd(b.size()), cd(cin.size());
+  std::transform(a.begin(), a.end(), ad.begin(), to_double<In>);
+  std::transform(b.begin(), b.end(), bd.begin(), to_double<In>);
+  std::transform(cin.begin(), cin.end(), cd.begin(), to_double<Out>);
+  const char va = c.row_major ? trans(c.op_b) : trans(c.op_a), vb = c.row_major ? trans(c.op_a) : trans(c.op_b);
+  const std::int64_t vm = c.row_major ? c.n : c.m, vn = c.row_major ? c.m : c.n;
+  const std::vector<double>& xa = c.row_major ? bd : ad;
+  const std::vector<double>& xb = c.row_major ? ad : bd;
+  const std::int64_t lxa = c.row_major ? ldb : lda, lxb = c.row_major ? lda : ldb;
+  const double out_u = std::ldexp(1.0, -precision_bits<Out>());
+
+  std::int64_t bad = 0, checked = 0;
+  std::string first;
+  const auto compare = [&](std::int64_t i, std::int64_t j, double ref, double ab_bound) {
+    ++checked;
+    const double g = to_double(got[std::size_t(i + j * ldc)]);
+    const double c0 = c.beta == 0 ? 0.0 : std::fabs(c.beta * cd[std::size_t(i + j * ldc)]);
+    const double tol = 4.0 * double(c.k) * 0x1p-24 * ab_bound + out_u * (std::fabs(ref) + c0) + 1e-30;
+    if (!(std::fabs(g - ref) <= tol) && bad++ == 0) {
+      std::ostringstream os;
+      os << "(" << i << ", " << j << "): " << g << " vs " << ref << " (bound " << tol << ")";
+      first = os.str();
+    }
+  };
+  if (double(vm) * double(vn) * double(c.k) <= double(1 << 26)) {
+    std::vector<double> ref = cd;
+    const std::vector<double> bound = cuprim::host::gemm_abs_bound(va, vb, vm, vn, c.k, c.alpha, xa.data(), lxa,
+                                                                   xb.data(), lxb, c.beta, ref.data(), ldc);
+    cuprim::host::gemm(va, vb, vm, vn, c.k, c.alpha, xa.data(), lxa, xb.data(), lxb, c.beta, ref.data(), ldc);
+    // gemm_abs_bound includes |beta·c|; the alpha part alone is what the k-term scales.
+    for (std::int64_t j = 0; j < vn; ++j)
+      for (std::int64_t i = 0; i < vm; ++i) {
+        const double c0 = c.beta == 0 ? 0.0 : std::fabs(c.beta * cd[std::size_t(i + j * ldc)]);
+        compare(i, j, ref[std::size_t(i + j * ldc)], std::max(0.0, bound[std::size_t(i + j * vm)] - c0));
+      }
+  } else {
+    for (int t = 0; t < 600; ++t) {
+      const std::int64_t i = t < 32 ? vm - 1 : r.between(0, vm - 1), j = t >= 32 && t < 64 ? vn - 1 : r.between(0, vn - 1);
+      const auto e = cuprim::host::gemm_element(va, vb, c.k, c.alpha, xa.data(), lxa, xb.data(), lxb, c.beta,
+                                                cd.data(), ldc, i, j);
+      const double c0 = c.beta == 0 ? 0.0 : std::fabs(c.beta * cd[std::size_t(i + j * ldc)]);
+      compare(i, j, e.value, std::max(0.0, e.bound - c0));
+    }
+    std::int64_t non_finite = 0;
+    for (std::int64_t j = 0; j < vn; ++j)
+      for (std::int64_t i = 0; i < vm; ++i) non_finite += !std::isfinite(to_double(got[std::size_t(i + j * ldc)]));
+    EXPECT_EQ(non_finite, 0) << "elements of C left unwritten or not finite";
+  }
+  EXPECT_EQ(bad, 0) << bad << " of " << checked << " elements out of bound; first: " << first;
+  std::int64_t touched = 0;
+  for (std::size_t e = 0; e < cin.size(); ++e) {
+    const std::int64_t col = std::int64_t(e) / ldc, row = std::int64_t(e) % ldc;
+    if (!(row < vm && col < vn) && std::memcmp(&got[e], &cin[e], sizeof(Out)) != 0) ++touched;
+  }
+  EXPECT_EQ(touched, 0) << "elements of C outside the m x n product were written";
+}
+
+class BlasGemmTensor : public gpu_test {};
+
+const std::int64_t edge_sizes[] = {0, 1, 7, 16, 17, 63, 64, 65, 127, 128, 129, 255, 256, 257};
+
+TEST_F(BlasGemmTensor, Bf16EveryOpAndSizeAroundTheTiles) {
+  CUPRIM_TEST_RNG(r);
+  for (op oa : {op::N, op::T})
+    for (op ob : {op::N, op::T})
+      for (std::int64_t m : edge_sizes)
+        for (std::int64_t n : {1, 7, 16, 17, 64, 127, 128, 129, 257})
+          for (std::int64_t k : {0, 1, 7, 16, 17, 63, 64, 65, 129})
+            run_case<bf16, float>({oa, ob, m, n, k, 1.0, 0.0, 8, 0, true}, r);
+}
+
+TEST_F(BlasGemmTensor, EveryTypePairBothPaths) {
+  CUPRIM_TEST_RNG(r);
+  for (op oa : {op::N, op::T})
+    for (op ob : {op::N, op::T})
+      for (std::int64_t pad : {0, 8, 3}) {  // 3: leading dimensions off the 16-byte grid (the fallback)
+        run_case<bf16, bf16>({oa, ob, 1000, 777, 515, 1.5, 0.0, pad, 0, true}, r);
+        run_case<bf16, float>({oa, ob, 300, 2000, 449, -1.0, 0.5, pad, 8}, r);
+        run_case<__half, __half>({oa, ob, 513, 129, 1027, 0.5, -1.0, pad, 0}, r);
+        run_case<__half, float>({oa, ob, 4099, 64, 300, 1.0, 0.0, pad, 0, true}, r);
+      }
+}
+
+TEST_F(BlasGemmTensor, UnalignedPointersTakeTheFallback) {
+  CUPRIM_TEST_RNG(r);
+  for (op oa : {op::N, op::T})
+    for (op ob : {op::N, op::T}) {
+      run_case<bf16, float>({oa, ob, 333, 257, 200, 1.0, 0.0, 0, 1, true}, r);
+      run_case<__half, __half>({oa, ob, 256, 128, 64, -1.0, 2.0, 8, 4}, r);
+    }
+}
+
+TEST_F(BlasGemmTensor, SizesPastTheFourThousands) {
+  CUPRIM_TEST_RNG(r);
+  constexpr std::int64_t big = (1 << 12) + 3;
+  run_case<bf16, bf16>({op::N, op::N, big, big, big, 1.0, 0.0, 5, 0, true}, r);   // ld 4104: tensor cores
+  run_case<bf16, float>({op::T, op::N, big, big, big, -1.0, 0.0, 5, 0, true}, r);
+  run_case<__half, float>({op::N, op::T, big, 300, big, 0.5, 1.0, 0, 0}, r);      // ld 4099: the fallback
+}
+
+TEST_F(BlasGemmTensor, AlphaBetaEdgesFollowBlas) {
+  CUPRIM_TEST_RNG(r);
+  for (op oa : {op::N, op::T}) {
+    run_case<bf16, float>({oa, op::N, 70, 33, 0, 1.0, 2.0, 8}, r);              // k = 0: C = beta C
+    run_case<bf16, bf16>({oa, op::N, 70, 33, 0, 1.0, 0.0, 8, 0, true}, r);     // zeros over NaN
+    run_case<__half, float>({oa, op::T, 70, 33, 40, 0.0, -1.0, 8}, r);         // alpha = 0
+    for (double alpha : {0.0, 1.0, -1.0})
+      for (double beta : {0.0, 1.0, -1.0}) {
+        run_case<bf16, float>({oa, op::T, 300, 130, 70, alpha, beta, 8, 8, beta == 0.0}, r);
+        run_case<__half, __half>({oa, op::N, 129, 257, 64, alpha, beta, 8, 0, beta == 0.0}, r);
+      }
+  }
+}
+
+TEST_F(BlasGemmTensor, RowMajorForm) {
+  CUPRIM_TEST_RNG(r);
+  for (op oa : {op::N, op::T})
+    for (op ob : {op::N, op::T}) {
+      run_case<bf16, bf16>({oa, ob, 300, 136, 72, 1.0, 0.5, 8, 0, false, true}, r);
+      run_case<__half, float>({oa, ob, 9, 200, 33, -2.0, 0.0, 0, 0, true, true}, r);
+    }
+}
+
+TEST_F(BlasGemmTensor, BitwiseRepeatable) {
+  CUPRIM_TEST_RNG(r);
+  const std::int64_t m = 1000, n = 600, k = 2048;
+  std::vector<bf16> a(std::size_t(m * k)), b(std::size_t(k * n));
+  for (auto& x : a) x = from_double<bf16>(r.uniform(-1, 1));
+  for (auto& x : b) x = from_double<bf16>(r.uniform(-1, 1));
+  cuprim::device_buffer<bf16> da{std::span<const bf16>(a)}, db{std::span<const bf16>(b)};
+  cuprim::device_buffer<float> c1(std::size_t(m * n)), c2(std::size_t(m * n));
+  cuprim::blas::gemm(op::N, op::N, m, n, k, 1.f, da.data(), m, db.data(), k, 0.f, c1.data(), m);
+  cuprim::blas::gemm(op::N, op::N, m, n, k, 1.f, da.data(), m, db.data(), k, 0.f, c2.data(), m);
+  const auto h1 = c1.to_host_sync(), h2 = c2.to_host_sync();
+  EXPECT_EQ(0, std::memcmp(h1.data(), h2.data(), h1.size() * sizeof(float)));
+}
+
+TEST_F(BlasGemmTensor, BadArgumentsWriteNothing) {
+  cuprim::device_buffer<bf16> a(64 * 64);
+  cuprim::device_buffer<float> c(64 * 64);
+  cuprim_test::poison(c);
+  EXPECT_THROW(cuprim::blas::gemm(op::N, op::N, 64, 64, 64, 1.f, a.data(), 63, a.data(), 64, 0.f, c.data(), 64),
+               cuprim::invalid_argument);
+  EXPECT_THROW(cuprim::blas::gemm(op::N, op::N, -1, 64, 64, 1.f, a.data(), 64, a.data(), 64, 0.f, c.data(), 64),
+               cuprim::invalid_argument);
+  cuprim::device_buffer<bf16> cb(64 * 64);
+  EXPECT_THROW(cuprim::blas::gemm(op::N, op::N, 64, 64, 64, 1.f, cb.data(), 64, a.data(), 64, 0.f, cb.data(), 64),
+               cuprim::invalid_argument);  // C overlaps A
+  EXPECT_TRUE(cuprim_test::bytes_are(c.data(), c.bytes()));
+}
+
+}  // namespace
