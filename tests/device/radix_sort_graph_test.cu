@@ -1,7 +1,9 @@
 // CUDA-graph capture of the radix sort's explicit-workspace overloads: radix_sort_keys, radix_sort_pairs (plain and
-// double-buffer forms) and argsort. Captured with allocations forbidden, launched twice on fresh keys (and values),
-// checked against cuprim::host (tests/common/graph.hpp). Sizes: one block, one thread-block cluster (both on chip,
-// no workspace), and the device-wide passes above the on-chip sizes.
+// double-buffer forms), argsort, segmented_sort_keys and segmented_sort_pairs. Captured with allocations forbidden,
+// launched twice on fresh keys (and values), checked against cuprim::host (tests/common/graph.hpp). Sizes: one block,
+// one thread-block cluster (both on chip, no workspace), and the device-wide passes above the on-chip sizes; the
+// segmented sort's offsets are drawn afresh for each launch of one graph (its launches are sized from n and the
+// number of segments alone), from one segment to many small ones.
 //
 // The double-buffer forms set `selector` on the host, when the call is captured: the graph, launched later, reads
 // the buffer that was current before the capture and leaves its result in the one current after it.
@@ -10,8 +12,7 @@
 // radix_sort_pairs in the plain and double-buffer forms, argsort, each allocating and with a workspace; the
 // user-struct key forms; segmented_sort_keys and segmented_sort_pairs, each allocating and with a workspace) returns
 // before a kernel queued ahead of it on its stream has finished, and its work runs behind that kernel
-// (tests/common/stream_gate.hpp). The segmented sort's cases are disabled: it waits for its stream by design
-// (include/cuprim/device/segmented_sort.cuh, "Synchronisation").
+// (tests/common/stream_gate.hpp).
 #include <cuprim/device/radix_sort.cuh>
 #include <cuprim/device/segmented_sort.cuh>
 #include <cuprim/host/radix_sort.hpp>
@@ -165,6 +166,78 @@ std::vector<float> tied_keys(rng& r, staged_uploads& up, cuprim::device_buffer<f
   for (float& x : h) x = float(r.between(-8, 8));
   up.add(d.data(), h);
   return h;
+}
+
+class SegmentedSortGraph : public graph_test {
+protected:
+  /// Captures segmented_sort_keys (Pairs: segmented_sort_pairs with uint32 values) of n tied keys of K in `segments`
+  /// segments, int32 offsets whose inner bounds are drawn afresh before each launch, and checks each launch against
+  /// host::radix_sort_pairs per segment.
+  template <class K, bool Pairs>
+  void check(cuprim::radix_sort_options opt) {
+    using V = std::uint32_t;
+    using O = std::int32_t;
+    CUPRIM_TEST_RNG(r);
+    constexpr std::int64_t n = (1 << 20) + 7;
+    const bool desc = opt.order == cuprim::sort_order::descending;
+    for (std::int64_t segments : {std::int64_t(1), std::int64_t(37), std::int64_t(1000), std::int64_t(20000)}) {
+      SCOPED_TRACE("segments = " + std::to_string(segments));
+      auto keys_in = buffer<K>(n), keys_out = buffer<K>(n);
+      auto values_in = buffer<V>(Pairs ? n : 0), values_out = buffer<V>(Pairs ? n : 0);
+      auto offsets = buffer<O>(std::size_t(segments) + 1);
+      graph_workspace ws(Pairs ? cuprim::segmented_sort_pairs_workspace_bytes<K, V, O>(n, segments)
+                               : cuprim::segmented_sort_keys_workspace_bytes<K, O>(n, segments),
+                         stream_);
+      std::vector<K> hk;
+      std::vector<V> hv(Pairs ? n : 0);
+      std::vector<O> ho(std::size_t(segments) + 1);
+      replay(
+          ws,
+          [&](cudaStream_t s) {
+            if constexpr (Pairs)
+              cuprim::segmented_sort_pairs(keys_in.data(), keys_out.data(), values_in.data(), values_out.data(), n,
+                                           segments, offsets.data(), ws.get(), opt, s);
+            else
+              cuprim::segmented_sort_keys(keys_in.data(), keys_out.data(), n, segments, offsets.data(), ws.get(), opt,
+                                          s);
+          },
+          [&] {
+            hk = tied_keys(r, keys_in);
+            if (Pairs) hv = refill(r, values_in);
+            for (auto& o : ho) o = O(r.between(0, n));
+            std::sort(ho.begin(), ho.end());
+            ho.front() = 0;
+            ho.back() = O(n);
+            offsets.copy_from_host(std::span<const O>(ho));
+            keys_out.fill_bytes(poison_byte);
+            values_out.fill_bytes(poison_byte);
+          },
+          [&] {
+            std::vector<K> want_keys(n);
+            std::vector<V> want_values(Pairs ? n : 0);
+            for (std::int64_t g = 0; g < segments; ++g) {
+              const std::int64_t b = ho[std::size_t(g)], len = ho[std::size_t(g) + 1] - b;
+              if (Pairs)
+                cuprim::host::radix_sort_pairs(hk.data() + b, want_keys.data() + b, hv.data() + b,
+                                               want_values.data() + b, len, desc);
+              else
+                cuprim::host::radix_sort_keys(hk.data() + b, want_keys.data() + b, len, desc);
+            }
+            expect_prefix(download(keys_out.data(), std::size_t(n)), want_keys, std::size_t(n));
+            if (Pairs) expect_prefix(download(values_out.data(), std::size_t(n)), want_values, std::size_t(n));
+          });
+    }
+  }
+};
+
+TEST_F(SegmentedSortGraph, KeysUint32) { check<std::uint32_t, false>({}); }
+
+TEST_F(SegmentedSortGraph, PairsUint32) { check<std::uint32_t, true>({}); }
+
+TEST_F(SegmentedSortGraph, PairsFloatDescending) {
+  cuprim::radix_sort_options descending;
+  descending.order = cuprim::sort_order::descending;
+  check<float, true>(descending);
 }
 
 class RadixSortAsync : public async_test {
@@ -426,9 +499,6 @@ TEST_F(RadixSortAsync, PairsDecomposer) {
   }
 }
 
-// The segmented sort waits for its stream by design, to read how many segments are long (segmented_sort.cuh,
-// "Synchronisation"), so these cases are disabled (run them with --gtest_also_run_disabled_tests). Enable them once
-// the sort is asynchronous.
 class SegmentedSortAsync : public async_test {
 protected:
   /// expect_async of the segmented sort of n uint32 keys (with uint32 values: pairs) in 1000 segments whose bounds
@@ -495,15 +565,15 @@ protected:
   }
 };
 
-TEST_F(SegmentedSortAsync, DISABLED_SegmentedSortKeys) { check("cuprim::segmented_sort_keys", false, false); }
+TEST_F(SegmentedSortAsync, SegmentedSortKeys) { check("cuprim::segmented_sort_keys", false, false); }
 
-TEST_F(SegmentedSortAsync, DISABLED_SegmentedSortKeysWorkspace) {
+TEST_F(SegmentedSortAsync, SegmentedSortKeysWorkspace) {
   check("cuprim::segmented_sort_keys (workspace)", false, true);
 }
 
-TEST_F(SegmentedSortAsync, DISABLED_SegmentedSortPairs) { check("cuprim::segmented_sort_pairs", true, false); }
+TEST_F(SegmentedSortAsync, SegmentedSortPairs) { check("cuprim::segmented_sort_pairs", true, false); }
 
-TEST_F(SegmentedSortAsync, DISABLED_SegmentedSortPairsWorkspace) {
+TEST_F(SegmentedSortAsync, SegmentedSortPairsWorkspace) {
   check("cuprim::segmented_sort_pairs (workspace)", true, true);
 }
 

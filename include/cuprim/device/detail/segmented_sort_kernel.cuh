@@ -7,16 +7,18 @@
 //                    (stable) — by broadcasting every key once with a shuffle; the count is p's output position.
 //                    Longer ones take the whole warp, one at a time, with 1, 2, 4 or 8 keys per lane, sorted by a
 //                    bitonic network over (ordered bits, index) pairs (stable by the index).
-//   L ≤ block tile   one block per segment (seg_block_kernel): the one-block radix sort of radix_sort_block.cuh
-//                    (all passes in registers and shared memory).
-//   larger           the device-wide radix sort, one call per segment, from the host (seg_classify_kernel lists
-//                    them; the host reads the list).
-// seg_classify_kernel also checks the offsets (non-decreasing, inside [0, n]) before anything is written.
+//   L ≤ block tile   the one-block radix sort of radix_sort_block.cuh (all passes in registers and shared
+//                    memory), by persistent blocks (seg_block_kernel) that take the listed segments in turn.
+//   larger           one batched radix sort of all of them (segmented_sort_long.cuh).
+// seg_classify_kernel checks the offsets (non-decreasing, inside [0, n]) and lists the segments of the two longer
+// classes, giving each long segment its run of one-sweep tile ids. Every later kernel reads the counts it wrote
+// from the workspace, and exits without writing anything when it found the offsets bad.
 #pragma once
 
 #include <cuprim/core/policy.hpp>
 #include <cuprim/device/detail/radix_sort_block.cuh>
 #include <cuprim/device/detail/radix_sort_tuning.cuh>
+#include <cuprim/device/detail/segmented_sort_long.cuh>
 
 #include <cstdint>
 #include <type_traits>
@@ -25,9 +27,6 @@ namespace cuprim::detail {
 
 inline constexpr int seg_warp_max = 256;  ///< the longest segment one warp sorts (8 keys per lane)
 inline constexpr int seg_threads = 256;   ///< threads per block of the classify and warp kernels
-
-/// counters[] of the classify pass.
-enum : int { seg_bad = 0, seg_medium = 1, seg_large = 2, seg_counters = 4 };
 
 template <class K, class V, class O>
 struct seg_sort_params {
@@ -40,13 +39,17 @@ struct seg_sort_params {
   std::uint64_t n;
   int begin_bit, end_bit;
   bool descending;
-  unsigned long long* counters;  ///< [seg_counters]: bad-offset flag, medium count, large count
+  unsigned long long* counters;  ///< [seg_counters] (segmented_sort_long.cuh), zeroed
   std::uint64_t* medium;         ///< ids of the segments sorted by one block
-  std::uint64_t* large;          ///< (begin, end) of the segments sorted device-wide
+  seg_long* longs;               ///< the segments of the batched radix sort
+  std::uint64_t medium_max;      ///< entries of medium[]: what valid offsets can fill (bad ones may count more,
+                                 ///< which are not written)
+  std::uint64_t long_max;        ///< entries of longs[], likewise
   int block_max;                 ///< the one-block sort's capacity
+  std::uint64_t tile;            ///< keys per one-sweep tile of the batched sort
 };
 
-/// Lists the segments too long for a warp and checks the offsets.
+/// Lists the segments too long for a warp, each long one with its run of tile ids, and checks the offsets.
 template <class K, class V, class O>
 __global__ void __launch_bounds__(seg_threads) seg_classify_kernel(seg_sort_params<K, V, O> p) {
   const std::uint64_t stride = std::uint64_t(gridDim.x) * seg_threads;
@@ -62,11 +65,12 @@ __global__ void __launch_bounds__(seg_threads) seg_classify_kernel(seg_sort_para
     const std::uint64_t L = std::uint64_t(e) - std::uint64_t(b);
     if (L <= std::uint64_t(seg_warp_max)) continue;
     if (L <= std::uint64_t(p.block_max)) {
-      p.medium[atomicAdd(&p.counters[seg_medium], 1ull)] = s;
+      const unsigned long long m = atomicAdd(&p.counters[seg_medium], 1ull);
+      if (m < p.medium_max) p.medium[m] = s;
     } else {
       const unsigned long long k = atomicAdd(&p.counters[seg_large], 1ull);
-      p.large[2 * k] = std::uint64_t(b);
-      p.large[2 * k + 1] = std::uint64_t(e);
+      const unsigned long long first = atomicAdd(&p.counters[seg_tiles], (L + p.tile - 1) / p.tile);
+      if (k < p.long_max) p.longs[k] = seg_long{std::uint64_t(b), std::uint64_t(e), first};
     }
   }
 }
@@ -254,24 +258,30 @@ __global__ void __launch_bounds__(seg_threads, 4) seg_warp_kernel(seg_sort_param
   }
 }
 
-/// One block per listed segment (seg_warp_max < L ≤ small_tile()): the one-block radix sort. Policy:
-/// radix_sort_policy::block_part().
+/// The listed segments of seg_warp_max < L ≤ small_tile() keys, by persistent blocks (the host sizes the grid from
+/// an upper bound of their count; block b takes segments b, b + grid, ... of the count the classify pass wrote):
+/// the one-block radix sort each. Policy: radix_sort_policy::block_part().
 template <class Policy, class K, class V, class O>
 __global__ void __launch_bounds__(Policy::value.small_threads) seg_block_kernel(seg_sort_params<K, V, O> p) {
   constexpr int Threads = Policy::value.small_threads, Items = Policy::value.small_items;
   using smem_t = radix_small_smem<Threads, Items, K, V>;
   extern __shared__ __align__(16) unsigned char seg_smem_raw[];
   smem_t& s = *reinterpret_cast<smem_t*>(seg_smem_raw);
-  const std::uint64_t id = p.medium[blockIdx.x];
-  const std::uint64_t b = std::uint64_t(p.offsets[id]);
-  const int L = int(std::uint64_t(p.offsets[id + 1]) - b);
-  radix_small_params<K, V> sp{p.keys_in + b, p.keys_out + b, nullptr, nullptr, L, p.begin_bit, p.end_bit,
-                              p.descending};
-  if constexpr (radix_has_values_v<V>) {
-    sp.vals_in = p.vals_in + b;
-    sp.vals_out = p.vals_out + b;
+  if (p.counters[seg_bad]) return;
+  const std::uint64_t count = p.counters[seg_medium];
+  // radix_small_sort ends with a barrier after its last shared-memory read, so the next segment may start at once.
+  for (std::uint64_t i = blockIdx.x; i < count; i += gridDim.x) {
+    const std::uint64_t id = p.medium[i];
+    const std::uint64_t b = std::uint64_t(p.offsets[id]);
+    const int L = int(std::uint64_t(p.offsets[id + 1]) - b);
+    radix_small_params<K, V> sp{p.keys_in + b, p.keys_out + b, nullptr, nullptr, L, p.begin_bit, p.end_bit,
+                                p.descending};
+    if constexpr (radix_has_values_v<V>) {
+      sp.vals_in = p.vals_in + b;
+      sp.vals_out = p.vals_out + b;
+    }
+    radix_small_sort<Threads, Items, K, V>(sp, s);
   }
-  radix_small_sort<Threads, Items, K, V>(sp, s);
 }
 
 }  // namespace cuprim::detail
