@@ -275,7 +275,7 @@ template <class T>
 void gemm_array_validate(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m,
                          std::int64_t n, std::int64_t k, const T* const* a, std::int64_t lda, const T* const* b,
                          std::int64_t ldb, T* const* c, std::int64_t ldc, std::int64_t batch) {
-  gemm_validate<T>(fn, nm, op_a, op_b, m, n, k, nullptr, lda, nullptr, ldb, nullptr, ldc, false);
+  gemm_validate<T, T>(fn, nm, op_a, op_b, m, n, k, nullptr, lda, nullptr, ldb, nullptr, ldc, false);
   gemm_check_batch(fn, batch);
   const bool product = m > 0 && n > 0 && k > 0 && batch > 0;
   check_pointer(fn, nm.a, a, product);
