@@ -489,13 +489,15 @@ void register_blas() {
   add_gemm_tensor<__nv_bfloat16>(8192, false, true);
   add_gemm_tensor<__nv_bfloat16>(8192, true, false);
   add_gemm_tensor<__half>(8192, false, false);
+  constexpr cuprim::blas::gemm_sm90_policy c1{.stages = 4, .group = 8, .cluster = 1};
   constexpr cuprim::blas::gemm_sm90_policy c2{.stages = 4, .group = 8, .cluster = 2};
-  constexpr cuprim::blas::gemm_sm90_policy s3{.stages = 3, .group = 8, .cluster = 1};
-  constexpr cuprim::blas::gemm_sm90_policy g16{.stages = 4, .group = 16, .cluster = 1};
+  constexpr cuprim::blas::gemm_sm90_policy st2{.stages = 3, .group = 8, .cluster = 2, .staged_store = true};
+  constexpr cuprim::blas::gemm_sm90_policy st2g16{.stages = 3, .group = 16, .cluster = 2, .staged_store = true};
   for (std::int64_t s : {4096, 8192}) {
     add_gemm_tensor<__nv_bfloat16, c2>(s, false, false, "4s-g8-c2");
-    add_gemm_tensor<__nv_bfloat16, s3>(s, false, false, "3s-g8-c1");
-    add_gemm_tensor<__nv_bfloat16, g16>(s, false, false, "4s-g16-c1");
+    add_gemm_tensor<__nv_bfloat16, c1>(s, false, false, "4s-g8-c1");
+    add_gemm_tensor<__nv_bfloat16, st2>(s, false, false, "3s-g8-c2-staged");
+    add_gemm_tensor<__nv_bfloat16, st2g16>(s, false, false, "3s-g16-c2-staged");
   }
   add_ladder();
   add_note(ladder_prefix, "gemm/ladder: seed 001's GEMM steps (lab/ladder/gemm.cuh) on square float NN products, "

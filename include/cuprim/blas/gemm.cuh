@@ -187,21 +187,26 @@ void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::
                      std::int64_t n, std::int64_t k, float alpha, const In* a, std::int64_t lda, const In* b,
                      std::int64_t ldb, float beta, Out* c, std::int64_t ldc, cudaStream_t stream) {
   gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
+  const bool ta = op_a == blas::op::T, tb = op_b == blas::op::T;
+  const bool product = m > 0 && n > 0 && k > 0 && alpha != 0.f;
+  const device_info& dev = get_device_info();
+  const bool tensor = product && gemm_sm90_eligible<In, Out>(dev, m, n, k, a, lda, b, ldb);
   constexpr std::int64_t tile = 64;  // the fallback's tile (the tensor-core grid is persistent)
-  if ((std::uint64_t(m) + tile - 1) / tile > 0x7fffffffu) throw_invalid(fn, nm.m, "too large for one launch");
-  if ((std::uint64_t(n) + tile - 1) / tile > 65535) throw_invalid(fn, nm.n, "too large for one launch (at most 65535 tiles of 64 columns)");
+  if (product && !tensor) {
+    if ((std::uint64_t(m) + tile - 1) / tile > 0x7fffffffu) throw_invalid(fn, nm.m, "too large for one launch");
+    if ((std::uint64_t(n) + tile - 1) / tile > 65535)
+      throw_invalid(fn, nm.n, "too large for one launch of the CUDA-core path (at most 65535 tiles of 64 columns)");
+  }
   check_no_pending_error(fn);
-  if (m == 0 || n == 0) return;
-  if (k == 0 || alpha == 0.f) {
+  if (m == 0 || n == 0 || (!product && beta == 1.f)) return;  // BLAS's quick return
+  if (!product) {
     constexpr unsigned threads = 256;
     const dim3 grid(unsigned((std::uint64_t(m) + threads - 1) / threads), unsigned(std::min<std::int64_t>(n, 65535)));
     gemm_scale_kernel<<<grid, threads, 0, stream>>>(c, m, n, ldc, beta);
     check_launch(fn);
     return;
   }
-  const bool ta = op_a == blas::op::T, tb = op_b == blas::op::T;
-  const device_info& dev = get_device_info();
-  if (gemm_sm90_eligible<In, Out>(dev, m, n, k, a, lda, b, ldb)) {
+  if (tensor) {
     with_tuned_arch([&]<int Arch>() {
       constexpr blas::gemm_sm90_policy P = pick_policy<Policy>(blas::gemm_sm90_policy_for(Arch));
       gemm_sm90_launch<P>(fn, dev, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);

@@ -42,6 +42,8 @@ struct gemm_sm90_shape {
   static constexpr int consumers = 2, threads = 128 * (consumers + 1);
   static constexpr int box = 64;                      // 16-bit elements per 128-byte swizzled row
   static constexpr int rows_bytes = BM * BK * 2, cols_bytes = BN * BK * 2, stage_bytes = rows_bytes + cols_bytes;
+  /// A consumer's staged 64 × 256 block of Cᵀ (16-bit C): four TMA boxes of 64 columns × 64 rows of C.
+  static constexpr int epilogue_bytes = 64 * BM * 2;
 };
 
 /// What the tensor-core kernel needs besides its two tensor maps.
@@ -50,7 +52,8 @@ struct gemm_sm90_args {
   Out* c;
   std::int64_t m, n, k, ldc;
   float alpha, beta;
-  bool vec_c;  // C's pairs (i, i + 1) of even i are one aligned access
+  bool vec_c;      // C's pairs (i, i + 1) of even i are one aligned access
+  bool tma_store;  // the epilogue stages C in shared memory and stores it by TMA (16-bit C, beta = 0, aligned)
 };
 
 #ifdef CUPRIM_HAS_WGMMA
@@ -139,6 +142,20 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* smem, const CUtensor
       " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(smem_address(smem)),
       "l"(map), "r"(smem_address(bar)), "r"(x), "r"(y), "h"(cta_mask)
       : "memory");
+}
+
+/// A 2-D TMA store of one box from shared memory to coordinates (x, y) of the map (elements outside it are not
+/// written); completion is tracked by bulk_commit / bulk_wait groups.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* smem, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(map),
+               "r"(smem_address(smem)), "r"(x), "r"(y)
+               : "memory");
+}
+/// Waits until every bulk store group of this thread has completed (not only its reads of shared memory).
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+/// A barrier over the `threads` threads that use barrier `id` (1..15; 0 is __syncthreads's).
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 #endif
 
@@ -230,6 +247,45 @@ __device__ __forceinline__ void gemm_sm90_epilogue(const gemm_sm90_args<Out>& g,
   }
 }
 
+/// The epilogue through shared memory (16-bit C, beta = 0): the consumer warpgroup writes alpha·D, rounded, into
+/// its 32 KiB block (four 64 × 64 boxes of C: a row of 128 bytes per column of C, 16-byte chunks swizzled by the row as
+/// the map's 128-byte swizzle expects, so a warp's stores hit 32 distinct banks), then one thread stores the boxes by
+/// TMA (clipped at C's edges) and the warpgroup moves on without waiting for them. The buffer is reused only after
+/// the previous tile's stores have read it.
+template <class Out>
+__device__ __forceinline__ void gemm_sm90_epilogue_staged(const gemm_sm90_args<Out>& g, const float (&d)[128],
+                                                          const CUtensorMap* map_c, unsigned char* buffer, int row0,
+                                                          int col0, int barrier_id) {
+#ifdef CUPRIM_HAS_WGMMA
+  const int t = threadIdx.x % 128, w = t / 32, l = t % 32;
+  if (t == 0) bulk_wait_read<0>();  // the previous tile's stores have read the buffer
+  named_barrier_sync(barrier_id, 128);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int col = 16 * w + l / 4 + 8 * h;  // of this warpgroup's 64 columns: the box's row
+#pragma unroll
+    for (int i = 0; i < 32; ++i) {
+      const int row = 8 * i + 2 * (l % 4);  // of the tile's 256 rows
+      const int box = row / 64, chunk = (row % 64) / 8, within = row % 8;
+      unsigned char* at = buffer + box * 8192 + col * 128 + ((chunk ^ (col % 8)) * 16) + within * 2;
+      const float v0 = g.alpha * d[4 * i + 2 * h], v1 = g.alpha * d[4 * i + 2 * h + 1];
+      if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
+        *reinterpret_cast<__nv_bfloat162*>(at) = __floats2bfloat162_rn(v0, v1);
+      } else {
+        *reinterpret_cast<__half2*>(at) = __floats2half2_rn(v0, v1);
+      }
+    }
+  }
+  fence_proxy_async_shared();  // the writes above before the copy engine reads them
+  named_barrier_sync(barrier_id, 128);
+  if (t == 0) {
+#pragma unroll
+    for (int b = 0; b < 4; ++b) tma_store_2d(map_c, buffer + b * 8192, row0 + 64 * b, col0);
+    bulk_commit();
+  }
+#endif
+}
+
 /// Tile `index` of the grid's walk: groups of Group tiles of rows, the columns of a group in clusters of Cluster
 /// neighbouring tiles, rows fastest; the cluster block `rank` takes the rank-th column tile of its cluster's pair.
 struct gemm_sm90_tile {
@@ -247,17 +303,21 @@ __device__ __forceinline__ gemm_sm90_tile gemm_sm90_tile_at(int index, int tiles
 /// The kernel: a persistent grid of clusters of Cluster blocks walking the tiles (see the file comment); the
 /// producer runs up to Stages k steps ahead, across tiles, so the next tile's loads overlap the epilogue.
 /// ColsMN: op_b = T; RowsMN: op_a = N.
-template <class In, class Out, int Stages, int Group, int Cluster, bool ColsMN, bool RowsMN>
+template <class In, class Out, int Stages, int Group, int Cluster, bool Staged, bool ColsMN, bool RowsMN>
 __global__ void __launch_bounds__(gemm_sm90_shape::threads, 1)
     gemm_sm90_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                     gemm_sm90_args<Out> g) {
+                     const __grid_constant__ CUtensorMap map_c, gemm_sm90_args<Out> g) {
 #ifdef CUPRIM_HAS_WGMMA
   using S = gemm_sm90_shape;
   extern __shared__ unsigned char smem_raw[];
   // Stages of [cols tile | rows tile], 1024-byte aligned (the 128-byte swizzle's period), then the barriers.
   unsigned char* smem =
       reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
-  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + Stages * S::stage_bytes);
+  // Staged (16-bit C): each consumer warpgroup's epilogue block follows the stages.
+  constexpr bool staged = Staged && sizeof(Out) == 2;
+  unsigned char* epilogue = smem + Stages * S::stage_bytes;
+  unsigned long long* full =
+      reinterpret_cast<unsigned long long*>(epilogue + (staged ? S::consumers * S::epilogue_bytes : 0));
   unsigned long long* empty = full + Stages;
 
   const int tiles_m = int((g.m + S::BM - 1) / S::BM), tiles_n = int((g.n + S::BN - 1) / S::BN);
@@ -341,8 +401,14 @@ __global__ void __launch_bounds__(gemm_sm90_shape::threads, 1)
       }
       wgmma_wait<0>(d);
       release(previous);
-      gemm_sm90_epilogue(g, d, tile.row0, std::int64_t(tile.col0) + 64 * c);
+      if (staged && g.tma_store) {
+        gemm_sm90_epilogue_staged(g, d, &map_c, epilogue + c * S::epilogue_bytes, tile.row0, tile.col0 + 64 * c,
+                                  1 + c);
+      } else {
+        gemm_sm90_epilogue(g, d, tile.row0, std::int64_t(tile.col0) + 64 * c);
+      }
     }
+    if (staged && g.tma_store && threadIdx.x % 128 == 0) bulk_wait_all();  // the last stores, before the block ends
   }
   if constexpr (Cluster > 1) {  // no block leaves while its peers may still write its shared memory or barriers
     cluster_barrier_arrive();

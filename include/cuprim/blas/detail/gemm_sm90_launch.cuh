@@ -28,8 +28,8 @@ constexpr CUtensorMapDataType gemm_tensor_map_type() {
   return std::is_same_v<In, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
 }
 
-/// cuTensorMapEncodeTiled from the driver the runtime uses (no link against libcuda).
-inline PFN_cuTensorMapEncodeTiled_v12000 gemm_tensor_map_encoder(const char* fn) {
+/// cuTensorMapEncodeTiled from the driver the runtime uses (no link against libcuda); null when it has none.
+inline PFN_cuTensorMapEncodeTiled_v12000 gemm_tensor_map_encoder_or_null() {
   static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* f = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -39,6 +39,10 @@ inline PFN_cuTensorMapEncodeTiled_v12000 gemm_tensor_map_encoder(const char* fn)
       f = nullptr;
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
   }();
+  return encode;
+}
+inline PFN_cuTensorMapEncodeTiled_v12000 gemm_tensor_map_encoder(const char* fn) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = gemm_tensor_map_encoder_or_null();
   if (!encode) throw cuda_error(cudaErrorNotSupported, std::string(fn) + ": cuTensorMapEncodeTiled", std::source_location::current());
   return encode;
 }
@@ -61,11 +65,17 @@ CUtensorMap gemm_tensor_map(const char* fn, const In* p, std::int64_t inner, std
   return map;
 }
 
-/// True when `kernel` was compiled for sm_90a (the other builds declare a marker in static shared memory).
-template <class Kernel>
-bool gemm_sm90_built(Kernel kernel) {
-  cudaFuncAttributes attr{};
-  return cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.sharedSizeBytes == 0;
+/// True when the tensor-core kernels of In and Out were compiled for sm_90a (the other builds declare a marker in
+/// static shared memory; every instantiation of a binary is built alike, so one tells, read once).
+template <class In, class Out>
+bool gemm_sm90_built() {
+  static const bool built = [] {
+    cudaFuncAttributes attr{};
+    const bool ok = cudaFuncGetAttributes(&attr, gemm_sm90_kernel<In, Out, 3, 8, 1, true, false, true>) == cudaSuccess;
+    (void)cudaGetLastError();
+    return ok && attr.sharedSizeBytes == 0;
+  }();
+  return built;
 }
 
 /// Whether the tensor-core kernel takes these operands on this device.
@@ -74,21 +84,28 @@ bool gemm_sm90_eligible(const device_info& dev, std::int64_t m, std::int64_t n, 
                         std::int64_t lda, const In* b, std::int64_t ldb) {
   constexpr std::int64_t limit = std::int64_t(1) << 31, vec = 16 / sizeof(In);
   const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  constexpr std::int64_t max_ld = (std::int64_t(1) << 40) / std::int64_t(sizeof(In));  // TMA's stride limit
   return dev.arch() == 90 && m < limit && n < limit && k < limit && aligned(a) && aligned(b) && lda % vec == 0 &&
-         ldb % vec == 0 &&
-         gemm_sm90_built(gemm_sm90_kernel<In, Out, 2, 1, 1, false, false>);  // any instantiation tells the build
+         ldb % vec == 0 && lda < max_ld && ldb < max_ld && gemm_tensor_map_encoder_or_null() != nullptr &&
+         gemm_sm90_built<In, Out>();
 }
 
-/// Bytes of dynamic shared memory of a `stages`-deep kernel: the stages, 1 KiB of alignment slack, the barriers.
-constexpr int gemm_sm90_smem(int stages) { return stages * gemm_sm90_shape::stage_bytes + 1024 + 2 * stages * 8; }
+/// Bytes of dynamic shared memory of a `stages`-deep kernel: the stages, the consumers' epilogue blocks when staged,
+/// 1 KiB of alignment slack, the barriers.
+constexpr int gemm_sm90_smem(int stages, bool staged) {
+  using S = gemm_sm90_shape;
+  return stages * S::stage_bytes + (staged ? S::consumers * S::epilogue_bytes : 0) + 1024 + 2 * stages * 8;
+}
 
 /// The kernel for one op pair: ColsMN (op_b = T), RowsMN (op_a = N).
 template <blas::gemm_sm90_policy P, class In, class Out, bool ColsMN, bool RowsMN>
-void gemm_sm90_launch_pair(const device_info& dev, const CUtensorMap& map_a,
-                           const CUtensorMap& map_b, const gemm_sm90_args<Out>& g, cudaStream_t stream) {
+void gemm_sm90_launch_pair(const device_info& dev, const CUtensorMap& map_a, const CUtensorMap& map_b,
+                           const CUtensorMap& map_c, const gemm_sm90_args<Out>& g, cudaStream_t stream) {
   using S = gemm_sm90_shape;
-  auto* kernel = gemm_sm90_kernel<In, Out, P.stages, P.group, P.cluster, ColsMN, RowsMN>;
-  constexpr int smem = gemm_sm90_smem(P.stages);
+  constexpr bool staged = P.staged_store && sizeof(Out) == 2;
+  auto* kernel = gemm_sm90_kernel<In, Out, P.stages, P.group, P.cluster, staged, ColsMN, RowsMN>;
+  constexpr int smem = gemm_sm90_smem(P.stages, staged);
+  static_assert(smem <= 227 * 1024, "gemm_sm90_policy: the stages (and the staged epilogue) exceed 227 KiB");
   CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -113,7 +130,7 @@ void gemm_sm90_launch_pair(const device_info& dev, const CUtensorMap& map_a,
   const std::int64_t tiles_n = (g.n + S::BN - 1) / S::BN;
   const std::int64_t tiles = ((g.m + S::BM - 1) / S::BM) * ((tiles_n + P.cluster - 1) / P.cluster);
   cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(tiles, clusters) * P.cluster));
-  CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, g));
+  CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, g));
 }
 
 /// C = alpha · op(A) · op(B) + beta · C on tensor cores (arguments validated, gemm_sm90_eligible true, m, n, k > 0).
@@ -130,11 +147,21 @@ void gemm_sm90_launch(const char* fn, const device_info& dev, bool trans_a, bool
   // op(B)ᵀ, the wgmma A operand (columns of C): K-major when op_b = N; MN-major when op_b = T.
   const CUtensorMap map_b = trans_b ? gemm_tensor_map(fn, b, n, k, ldb, S::box) : gemm_tensor_map(fn, b, k, n, ldb, S::BN);
   const bool vec_c = reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(Out)) == 0 && ldc % 2 == 0;
-  const gemm_sm90_args<Out> g{c, m, n, k, ldc, alpha, beta, vec_c};
-  if (!trans_a && !trans_b) gemm_sm90_launch_pair<P, In, Out, false, true>(dev, map_a, map_b, g, stream);
-  if (!trans_a && trans_b) gemm_sm90_launch_pair<P, In, Out, true, true>(dev, map_a, map_b, g, stream);
-  if (trans_a && !trans_b) gemm_sm90_launch_pair<P, In, Out, false, false>(dev, map_a, map_b, g, stream);
-  if (trans_a && trans_b) gemm_sm90_launch_pair<P, In, Out, true, false>(dev, map_a, map_b, g, stream);
+  // The staged epilogue: 16-bit C, beta = 0 (C is not read), C in TMA's layout rules; its map's boxes are 64 rows
+  // (128 bytes, swizzled) by 64 columns of C. m must be a multiple of 8: a TMA store clips the rows of a box at C's
+  // edge only to whole 16-byte chunks (measured on an H100: rows m .. m rounded up to 8 were written), and a
+  // caller's padding or neighbouring data past row m must keep its bytes.
+  const bool tma_store = P.staged_store && sizeof(Out) == 2 && beta == 0.f && m % 8 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(c) % 16 == 0 && (ldc * std::int64_t(sizeof(Out))) % 16 == 0 &&
+                         ldc < (std::int64_t(1) << 40) / std::int64_t(sizeof(Out));
+  CUtensorMap map_c{};
+  if constexpr (sizeof(Out) == 2)
+    if (tma_store) map_c = gemm_tensor_map(fn, c, m, n, ldc, S::box);
+  const gemm_sm90_args<Out> g{c, m, n, k, ldc, alpha, beta, vec_c, tma_store};
+  if (!trans_a && !trans_b) gemm_sm90_launch_pair<P, In, Out, false, true>(dev, map_a, map_b, map_c, g, stream);
+  if (!trans_a && trans_b) gemm_sm90_launch_pair<P, In, Out, true, true>(dev, map_a, map_b, map_c, g, stream);
+  if (trans_a && !trans_b) gemm_sm90_launch_pair<P, In, Out, false, false>(dev, map_a, map_b, map_c, g, stream);
+  if (trans_a && trans_b) gemm_sm90_launch_pair<P, In, Out, true, false>(dev, map_a, map_b, map_c, g, stream);
 }
 
 }  // namespace cuprim::detail

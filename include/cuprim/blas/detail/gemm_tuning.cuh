@@ -63,6 +63,9 @@ struct gemm_sm90_policy {
   int group = 8;
   /// Blocks per cluster along the columns of C, sharing (multicasting) their tile of op(A): 1 or 2.
   int cluster = 1;
+  /// 16-bit C with beta = 0: the epilogue stages C in shared memory (32 KiB per consumer) and stores it by TMA while
+  /// the next tile's k steps run (stages + staged blocks must fit 227 KiB: 3 stages).
+  bool staged_store = false;
 
   friend constexpr bool operator==(const gemm_sm90_policy&, const gemm_sm90_policy&) = default;
   template <class F>
@@ -70,15 +73,17 @@ struct gemm_sm90_policy {
     f("stages", stages);
     f("group", group);
     f("cluster", cluster);
+    f("staged_store", staged_store);
   }
 };
 
 /// The table: the tensor-core GEMM's policy on a device of tuned architecture `arch`.
 constexpr gemm_sm90_policy gemm_sm90_policy_for(int arch) {
   (void)arch;
-  // sm_90, bf16 in / bf16 out, 8192^3 NN, cuBLAS in the same run: H200 0.951x (cluster 2: 0.879x), 4096^3 0.908x
-  // (cluster 2: 0.914x); 3 stages and groups of 4 or 16 were no better.
-  return {.stages = 4, .group = 8, .cluster = 1};
+  // sm_90, H100, bf16 in / bf16 out, NN, cublasGemmEx in the same run (lab sweep blas): 3 stages with the staged
+  // epilogue 8192^3 1.022x, 4096^3 0.995x; 4 stages storing from registers 0.951x / 0.843x; with 2-block clusters
+  // 0.985x / 0.948x (staged), 0.963x / 0.878x (4 stages); groups of 16 no better.
+  return {.stages = 3, .group = 8, .cluster = 1, .staged_store = true};
 }
 
 }  // namespace cuprim::blas

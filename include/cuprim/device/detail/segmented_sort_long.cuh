@@ -79,8 +79,9 @@ struct seg_long_arrays {
   bool descending;
 };
 
-/// Writes the tile map and zeroes each long segment's digit counters and its tiles' look-back words of the first
-/// pass. One block per segment in turn.
+/// Writes the tile map and zeroes each long segment's digit counters. One block per segment in turn (the first
+/// pass's look-back words are zeroed by seg_histogram_kernel, spread over its whole grid: for one huge segment a
+/// single block here would write 2 KiB per tile alone).
 template <class K, class V>
 __global__ void __launch_bounds__(256) seg_tile_map_kernel(seg_long_arrays<K, V> a) {
   if (a.counters[seg_bad]) return;
@@ -91,8 +92,6 @@ __global__ void __launch_bounds__(256) seg_tile_map_kernel(seg_long_arrays<K, V>
     const std::uint64_t tiles = (L.end - L.begin + a.tile - 1) / a.tile;
     for (std::uint64_t j = threadIdx.x; j < tiles; j += blockDim.x) a.map[L.first_tile + j] = std::uint32_t(k);
     for (std::uint64_t j = threadIdx.x; j < per_segment; j += blockDim.x) a.hist[k * per_segment + j] = 0;
-    unsigned long long* words = a.state0 + L.first_tile * radix_digits;
-    for (std::uint64_t j = threadIdx.x; j < tiles * radix_digits; j += blockDim.x) words[j] = 0;
   }
 }
 
@@ -122,8 +121,8 @@ __device__ __forceinline__ void seg_hist_flush(unsigned* counts, std::uint64_t* 
 }
 
 /// Counts every digit place of the long segments' keys: block b takes the b-th contiguous run of tiles (so it meets
-/// few segment boundaries), counts each tile's keys in shared memory, and flushes its counts to the segment's
-/// counters when the next tile belongs to another segment and at the end.
+/// few segment boundaries), zeroes their first-pass look-back words, counts each tile's keys in shared memory, and
+/// flushes its counts to the segment's counters when the next tile belongs to another segment and at the end.
 template <class K, class V>
 __global__ void __launch_bounds__(seg_hist_threads) seg_histogram_kernel(seg_long_arrays<K, V> a) {
   constexpr int Threads = seg_hist_threads, C = seg_hist_copies, N = 4;  // N keys per thread and step
@@ -135,6 +134,8 @@ __global__ void __launch_bounds__(seg_hist_threads) seg_histogram_kernel(seg_lon
   const std::uint64_t t0 = std::uint64_t(blockIdx.x) * per_block;
   const std::uint64_t t1 = t0 + per_block < tiles ? t0 + per_block : tiles;
   if (t0 >= t1) return;
+  // The first pass's look-back words of this block's tiles start at zero.
+  for (std::uint64_t j = t0 * radix_digits + threadIdx.x; j < t1 * radix_digits; j += Threads) a.state0[j] = 0;
   for (int i = threadIdx.x; i < a.passes * radix_digits * C; i += Threads) seg_hist_smem[i] = 0;
   __syncthreads();
   const radix_histogram_params<K> hp{a.keys_in, 0, nullptr, a.begin_bit, a.end_bit, a.passes, a.descending, nullptr};
