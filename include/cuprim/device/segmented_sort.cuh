@@ -185,16 +185,15 @@ void seg_sort_long(const char* fn, const seg_sort_params<K, V, O>& p, const Layo
                                 std::uint64_t(P.tile()), p.begin_bit, p.end_bit, passes, p.descending};
   const unsigned per_segment_grid = unsigned(std::min<std::uint64_t>(L.long_max, std::uint64_t(sms) * 8));
 
-  // (a) The tile map; (b) every place's digit counts; (c) the digit starts.
-  seg_tile_map_kernel<K, V><<<per_segment_grid, 256, 0, stream>>>(a);
-  check_launch(fn);
+  // (a) The tile map; (b) every place's digit counts; (c) the digit starts. Every kernel of this step is a
+  // programmatic dependent launch (each waits for the grid before it first thing): when the call has no long
+  // segment they all exit at once, and their launches overlap instead of queueing one after another.
+  launch_dependent(fn, seg_tile_map_kernel<K, V>, per_segment_grid, 256, stream, a);
   auto histogram = seg_histogram_kernel<K, V>;
   radix_allow_smem(histogram, seg_hist_smem_bytes<K>);
   const unsigned hgrid = seg_resident_grid(histogram, seg_hist_threads, seg_hist_smem_bytes<K>, L.tiles_max);
-  histogram<<<hgrid, seg_hist_threads, seg_hist_smem_bytes<K>, stream>>>(a);
-  check_launch(fn);
-  seg_bases_kernel<K, V><<<per_segment_grid, radix_digits, 0, stream>>>(a);
-  check_launch(fn);
+  launch_dependent_smem(fn, histogram, hgrid, seg_hist_threads, seg_hist_smem_bytes<K>, stream, a);
+  launch_dependent(fn, seg_bases_kernel<K, V>, per_segment_grid, radix_digits, stream, a);
 
   // (d) The passes.
   constexpr std::size_t smem =
@@ -229,8 +228,7 @@ void seg_sort_long(const char* fn, const seg_sort_params<K, V, O>& p, const Layo
     op.look_next = q + 1 < passes ? look[(q + 1) & 1] : nullptr;
     op.place = q;
     op.passes = passes;
-    onesweep<<<grid, P.threads, smem, stream>>>(op);
-    check_launch(fn);
+    launch_dependent_smem(fn, onesweep, grid, P.threads, smem, stream, op);
   }
 }
 

@@ -84,6 +84,7 @@ struct seg_long_arrays {
 /// single block here would write 2 KiB per tile alone).
 template <class K, class V>
 __global__ void __launch_bounds__(256) seg_tile_map_kernel(seg_long_arrays<K, V> a) {
+  wait_for_prerequisite_grid();  // launched dependent: every kernel of this path, before its first access
   if (a.counters[seg_bad]) return;
   const std::uint64_t count = a.counters[seg_large];
   const std::uint64_t per_segment = std::uint64_t(a.passes) * radix_digits;
@@ -128,6 +129,7 @@ __global__ void __launch_bounds__(seg_hist_threads) seg_histogram_kernel(seg_lon
   constexpr int Threads = seg_hist_threads, C = seg_hist_copies, N = 4;  // N keys per thread and step
   constexpr int max_passes = int(sizeof(K));
   extern __shared__ __align__(16) unsigned seg_hist_smem[];
+  wait_for_prerequisite_grid();
   if (a.counters[seg_bad]) return;
   const std::uint64_t tiles = a.counters[seg_tiles];
   const std::uint64_t per_block = (tiles + gridDim.x - 1) / gridDim.x;
@@ -174,6 +176,7 @@ __global__ void __launch_bounds__(seg_hist_threads) seg_histogram_kernel(seg_lon
 template <class K, class V>
 __global__ void __launch_bounds__(radix_digits) seg_bases_kernel(seg_long_arrays<K, V> a) {
   __shared__ std::uint64_t warp_totals[radix_digits / 32];
+  wait_for_prerequisite_grid();
   if (a.counters[seg_bad]) return;
   const std::uint64_t count = a.counters[seg_large];
   const int d = threadIdx.x, lane = d % 32, w = d / 32;
@@ -409,6 +412,7 @@ __global__ void __launch_bounds__(Policy::value.threads, Policy::value.min_block
   smem_t& s = *reinterpret_cast<smem_t*>(seg_onesweep_smem_raw);
   seg_tile_info& info =
       *reinterpret_cast<seg_tile_info*>(seg_onesweep_smem_raw + seg_onesweep_smem_bytes<smem_t> - sizeof(seg_tile_info));
+  wait_for_prerequisite_grid();
   if (p.counters[seg_bad]) return;
   // Tiles until the pass's counter runs past them. (Inlined, the loop costs ptxas some spills against one tile per
   // block — for 4-byte pairs 552 bytes of spill stores — yet ran 7% faster on an H100 than the tile as a
