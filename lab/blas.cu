@@ -60,7 +60,7 @@ void add_gemm(std::int64_t s, bool quick) {
   c.name = std::string("blas/gemm/") + dt + "/NN/" + std::to_string(s);
   c.family = "blas";
   c.op = "gemm";
-  c.variant = "CUDA cores";
+  c.variant = sizeof(T) == 4 ? "CUDA cores" : "FP64 tensor cores";
   c.dtype = dt;
   c.n = s;
   c.bytes = 0;  // compute-bound: the table shows GFLOP/s
@@ -140,7 +140,11 @@ void add_gemm(std::int64_t s, bool quick) {
     };
     return b;
   };
-  c.policy = [] { return record_policy(cuprim::blas::gemm_policy_for<T>(cuprim::current_tuned_arch())); };
+  c.policy = [] {
+    // double: the FP64 tensor-core kernel takes these aligned square operands on sm_90 (its policy is the one run)
+    if constexpr (sizeof(T) == 8) return record_policy(cuprim::blas::gemm_dmma_policy_for(cuprim::current_tuned_arch()));
+    else return record_policy(cuprim::blas::gemm_policy_for<T>(cuprim::current_tuned_arch()));
+  };
   add_case(std::move(c));
 }
 

@@ -1,7 +1,10 @@
 // cuprim::blas::gemm against a double-precision host reference (cuprim::host::gemm, the seed's MatrixMulOnHost with
 // the BLAS alpha/beta update): every op_a/op_b combination, m, n, k over {0, 1, 7, 16, 17, 63, 64, 65, 127, 128,
 // 129} and larger shapes with 1000 and 2^12 + 3, padded leading dimensions, unaligned pointers, alpha/beta edge
-// values, NaN in C with beta = 0, k = 0, and the row-major form. The error bound of an element is
+// values, NaN in C with beta = 0, k = 0, and the row-major form; double on both of its kernels (the FP64 tensor cores
+// for 16-byte aligned operands with even leading dimensions on sm_90, the CUDA-core kernel for odd leading
+// dimensions, shifted pointers or an explicit gemm_policy), each case of the tensor-core tests asserting which one
+// takes it on an sm_90 device. The error bound of an element is
 // (k + 4)·u·(|alpha|·Σ|a·b| + |beta·c|) (cuprim::host::gemm_abs_bound) with u the unit roundoff of T; products
 // above 2^27 multiply-adds are checked on sampled elements (cuprim::host::gemm_element), every element finite when C
 // started as NaN; elements of C outside the product (the padding of ldc) must keep their bytes.
@@ -37,13 +40,17 @@ struct gemm_case {
   std::int64_t shift = 0; // elements past the allocations' start (unaligned for shift % 4 != 0)
   bool nan_c = false;     // C holds NaN before the call (with beta = 0 it must not show)
   bool row_major = false;
+  bool even_ld = false;   // every leading dimension rounded up to even before the padding (the TMA-fed double path)
+  bool simt = false;      // double: the CUDA-core kernel by an explicit gemm_policy, whatever the layout
+  int expect_path = -1;   // double on sm_90: 1 the FP64 tensor-core kernel must take it, 0 it must not, -1 either
 };
 
 std::string describe(const gemm_case& c) {
   std::ostringstream os;
   os << (c.op_a == op::T ? "T" : "N") << (c.op_b == op::T ? "T" : "N") << " m " << c.m << " n " << c.n << " k " << c.k
      << " alpha " << c.alpha << " beta " << c.beta << " pad " << c.pad << " shift " << c.shift
-     << (c.nan_c ? " NaN in C" : "") << (c.row_major ? " row-major" : "");
+     << (c.nan_c ? " NaN in C" : "") << (c.row_major ? " row-major" : "") << (c.even_ld ? " even ld" : "")
+     << (c.simt ? " CUDA-core policy" : "");
   return os.str();
 }
 
@@ -118,8 +125,11 @@ void run_case(const gemm_case& c, rng& r) {
     std::swap(b_rows, b_cols);
     std::swap(c_rows, c_cols);
   }
-  const std::int64_t lda = std::max<std::int64_t>(1, a_rows) + c.pad, ldb = std::max<std::int64_t>(1, b_rows) + c.pad,
-                     ldc = std::max<std::int64_t>(1, c_rows) + c.pad;
+  const auto ld = [&](std::int64_t rows) {
+    const std::int64_t r = std::max<std::int64_t>(1, rows);
+    return (c.even_ld ? r + (r & 1) : r) + c.pad;
+  };
+  const std::int64_t lda = ld(a_rows), ldb = ld(b_rows), ldc = ld(c_rows);
   std::vector<T> a(std::size_t(lda * std::max<std::int64_t>(1, a_cols))), b(std::size_t(ldb * std::max<std::int64_t>(1, b_cols))),
       cin(std::size_t(ldc * std::max<std::int64_t>(1, c_cols)));
   for (auto& x : a) x = static_cast<T>(r.uniform(-1, 1));
@@ -131,7 +141,22 @@ void run_case(const gemm_case& c, rng& r) {
   CUPRIM_CUDA_CHECK(cudaMemcpy(db.data() + c.shift, b.data(), b.size() * sizeof(T), cudaMemcpyHostToDevice));
   CUPRIM_CUDA_CHECK(cudaMemcpy(dc.data() + c.shift, cin.data(), cin.size() * sizeof(T), cudaMemcpyHostToDevice));
   const T alpha = static_cast<T>(c.alpha), beta = static_cast<T>(c.beta);
-  if (c.row_major)
+  if constexpr (std::is_same_v<T, double>) {
+    if (c.expect_path >= 0 && !c.row_major) {
+      // Which kernel this layout takes on an sm_90 device (the FP64 tensor cores, or the CUDA-core fallback).
+      constexpr auto P = cuprim::blas::gemm_dmma_policy_for(90);
+      if (cuprim::get_device_info().arch() == 90)
+        EXPECT_EQ(cuprim::detail::gemm_dmma_eligible<P>(cuprim::get_device_info(), c.m, c.n, c.k, da.data() + c.shift,
+                                                         lda, db.data() + c.shift, ldb),
+                  c.expect_path == 1);
+    }
+  }
+  if (c.simt) {
+    if constexpr (std::is_same_v<T, double>)
+      cuprim::blas::gemm<cuprim::blas::gemm_policy_for<double>(90)>(c.op_a, c.op_b, c.m, c.n, c.k, alpha,
+                                                                    da.data() + c.shift, lda, db.data() + c.shift, ldb,
+                                                                    beta, dc.data() + c.shift, ldc);
+  } else if (c.row_major)
     cuprim::blas::gemm_row_major(c.op_a, c.op_b, c.m, c.n, c.k, alpha, da.data() + c.shift, lda, db.data() + c.shift,
                                  ldb, beta, dc.data() + c.shift, ldc);
   else
@@ -171,6 +196,59 @@ TEST_F(BlasGemm, DoubleEveryOpAndSizeAroundTheTiles) {
           for (std::int64_t k : {0, 1, 7, 8, 9, 17, 64, 129}) run_case<double>({oa, ob, m, n, k, -1.0, 0.5}, r);
 }
 
+// The FP64 tensor-core kernel (double, A and B 16-byte aligned with even leading dimensions; 128 x 128 x 16 tiles,
+// 64 x 32 per warp, m16n8k8 fragments) around its tiles, every op pair; on an sm_90 device each case must take it.
+TEST_F(BlasGemm, DoubleTensorCorePathAroundItsTiles) {
+  CUPRIM_TEST_RNG(r);
+  for (op oa : {op::N, op::T})
+    for (op ob : {op::N, op::T})
+      for (std::int64_t m : {1, 17, 64, 128, 129, 255})
+        for (std::int64_t n : {1, 33, 128, 129})
+          for (std::int64_t k : {1, 15, 16, 17, 64}) {
+            gemm_case c{oa, ob, m, n, k, -1.0, 0.5};
+            c.even_ld = true;
+            c.expect_path = 1;
+            run_case<double>(c, r);
+          }
+}
+
+// Larger products on the tensor-core path: padded leading dimensions, beta = 0 over NaN, many k stages, and the
+// same layouts forced onto the CUDA-core kernel by an explicit gemm_policy.
+TEST_F(BlasGemm, DoubleTensorCorePathLargerShapes) {
+  CUPRIM_TEST_RNG(r);
+  for (op oa : {op::N, op::T})
+    for (op ob : {op::N, op::T}) {
+      for (bool simt : {false, true}) {
+        gemm_case c{oa, ob, 1000, 777, 515, 1.0, 0.0, 2, 0, true};
+        c.even_ld = true;
+        c.simt = simt;
+        c.expect_path = simt ? -1 : 1;
+        run_case<double>(c, r);
+      }
+      gemm_case c{oa, ob, 300, 200, 1000, -0.5, 2.0, 6};
+      c.even_ld = true;
+      c.expect_path = 1;
+      run_case<double>(c, r);
+    }
+}
+
+// Layouts the tensor-core kernel cannot take (TMA needs 16-byte aligned operands and 16-byte strides): odd leading
+// dimensions and pointers 8 bytes off, every op pair, through the CUDA-core fallback.
+TEST_F(BlasGemm, DoubleFallbackLayouts) {
+  CUPRIM_TEST_RNG(r);
+  for (op oa : {op::N, op::T})
+    for (op ob : {op::N, op::T}) {
+      gemm_case odd{oa, ob, 129, 65, 33, 1.0, 0.5, 1};
+      odd.even_ld = true;  // even, then 1 of padding: odd
+      odd.expect_path = 0;
+      run_case<double>(odd, r);
+      gemm_case shifted{oa, ob, 128, 64, 48, -1.0, 0.0, 0, 1, true};
+      shifted.even_ld = true;
+      shifted.expect_path = 0;
+      run_case<double>(shifted, r);
+    }
+}
+
 TEST_F(BlasGemm, LargerShapesPaddedAndUnaligned) {
   CUPRIM_TEST_RNG(r);
   for (op oa : {op::N, op::T})
@@ -191,6 +269,10 @@ TEST_F(BlasGemm, SizesPastTheFourThousands) {
   run_case<float>({op::N, op::N, big, big, big, 1.0, 0.0, 0, 0, true}, r);
   run_case<float>({op::T, op::T, big, big, big, -1.0, 0.0, 3, 1, true}, r);
   run_case<double>({op::N, op::T, big, big, big, 1.0, 0.0, 0, 0, true}, r);
+  gemm_case tc{op::T, op::T, big, 1000, big, 1.0, 0.0, 6, 0, true};  // the tensor-core path
+  tc.even_ld = true;
+  tc.expect_path = 1;
+  run_case<double>(tc, r);
   run_case<double>({op::T, op::N, big, 129, big, 0.5, 2.0, 1, 1}, r);
   run_case<float>({op::N, op::T, 7, big, 1000, 1.0, -1.0, 0, 3}, r);
   run_case<float>({op::T, op::N, big, 1, big, 1.0, 1.0}, r);
@@ -234,6 +316,20 @@ TEST_F(BlasGemm, BitwiseRepeatable) {
   cuprim::blas::gemm(op::N, op::N, m, n, k, 1.f, da.data(), m, db.data(), k, 0.f, c2.data(), m);
   const auto h1 = c1.to_host_sync(), h2 = c2.to_host_sync();
   EXPECT_EQ(0, std::memcmp(h1.data(), h2.data(), h1.size() * sizeof(float)));
+}
+
+TEST_F(BlasGemm, DoubleTensorCoreBitwiseRepeatable) {
+  CUPRIM_TEST_RNG(r);
+  const std::int64_t m = 300, n = 200, k = 1000;
+  std::vector<double> a(std::size_t(m * k)), b(std::size_t(k * n));
+  for (auto& x : a) x = r.uniform(-1, 1);
+  for (auto& x : b) x = r.uniform(-1, 1);
+  cuprim::device_buffer<double> da{std::span<const double>(a)}, db{std::span<const double>(b)}, c1(std::size_t(m * n)),
+      c2(std::size_t(m * n));
+  cuprim::blas::gemm(op::N, op::N, m, n, k, 1.0, da.data(), m, db.data(), k, 0.0, c1.data(), m);
+  cuprim::blas::gemm(op::N, op::N, m, n, k, 1.0, da.data(), m, db.data(), k, 0.0, c2.data(), m);
+  const auto h1 = c1.to_host_sync(), h2 = c2.to_host_sync();
+  EXPECT_EQ(0, std::memcmp(h1.data(), h2.data(), h1.size() * sizeof(double)));
 }
 
 TEST_F(BlasGemm, BadArgumentsWriteNothing) {

@@ -16,9 +16,17 @@
 //   cuprim::blas::gemm_strided_batched_row_major(...), gemm_batched_row_major(...)   the batched forms over
 //        row-major arrays (as gemm_row_major; the arguments in the same order as their column-major forms).
 //
-// Types: float and double, computed in the element type on CUDA cores (true FP32 and FP64: fused multiply-adds, no
-// reduced-precision inputs); each element's sum runs over k in increasing order, so results are the same bits from
-// run to run and |error| ≤ k·u·(|alpha|·Σ|a||b|) + u·|beta·c| to first order (u = 2^-24 or 2^-53).
+// Types: float and double, computed in the element type (true FP32 and FP64, no reduced-precision inputs): float on
+// CUDA cores, each element's sum over k in increasing order of fused multiply-adds; double on Hopper's FP64 tensor
+// cores where the operands allow (below), whose products are exact and sums in FP64, else on CUDA cores like float.
+// Results are the same bits from run to run and |error| ≤ k·u·(|alpha|·Σ|a||b|) + u·|beta·c| to first order
+// (u = 2^-24 or 2^-53).
+//
+// double on FP64 tensor cores: on sm_90 devices with A and B 16-byte aligned, lda and ldb even and m, n, k below
+// 2^31 - 512, gemm and gemm_row_major run mma.sync m16n8k8 f64 fed by TMA (blas/detail/gemm_dmma_kernel.cuh; plain
+// sm_90 code, so any build for sm_90 or sm_90a has it); other layouts, other devices and binaries without sm_90 code
+// take the CUDA-core kernel. The two paths sum in different orders (each the same from run to run). The batched
+// forms of double keep the CUDA-core kernel for now.
 //
 // 16-bit inputs: gemm and gemm_row_major also take __nv_bfloat16 or __half A and B with float alpha and beta and C
 // of the input type or float. Products are exact in fp32 and summed in fp32 on tensor cores, so |error| ≤ k·2^-23·
@@ -52,11 +60,14 @@
 // Algorithm (blas/detail/gemm_kernel.cuh): a block per tile of C, both operands' tiles staged through shared memory
 // with the next tiles' loads in flight, 2-D register blocking (float: 16-byte loads and stores where the operands
 // are 16-byte aligned with leading dimensions of whole 16-byte vectors; any other layout takes element accesses). 16-bit
-// inputs: see above. TF32 and FP64 tensor-core paths are not built yet.
+// inputs and double on FP64 tensor cores: see above. A TF32 path is not built yet.
 //
 // Policy. Each entry point takes an optional cuprim::blas::gemm_policy as its first template argument (default
 // cuprim::tuned: gemm_policy_for<T> for the device; blas/detail/gemm_tuning.cuh); the 16-bit forms take a
-// cuprim::blas::gemm_sm90_policy (stages, group, cluster) for their tensor-core kernel.
+// cuprim::blas::gemm_sm90_policy (stages, group, cluster) for their tensor-core kernel. For double, gemm and
+// gemm_row_major also take a cuprim::blas::gemm_dmma_policy (tile, k per stage, stages, group) for the FP64
+// tensor-core kernel (the CUDA-core kernel's table row where it cannot run); cuprim::tuned takes gemm_dmma_policy_for
+// where the FP64 tensor cores can run, and an explicit gemm_policy always runs the CUDA-core kernel.
 //
 // Errors. cuprim::invalid_argument before anything runs: m, n or k negative; lda below max(1, the rows of A as
 // stored: m for op N, k for op T), ldb below max(1, k or n), ldc below max(1, m); A, B or C null where its operand
@@ -64,6 +75,7 @@
 // one launch; and the batched forms' rules above. cuprim::cuda_error for a failed launch or an error already pending.
 #pragma once
 
+#include <cuprim/blas/detail/gemm_dmma_launch.cuh>
 #include <cuprim/blas/detail/gemm_kernel.cuh>
 #include <cuprim/blas/detail/gemm_sm90_launch.cuh>
 #include <cuprim/blas/detail/gemm_tuning.cuh>
@@ -137,16 +149,42 @@ void gemm_validate(const char* fn, const gemm_names& nm, blas::op op_a, blas::op
                         {"C", c, gemm_span_bytes(m, n, ldc, sizeof(TC)), written}});
 }
 
-/// Every gemm ends here: validate, then the scaling kernel (k = 0 or alpha = 0) or the GEMM kernel.
+/// The policy argument's roles for float and double: cuprim::tuned (the tables' rows: the FP64 tensor-core kernel
+/// for double where it takes the operands), a gemm_policy (the CUDA-core kernel with that policy, for every layout)
+/// or, for double, a gemm_dmma_policy (the FP64 tensor-core kernel with that policy where it takes the operands,
+/// the CUDA-core kernel's table row elsewhere).
+template <auto Policy>
+constexpr bool gemm_policy_is_dmma = std::is_same_v<std::remove_cvref_t<decltype(Policy)>, blas::gemm_dmma_policy>;
+template <auto Policy>
+constexpr auto gemm_simt_policy_arg() {
+  if constexpr (gemm_policy_is_dmma<Policy>) {
+    return tuned;
+  } else {
+    return Policy;
+  }
+}
+template <auto Policy>
+constexpr blas::gemm_dmma_policy gemm_dmma_policy_arg(int arch) {
+  if constexpr (gemm_policy_is_dmma<Policy>) {
+    return Policy;
+  } else {
+    return blas::gemm_dmma_policy_for(arch);
+  }
+}
+
+/// Every gemm ends here: validate, then the scaling kernel (k = 0 or alpha = 0), the FP64 tensor-core kernel (double,
+/// where it takes the operands) or the CUDA-core kernel.
 template <auto Policy, class T>
 void gemm_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
               const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc,
               cudaStream_t stream) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                 "cuprim::blas::gemm: float or double here (16-bit inputs take the overload with float scalars)");
+  static_assert(!gemm_policy_is_dmma<Policy> || std::is_same_v<T, double>,
+                "cuprim::blas::gemm: a gemm_dmma_policy is for double");
   gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
   with_tuned_arch([&]<int Arch>() {
-    constexpr blas::gemm_policy P = pick_policy<Policy>(blas::gemm_policy_for<T>(Arch));
+    constexpr blas::gemm_policy P = pick_policy<gemm_simt_policy_arg<Policy>()>(blas::gemm_policy_for<T>(Arch));
     const std::uint64_t tiles_m = (std::uint64_t(m) + P.tile_m - 1) / P.tile_m;
     const std::uint64_t tiles_n = (std::uint64_t(n) + P.tile_n - 1) / P.tile_n;
     if (tiles_m > 0x7fffffffu) throw_invalid(fn, nm.m, "too large for one launch");
@@ -159,6 +197,14 @@ void gemm_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b
       gemm_scale_kernel<<<grid, threads, 0, stream>>>(c, m, n, ldc, beta);
       check_launch(fn);
       return;
+    }
+    if constexpr (std::is_same_v<T, double> && !std::is_same_v<std::remove_cvref_t<decltype(Policy)>, blas::gemm_policy>) {
+      constexpr blas::gemm_dmma_policy PD = gemm_dmma_policy_arg<Policy>(Arch);
+      if (gemm_dmma_eligible<PD>(get_device_info(), m, n, k, a, lda, b, ldb)) {
+        gemm_dmma_launch<PD>(fn, op_a == blas::op::T, op_b == blas::op::T, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                             stream);
+        return;
+      }
     }
     const auto vec = [](const T* p, std::int64_t ld) {
       return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && (ld * std::int64_t(sizeof(T))) % 16 == 0;

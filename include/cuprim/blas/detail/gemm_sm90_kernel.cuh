@@ -124,15 +124,6 @@ __device__ __forceinline__ std::uint64_t wgmma_desc(const void* smem, unsigned l
          (std::uint64_t(1) << 62);
 }
 
-/// A 2-D TMA load of one box at coordinates (x: the contiguous dimension, y) into shared memory, completing on bar.
-__device__ __forceinline__ void tma_load_2d(void* smem, const CUtensorMap* map, unsigned long long* bar, int x, int y) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::
-          "r"(smem_address(smem)),
-      "l"(map), "r"(smem_address(bar)), "r"(x), "r"(y)
-      : "memory");
-}
-
 /// tma_load_2d into the same shared-memory offset of every block of the cluster named in cta_mask, each block's
 /// barrier at bar's offset receiving the bytes it got.
 __device__ __forceinline__ void tma_load_2d_multicast(void* smem, const CUtensorMap* map, unsigned long long* bar,

@@ -86,6 +86,47 @@ constexpr gemm_sm90_policy gemm_sm90_policy_for(int arch) {
   return {.stages = 3, .group = 8, .cluster = 1, .staged_store = true};
 }
 
+/// The FP64 tensor-core GEMM (double on sm_90: mma.sync m16n8k8 f64 fed by TMA; blas/detail/gemm_dmma_kernel.cuh):
+/// a block per tile_m × tile_n tile of C, tile_k k per shared-memory stage, one 64 × 32 warp tile of C per warp
+/// ((tile_m / 64) · (tile_n / 32) warps; one of their threads issues the TMA loads).
+struct gemm_dmma_policy {
+  static constexpr const char* name = "gemm_dmma_policy";
+  /// Rows and columns of C per block: multiples of 64 and 32, at most 8 consumer warps (registers: 128 accumulators
+  /// and 48 operand registers per thread).
+  int tile_m = 128;
+  int tile_n = 128;
+  /// k per stage: a multiple of 16 (one 128-byte swizzled row of doubles).
+  int tile_k = 16;
+  /// Shared-memory stages in flight ((tile_m + tile_n) · tile_k · 8 bytes each; at most 227 KiB in all); the loads
+  /// run stages - 2 steps ahead of the step being multiplied, so at least 3.
+  int stages = 5;
+  /// Tiles of rows of C visited together (neighbouring blocks then share operand tiles in L2).
+  int group = 8;
+
+  constexpr int consumers() const { return (tile_m / 64) * (tile_n / 32); }
+  constexpr int threads() const { return 32 * consumers(); }
+  constexpr int stage_bytes() const { return (tile_m + tile_n) * tile_k * 8; }
+  /// Dynamic shared memory: the stages, 1 KiB of alignment slack (the 128-byte swizzle's period), the barriers.
+  constexpr int smem_bytes() const { return stages * stage_bytes() + 1024 + 2 * stages * 8; }
+  friend constexpr bool operator==(const gemm_dmma_policy&, const gemm_dmma_policy&) = default;
+  template <class F>
+  constexpr void fields(F&& f) const {
+    f("tile_m", tile_m);
+    f("tile_n", tile_n);
+    f("tile_k", tile_k);
+    f("stages", stages);
+    f("group", group);
+  }
+};
+
+/// The table: the FP64 tensor-core GEMM's policy on a device of tuned architecture `arch`.
+constexpr gemm_dmma_policy gemm_dmma_policy_for(int arch) {
+  (void)arch;
+  // sm_90, double: 128 x 128 x 16, 5 stages (160 KiB), groups of 8: untuned until measured (the design's estimate,
+  // docs/tuning/blas.md "DGEMM on FP64 tensor cores").
+  return {.tile_m = 128, .tile_n = 128, .tile_k = 16, .stages = 5, .group = 8};
+}
+
 }  // namespace cuprim::blas
 
 namespace cuprim::detail {
@@ -110,6 +151,20 @@ constexpr bool gemm_sm90_policy_valid() {
   static_assert(P.stages >= 2 && P.stages <= 4, "gemm_sm90_policy: stages must be 2, 3 or 4 (48 KiB each)");
   static_assert(P.group >= 1, "gemm_sm90_policy: group must be at least 1");
   static_assert(P.cluster == 1 || P.cluster == 2, "gemm_sm90_policy: cluster must be 1 or 2");
+  return true;
+}
+
+template <blas::gemm_dmma_policy P>
+constexpr bool gemm_dmma_policy_valid() {
+  static_assert(P.tile_m >= 64 && P.tile_m <= 256 && P.tile_m % 64 == 0,
+                "gemm_dmma_policy: tile_m must be 64, 128, 192 or 256");
+  static_assert(P.tile_n >= 32 && P.tile_n <= 256 && P.tile_n % 32 == 0,
+                "gemm_dmma_policy: tile_n must be a multiple of 32 up to 256");
+  static_assert(P.consumers() <= 8, "gemm_dmma_policy: at most 8 warp tiles of 64 x 32 per block");
+  static_assert(P.tile_k >= 16 && P.tile_k <= 64 && P.tile_k % 16 == 0, "gemm_dmma_policy: tile_k must be 16, 32, 48 or 64");
+  static_assert(P.stages >= 3, "gemm_dmma_policy: at least 3 stages (the loads run stages - 2 steps ahead)");
+  static_assert(P.smem_bytes() <= 227 * 1024, "gemm_dmma_policy: the stages exceed 227 KiB of shared memory");
+  static_assert(P.group >= 1, "gemm_dmma_policy: group must be at least 1");
   return true;
 }
 

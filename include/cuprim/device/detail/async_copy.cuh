@@ -6,6 +6,7 @@
 //   mbarrier_arrive_expect_tx(bar, bytes)      one arrival, and the phase also waits for `bytes` of bulk copies
 //   mbarrier_wait(bar, parity)                 until the phase of that parity has completed (acquire)
 //   bulk_load(smem, gmem, bytes, bar)          global -> shared by the copy engine, completing on bar
+//   tma_load_2d(smem, map, bar, x, y)          one box of a 2-D tensor map -> shared, completing on bar
 //   bulk_store(gmem, smem, bytes)              shared -> global; bulk_commit() closes a group and
 //   bulk_wait_read<N>()                        waits until at most N groups still read shared memory
 //   fence_proxy_async_shared()                 orders this thread's shared-memory writes before later bulk copies
@@ -16,6 +17,8 @@
 // Bulk copies need 16-byte aligned addresses on both sides and a size that is a multiple of 16. Everything here
 // is sm_90 only: callers check `bulk_copy_supported` (device and binary) before launching a kernel that uses it.
 #pragma once
+
+#include <cuda.h>
 
 #include <cstdint>
 
@@ -82,6 +85,18 @@ __device__ __forceinline__ void bulk_load(void* smem_dst, const void* gmem_src, 
                    smem_address(smem_dst)),
                "l"(gmem_src), "r"(bytes), "r"(smem_address(bar))
                : "memory");
+#endif
+}
+
+/// A 2-D tensor copy (TMA) of one box of `map` at coordinates (x: the contiguous dimension, y) into shared memory,
+/// completing on bar; elements outside the tensor arrive as zeros (the maps cuprim encodes ask for that).
+__device__ __forceinline__ void tma_load_2d(void* smem, const CUtensorMap* map, unsigned long long* bar, int x, int y) {
+#ifdef CUPRIM_HAS_BULK_COPY
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::
+          "r"(smem_address(smem)),
+      "l"(map), "r"(smem_address(bar)), "r"(x), "r"(y)
+      : "memory");
 #endif
 }
 
