@@ -53,14 +53,16 @@ struct cublas_handle {
   ~cublas_handle() { cublasDestroy(h); }
 };
 
-template <class T>
-void add_gemm(std::int64_t s, bool quick) {
+template <class T, auto Policy = cuprim::tuned>
+void add_gemm(std::int64_t s, bool quick, const char* sweep_label = nullptr) {
   const char* dt = sizeof(T) == 4 ? "float" : "double";
   case_def c;
-  c.name = std::string("blas/gemm/") + dt + "/NN/" + std::to_string(s);
+  c.name = (sweep_label ? std::string("blas/sweep/") + sweep_label + "/" : std::string("blas/gemm/")) + dt + "/NN/" +
+           std::to_string(s);
+  c.sweep = sweep_label != nullptr;
   c.family = "blas";
   c.op = "gemm";
-  c.variant = sizeof(T) == 4 ? "CUDA cores" : "FP64 tensor cores";
+  c.variant = sweep_label ? sweep_label : sizeof(T) == 4 ? "CUDA cores" : "FP64 tensor cores";
   c.dtype = dt;
   c.n = s;
   c.bytes = 0;  // compute-bound: the table shows GFLOP/s
@@ -91,8 +93,8 @@ void add_gemm(std::int64_t s, bool quick) {
     }
     bench b;
     b.run = [st, s](cudaStream_t stream, int) {
-      cuprim::blas::gemm(cuprim::blas::op::N, cuprim::blas::op::N, s, s, s, T(1), st->a.template as<T>(), s,
-                         st->b.template as<T>(), s, T(0), st->c.template as<T>(), s, stream);
+      cuprim::blas::gemm<Policy>(cuprim::blas::op::N, cuprim::blas::op::N, s, s, s, T(1), st->a.template as<T>(), s,
+                                 st->b.template as<T>(), s, T(0), st->c.template as<T>(), s, stream);
     };
     b.baseline = [st, s](cudaStream_t stream, int) {
       const T one = 1, zero = 0;
@@ -142,7 +144,8 @@ void add_gemm(std::int64_t s, bool quick) {
   };
   c.policy = [] {
     // double: the FP64 tensor-core kernel takes these aligned square operands on sm_90 (its policy is the one run)
-    if constexpr (sizeof(T) == 8) return record_policy(cuprim::blas::gemm_dmma_policy_for(cuprim::current_tuned_arch()));
+    if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(Policy)>, cuprim::tuned_t>) return record_policy(Policy);
+    else if constexpr (sizeof(T) == 8) return record_policy(cuprim::blas::gemm_dmma_policy_for(cuprim::current_tuned_arch()));
     else return record_policy(cuprim::blas::gemm_policy_for<T>(cuprim::current_tuned_arch()));
   };
   add_case(std::move(c));
@@ -489,6 +492,14 @@ void register_blas() {
   add_gemm<float>(8192, true);
   add_gemm<double>(4096, false);
   add_gemm<double>(8192, false);
+  constexpr cuprim::blas::gemm_dmma_policy d_k32{.tile_m = 128, .tile_n = 128, .tile_k = 32, .stages = 3, .group = 8};
+  constexpr cuprim::blas::gemm_dmma_policy d_k16{.tile_m = 128, .tile_n = 128, .tile_k = 16, .stages = 5, .group = 8};
+  constexpr cuprim::blas::gemm_dmma_policy d_k16s4{.tile_m = 128, .tile_n = 128, .tile_k = 16, .stages = 4, .group = 8};
+  for (std::int64_t s : {4096, 8192}) {
+    add_gemm<double, d_k32>(s, false, "dmma-128x128x32-3s");
+    add_gemm<double, d_k16>(s, false, "dmma-128x128x16-5s");
+    add_gemm<double, d_k16s4>(s, false, "dmma-128x128x16-4s");
+  }
   add_gemm_tensor<__nv_bfloat16>(4096, false, false);
   add_gemm_tensor<__nv_bfloat16>(8192, false, true);
   add_gemm_tensor<__nv_bfloat16>(8192, true, false);

@@ -89,6 +89,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace cuprim::blas {
 
@@ -121,6 +122,25 @@ struct gemm_names {
 };
 inline constexpr gemm_names gemm_column_major{"m", "n", "A", "lda", "op_a", "B", "ldb", "op_b"};
 inline constexpr gemm_names gemm_row_major_view{"n", "m", "B", "ldb", "op_b", "A", "lda", "op_a"};
+
+/// The CUDA-core kernels' grid of tile_m × tile_n tiles (x along m, y along n), refused when too large for a launch.
+inline std::pair<std::uint64_t, std::uint64_t> gemm_grid(const char* fn, const gemm_names& nm, std::int64_t m,
+                                                         std::int64_t n, int tile_m, int tile_n) {
+  const std::uint64_t tiles_m = (std::uint64_t(m) + tile_m - 1) / tile_m;
+  const std::uint64_t tiles_n = (std::uint64_t(n) + tile_n - 1) / tile_n;
+  if (tiles_m > 0x7fffffffu) throw_invalid(fn, nm.m, "too large for one launch");
+  if (tiles_n > 65535) throw_invalid(fn, nm.n, "too large for one launch (at most 65535 tiles of columns)");
+  return {tiles_m, tiles_n};
+}
+
+/// C = beta·C over m × n (k = 0 or alpha = 0; C unread when beta is 0), S: the scalars' type.
+template <class T, class S>
+void gemm_scale(const char* fn, T* c, std::int64_t m, std::int64_t n, std::int64_t ldc, S beta, cudaStream_t stream) {
+  constexpr unsigned threads = 256;
+  const dim3 grid(unsigned((std::uint64_t(m) + threads - 1) / threads), unsigned(std::min<std::int64_t>(n, 65535)));
+  gemm_scale_kernel<<<grid, threads, 0, stream>>>(c, m, n, ldc, beta);
+  check_launch(fn);
+}
 
 /// The argument rules of gemm, on the column-major view (names: the caller's).
 /// `arrays` false: the shape rules only (the batched forms check their arrays themselves).
@@ -185,19 +205,10 @@ void gemm_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b
   gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
   with_tuned_arch([&]<int Arch>() {
     constexpr blas::gemm_policy P = pick_policy<gemm_simt_policy_arg<Policy>()>(blas::gemm_policy_for<T>(Arch));
-    const std::uint64_t tiles_m = (std::uint64_t(m) + P.tile_m - 1) / P.tile_m;
-    const std::uint64_t tiles_n = (std::uint64_t(n) + P.tile_n - 1) / P.tile_n;
-    if (tiles_m > 0x7fffffffu) throw_invalid(fn, nm.m, "too large for one launch");
-    if (tiles_n > 65535) throw_invalid(fn, nm.n, "too large for one launch (at most 65535 tiles of columns)");
+    const auto [tiles_m, tiles_n] = gemm_grid(fn, nm, m, n, P.tile_m, P.tile_n);
     check_no_pending_error(fn);
     if (m == 0 || n == 0) return;
-    if (k == 0 || alpha == T(0)) {
-      constexpr unsigned threads = 256;
-      const dim3 grid(unsigned((std::uint64_t(m) + threads - 1) / threads), unsigned(std::min<std::int64_t>(n, 65535)));
-      gemm_scale_kernel<<<grid, threads, 0, stream>>>(c, m, n, ldc, beta);
-      check_launch(fn);
-      return;
-    }
+    if (k == 0 || alpha == T(0)) return gemm_scale(fn, c, m, n, ldc, beta, stream);
     if constexpr (std::is_same_v<T, double> && !std::is_same_v<std::remove_cvref_t<decltype(Policy)>, blas::gemm_policy>) {
       constexpr blas::gemm_dmma_policy PD = gemm_dmma_policy_arg<Policy>(Arch);
       if (gemm_dmma_eligible<PD>(get_device_info(), m, n, k, a, lda, b, ldb)) {
@@ -245,13 +256,7 @@ void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::
   }
   check_no_pending_error(fn);
   if (m == 0 || n == 0 || (!product && beta == 1.f)) return;  // BLAS's quick return
-  if (!product) {
-    constexpr unsigned threads = 256;
-    const dim3 grid(unsigned((std::uint64_t(m) + threads - 1) / threads), unsigned(std::min<std::int64_t>(n, 65535)));
-    gemm_scale_kernel<<<grid, threads, 0, stream>>>(c, m, n, ldc, beta);
-    check_launch(fn);
-    return;
-  }
+  if (!product) return gemm_scale(fn, c, m, n, ldc, beta, stream);
   if (tensor) {
     with_tuned_arch([&]<int Arch>() {
       constexpr blas::gemm_sm90_policy P = pick_policy<Policy>(blas::gemm_sm90_policy_for(Arch));
@@ -346,10 +351,7 @@ void gemm_batched_run(const char* fn, const gemm_names& nm, blas::op op_a, blas:
   if (bt.count == 0) return;  // no batches: nothing to do, and nothing queried or launched
   with_tuned_arch([&]<int Arch>() {
     constexpr blas::gemm_policy P = pick_policy<Policy>(blas::gemm_policy_for<T>(Arch));
-    const std::uint64_t tiles_m = (std::uint64_t(m) + P.tile_m - 1) / P.tile_m;
-    const std::uint64_t tiles_n = (std::uint64_t(n) + P.tile_n - 1) / P.tile_n;
-    if (tiles_m > 0x7fffffffu) throw_invalid(fn, nm.m, "too large for one launch");
-    if (tiles_n > 65535) throw_invalid(fn, nm.n, "too large for one launch (at most 65535 tiles of columns)");
+    const auto [tiles_m, tiles_n] = gemm_grid(fn, nm, m, n, P.tile_m, P.tile_n);
     check_no_pending_error(fn);
     if (m == 0 || n == 0) return;
     const unsigned zs = unsigned(std::min<std::int64_t>(bt.count, 65535));

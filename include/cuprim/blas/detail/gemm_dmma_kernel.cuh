@@ -297,11 +297,7 @@ __global__ void __launch_bounds__(Policy::value.threads(), 1)
   }
   gemm_dmma_epilogue<AK, BKm>(g, acc, std::int64_t(row0) + wm, std::int64_t(col0) + wn, lg, lt);
 #else
-  // A binary without sm_90 code: marks itself for gemm_dmma_built and never runs (the host does not launch it).
-  __shared__ int built_without_sm90;
-  if (threadIdx.x == 0) built_without_sm90 = int(blockIdx.x);
-  __syncthreads();
-  if (built_without_sm90 >= 0) __trap();
+  kernel_not_built_here();  // a binary without this target's code (see gemm_*_built)
 #endif
 }
 

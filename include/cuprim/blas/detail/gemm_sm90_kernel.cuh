@@ -406,11 +406,7 @@ __global__ void __launch_bounds__(gemm_sm90_shape::threads, 1)
     cluster_barrier_wait();
   }
 #else
-  // A binary without sm_90a code: marks itself for gemm_sm90_built and never runs (the host does not launch it).
-  __shared__ int built_without_sm90a;
-  if (threadIdx.x == 0) built_without_sm90a = int(blockIdx.x);
-  __syncthreads();
-  if (built_without_sm90a >= 0) __trap();
+  kernel_not_built_here();  // a binary without this target's code (see gemm_*_built)
 #endif
 }
 

@@ -158,4 +158,14 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(unsigned long long* bar,
 #endif
 }
 
+/// The body of a kernel compiled for a target without the instructions it needs: a word of static shared memory
+/// marks the binary (the host reads cudaFuncAttributes::sharedSizeBytes, 0 for the real kernel, and never launches
+/// it), and a launch anyway traps.
+__device__ __forceinline__ void kernel_not_built_here() {
+  __shared__ int not_built_marker;
+  if (threadIdx.x == 0) not_built_marker = int(blockIdx.x);
+  __syncthreads();
+  if (not_built_marker >= 0) __trap();
+}
+
 }  // namespace cuprim::detail

@@ -139,6 +139,24 @@ __global__ void __launch_bounds__(Policy::value.hist_threads, 1) radix_histogram
   }
 }
 
+/// One block of radix_digits threads, thread d holding v: the sum of v over the threads before d. warp_totals:
+/// the block's shared scratch (rewritten: a barrier must separate two calls). Every thread of the block calls it.
+__device__ __forceinline__ std::uint64_t radix_digits_exclusive_sum(std::uint64_t v,
+                                                                   std::uint64_t (&warp_totals)[radix_digits / 32]) {
+  const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+  std::uint64_t incl = v;
+#pragma unroll
+  for (int o = 1; o < 32; o *= 2) {
+    const std::uint64_t x = __shfl_up_sync(0xffffffffu, incl, o);
+    if (lane >= o) incl += x;
+  }
+  if (lane == 31) warp_totals[w] = incl;
+  __syncthreads();
+  std::uint64_t run = incl - v;
+  for (int j = 0; j < w; ++j) run += warp_totals[j];
+  return run;
+}
+
 /// Block p (256 threads, thread d): bases[q][p][d] = (keys of all portions with a smaller digit in pass p) +
 /// (keys of digit d in portions before q). A template only so that every translation unit that includes this
 /// header may define it (a plain __global__ function here is an external definition in each, and the link fails).
@@ -149,19 +167,10 @@ __global__ void __launch_bounds__(Digits) radix_bases_kernel(const unsigned* his
   __shared__ std::uint64_t warp_totals[radix_digits / 32];
   allow_dependent_launch();
   wait_for_prerequisite_grid();  // the histograms
-  const int p = blockIdx.x, d = threadIdx.x, lane = d % 32, w = d / 32;
+  const int p = blockIdx.x, d = threadIdx.x;
   std::uint64_t total = 0;
   for (std::uint64_t q = 0; q < portions; ++q) total += hist[(q * passes + p) * radix_digits + d];
-  std::uint64_t incl = total;
-#pragma unroll
-  for (int o = 1; o < 32; o *= 2) {
-    const std::uint64_t x = __shfl_up_sync(0xffffffffu, incl, o);
-    if (lane >= o) incl += x;
-  }
-  if (lane == 31) warp_totals[w] = incl;
-  __syncthreads();
-  std::uint64_t run = incl - total;
-  for (int j = 0; j < w; ++j) run += warp_totals[j];
+  std::uint64_t run = radix_digits_exclusive_sum(total, warp_totals);
   for (std::uint64_t q = 0; q < portions; ++q) {
     const std::uint64_t i = (q * passes + p) * radix_digits + d;
     bases[i] = run;

@@ -179,23 +179,12 @@ __global__ void __launch_bounds__(radix_digits) seg_bases_kernel(seg_long_arrays
   wait_for_prerequisite_grid();
   if (a.counters[seg_bad]) return;
   const std::uint64_t count = a.counters[seg_large];
-  const int d = threadIdx.x, lane = d % 32, w = d / 32;
+  const int d = threadIdx.x;
   for (std::uint64_t k = blockIdx.x; k < count; k += gridDim.x) {
     const std::uint64_t begin = a.longs[k].begin;
     for (int q = 0; q < a.passes; ++q) {
       std::uint64_t* h = a.hist + (k * std::uint64_t(a.passes) + std::uint64_t(q)) * radix_digits;
-      const std::uint64_t v = h[d];
-      std::uint64_t incl = v;
-#pragma unroll
-      for (int o = 1; o < 32; o *= 2) {
-        const std::uint64_t x = __shfl_up_sync(0xffffffffu, incl, o);
-        if (lane >= o) incl += x;
-      }
-      if (lane == 31) warp_totals[w] = incl;
-      __syncthreads();
-      std::uint64_t start = begin + incl - v;
-      for (int j = 0; j < w; ++j) start += warp_totals[j];
-      h[d] = start;
+      h[d] = begin + radix_digits_exclusive_sum(h[d], warp_totals);
       __syncthreads();  // warp_totals is rewritten by the next place
     }
   }
