@@ -1,8 +1,10 @@
 // cuprim-lab rows for dense linear algebra: cuprim::blas::gemm against cuBLAS (cublasSgemm / cublasDgemm, default
-// math mode: true FP32 on CUDA cores for S, FP64 tensor cores for D), square column-major products, op N; and the
-// GEMM ladder (lab/ladder/gemm.cuh): seed 001's steps from one thread per element to today's CUDA-core SGEMM, each
-// rung against cuBLAS in the same run, with cuBLAS and a CPU BLAS as rows of their own and a table of TFLOP/s, % of
-// the FP32 peak and the ratio to cuBLAS after the main one.
+// math mode: true FP32 on CUDA cores for S, FP64 tensor cores for D; cublasGemmEx for 16-bit inputs), square
+// column-major products, op N; and the GEMM ladder (lab/ladder/gemm.cuh): seed 001's steps from one thread per
+// element to today's CUDA-core SGEMM, then the tensor-core rungs (mma.sync, then the production wgmma kernel), each
+// rung against cuBLAS of the same math in the same run, with cuBLAS and a CPU BLAS as rows of their own and a table
+// of TFLOP/s, % of the row's peak (FP32 CUDA cores or dense BF16 tensor cores) and the ratio to cuBLAS after the
+// main one.
 //
 //   cuprim-lab run blas/
 //   cuprim-lab run gemm/ladder
@@ -267,29 +269,50 @@ void add_gemm_tensor(std::int64_t s, bool ta, bool quick, const char* sweep_labe
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The GEMM ladder: gemm/ladder/<rung>/float/<n>, square float NN products, alpha 1, beta 0.
+// The GEMM ladder: gemm/ladder/<rung>/<float | bf16>/<n>, square NN products, alpha 1, beta 0, C float. FP32 rungs
+// (1-4) take float inputs and run against cublasSgemm; BF16 rungs (5-6) take the same inputs rounded to bf16 and run
+// against cublasGemmEx (bf16 A and B, float C, CUBLAS_COMPUTE_32F).
 
 constexpr const char* ladder_prefix = "gemm/ladder/";
 
-/// Square n x n operands A and B (uniform in [-1, 1), the blas/gemm rows' generator and seeds), on the device.
+__global__ void narrow_bf16(const float* x, __nv_bfloat16* y, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    y[i] = __float2bfloat16(x[i]);
+}
+
+/// Square n x n operands A and B (uniform in [-1, 1), the blas/gemm rows' generator and seeds), on the device; with
+/// `bf16`, also rounded to bf16 (round to nearest even: the values the blas/gemm/bf16 rows' generator gives).
 struct ladder_inputs {
-  device_memory a, b;
-  explicit ladder_inputs(std::int64_t s) {
+  device_memory a, b, a16, b16;
+  ladder_inputs(std::int64_t s, bool bf16) {
     const std::size_t e = std::size_t(s) * std::size_t(s);
     a = device_memory(e * sizeof(float));
     b = device_memory(e * sizeof(float));
     fill_uniform<<<1024, 256>>>(a.as<float>(), e, 17u);
     fill_uniform<<<1024, 256>>>(b.as<float>(), e, 18u);
-    check(cudaGetLastError(), "launch of fill_uniform");
+    if (bf16) {
+      a16 = device_memory(e * sizeof(__nv_bfloat16));
+      b16 = device_memory(e * sizeof(__nv_bfloat16));
+      narrow_bf16<<<1024, 256>>>(a.as<float>(), a16.as<__nv_bfloat16>(), e);
+      narrow_bf16<<<1024, 256>>>(b.as<float>(), b16.as<__nv_bfloat16>(), e);
+    }
+    check(cudaGetLastError(), "launch of fill_uniform / narrow_bf16");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (ladder inputs)");
   }
 };
 
-/// Checks C (n x n, host copy) = A B against the double host reference (cuprim::host::gemm_element) on the four
-/// corners, 32 entries of the last row and column, and 256 random entries: |error| <= (k + 4) u sum|a b|. Returns
-/// the number of entries out of bound; `checked` gets how many were compared.
+/// The verification bound of a row, as text and as a function of the host reference's k and Σ|a·b|.
+/// FP32: (k + 4) u Σ|a b| (gemm's bound). BF16: 4 k u Σ|a b| + u |value| (fp32 sums of exact products on tensor
+/// cores, whose k16 blocks may round once more than sequential FMAs; then one rounding to float C). u = 2^-24.
+const char* ladder_bound_text(bool bf16) {
+  return bf16 ? "4 k u sum|a b| + u |c|" : "(k + 4) u sum|a b|";
+}
+
+/// Checks C (n x n, host copy) = A B against the double host reference (cuprim::host::gemm_element; A and B as the
+/// row's kernel saw them) on the four corners, 32 entries of the last row and column, and 256 random entries, within
+/// ladder_bound_text(bf16). Returns the number of entries out of bound; `checked` gets how many were compared.
 int ladder_check(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c, std::int64_t s,
-                 int& checked) {
+                 bool bf16, int& checked) {
   std::vector<std::pair<std::int64_t, std::int64_t>> at = {{0, 0}, {s - 1, 0}, {0, s - 1}, {s - 1, s - 1}};
   std::mt19937_64 g(5);
   for (int t = 0; t < 32; ++t) {
@@ -302,53 +325,77 @@ int ladder_check(const std::vector<float>& a, const std::vector<float>& b, const
   for (const auto& [i, j] : at) {
     const auto ref = cuprim::host::gemm_element<float>('N', 'N', s, 1.f, a.data(), s, b.data(), s, 0.f, nullptr, s, i, j);
     const double got = c[std::size_t(i + j * s)];
-    bad += !(std::fabs(got - ref.value) <= double(s + 4) * u * ref.bound);
+    const double tol = bf16 ? 4.0 * double(s) * u * ref.bound + u * std::fabs(ref.value) : double(s + 4) * u * ref.bound;
+    bad += !(std::fabs(got - ref.value) <= tol);
   }
   checked = int(at.size());
   return bad;
 }
 
-/// The kinds of ladder row: a rung of cuprim::ladder::gemm, cuBLAS alone, or the CPU BLAS on the host.
-enum class ladder_row { rung, cublas, cpu_blas };
+/// The kinds of ladder row: a rung of cuprim::ladder::gemm, cuBLAS alone (SGEMM, or GemmEx on bf16 inputs), or the
+/// CPU BLAS on the host.
+enum class ladder_row { rung, cublas, cublas_bf16, cpu_blas };
 
 void add_ladder_case(ladder_row kind, cuprim::ladder::gemm_variant v, std::int64_t s, int reps) {
-  const std::string rung = kind == ladder_row::rung     ? std::string(cuprim::ladder::to_string(v))
-                           : kind == ladder_row::cublas ? std::string("cublas")
-                                                        : std::string("cpu-blas");
+  using cuprim::ladder::gemm_math;
+  const bool bf16 = kind == ladder_row::cublas_bf16 || (kind == ladder_row::rung && cuprim::ladder::math_of(v) == gemm_math::bf16);
+  const std::string rung = kind == ladder_row::rung          ? std::string(cuprim::ladder::to_string(v))
+                           : kind == ladder_row::cublas      ? std::string("cublas")
+                           : kind == ladder_row::cublas_bf16 ? std::string("cublas-bf16")
+                                                             : std::string("cpu-blas");
+  const char* dt = bf16 ? "bf16" : "float";
   case_def c;
-  c.name = std::string(ladder_prefix) + rung + "/float/" + std::to_string(s);
+  c.name = std::string(ladder_prefix) + rung + "/" + dt + "/" + std::to_string(s);
   c.family = "blas";
   c.op = "gemm";
   c.variant = rung;
-  c.dtype = "float";
+  c.dtype = dt;
   c.n = s;
   c.bytes = 0;  // compute-bound: GFLOP/s
   c.flops = 2.0 * double(s) * double(s) * double(s);
   c.reps = reps;
-  c.baseline = kind == ladder_row::rung ? "cublasSgemm" : "";
-  c.setup = [kind, v, s]() -> bench {
+  c.baseline = kind != ladder_row::rung ? "" : bf16 ? "cublasGemmEx" : "cublasSgemm";
+  c.setup = [kind, v, s, bf16]() -> bench {
     struct state {
       ladder_inputs in;
       device_memory c, base_c;
       cublas_handle blas;
-      std::vector<float> ha, hb, hc;  // the CPU BLAS row's operands, and host copies for verification
-      explicit state(std::int64_t n) : in(n) {}
+      std::vector<float> ha, hb, hc;  // A and B as the row's kernels see them (bf16 values widened), C's host copy
+      state(std::int64_t n, bool bf) : in(n, bf) {}
     };
-    auto st = std::make_shared<state>(s);
+    auto st = std::make_shared<state>(s, bf16);
     const std::size_t e = std::size_t(s) * std::size_t(s);
     st->ha.resize(e);
     st->hb.resize(e);
     st->hc.resize(e);
-    check(cudaMemcpy(st->ha.data(), st->in.a.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy A");
-    check(cudaMemcpy(st->hb.data(), st->in.b.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy B");
+    if (bf16) {
+      std::vector<__nv_bfloat16> h16(e);
+      check(cudaMemcpy(h16.data(), st->in.a16.get(), e * sizeof(__nv_bfloat16), cudaMemcpyDeviceToHost), "copy A");
+      for (std::size_t i = 0; i < e; ++i) st->ha[i] = __bfloat162float(h16[i]);
+      check(cudaMemcpy(h16.data(), st->in.b16.get(), e * sizeof(__nv_bfloat16), cudaMemcpyDeviceToHost), "copy B");
+      for (std::size_t i = 0; i < e; ++i) st->hb[i] = __bfloat162float(h16[i]);
+    } else {
+      check(cudaMemcpy(st->ha.data(), st->in.a.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy A");
+      check(cudaMemcpy(st->hb.data(), st->in.b.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy B");
+    }
     const float* A = st->in.a.as<float>();
     const float* B = st->in.b.as<float>();
-    auto cublas_into = [st, s, A, B](float* C, cudaStream_t stream) {
+    const __nv_bfloat16* A16 = bf16 ? st->in.a16.as<__nv_bfloat16>() : nullptr;
+    const __nv_bfloat16* B16 = bf16 ? st->in.b16.as<__nv_bfloat16>() : nullptr;
+    // cuBLAS on the row's inputs: cublasSgemm (default math: FP32) or cublasGemmEx (bf16 A and B, float C, FP32
+    // compute: the BF16 tensor cores).
+    auto cublas_into = [st, s, A, B, A16, B16, bf16](float* C, cudaStream_t stream) {
       const float one = 1, zero = 0;
       cublasSetStream(st->blas.h, stream);
-      if (cublasSgemm(st->blas.h, CUBLAS_OP_N, CUBLAS_OP_N, int(s), int(s), int(s), &one, A, int(s), B, int(s), &zero,
-                      C, int(s)) != CUBLAS_STATUS_SUCCESS)
+      const int n = int(s);
+      if (bf16) {
+        if (cublasGemmEx(st->blas.h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A16, CUDA_R_16BF, n, B16, CUDA_R_16BF, n,
+                         &zero, C, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
+          throw std::runtime_error("cublasGemmEx failed");
+      } else if (cublasSgemm(st->blas.h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n) !=
+                 CUBLAS_STATUS_SUCCESS) {
         throw std::runtime_error("cublasSgemm failed");
+      }
     };
     bench b;
     if (kind == ladder_row::cpu_blas) {
@@ -361,41 +408,47 @@ void add_ladder_case(ladder_row kind, cuprim::ladder::gemm_variant v, std::int64
       st->c = device_memory(e * sizeof(float));
       if (kind == ladder_row::rung) {
         st->base_c = device_memory(e * sizeof(float));
-        b.run = [st, s, A, B, v](cudaStream_t stream, int) {
-          cuprim::ladder::gemm(v, s, s, s, 1.f, A, s, B, s, 0.f, st->c.as<float>(), s, stream);
-        };
+        if (bf16)
+          b.run = [st, s, A16, B16, v](cudaStream_t stream, int) {
+            cuprim::ladder::gemm(v, s, s, s, 1.f, A16, s, B16, s, 0.f, st->c.as<float>(), s, stream);
+          };
+        else
+          b.run = [st, s, A, B, v](cudaStream_t stream, int) {
+            cuprim::ladder::gemm(v, s, s, s, 1.f, A, s, B, s, 0.f, st->c.as<float>(), s, stream);
+          };
         b.baseline = [st, cublas_into](cudaStream_t stream, int) { cublas_into(st->base_c.as<float>(), stream); };
       } else {
         b.run = [st, cublas_into](cudaStream_t stream, int) { cublas_into(st->c.as<float>(), stream); };
       }
     }
-    b.verify = [st, s, kind, run = b.run, base = b.baseline, host_run = b.host_run]() {
+    b.verify = [st, s, kind, bf16, run = b.run, base = b.baseline, host_run = b.host_run]() {
       verify_result r;
       int checked = 0;
+      const std::string within = std::string(" sampled entries within ") + ladder_bound_text(bf16) +
+                                 " of the double host reference";
       if (kind == ladder_row::cpu_blas) {
         std::fill(st->hc.begin(), st->hc.end(), std::nanf(""));
         host_run();
-        const int bad = ladder_check(st->ha, st->hb, st->hc, s, checked);
+        const int bad = ladder_check(st->ha, st->hb, st->hc, s, false, checked);
         r.ok = bad == 0;
-        r.detail = std::to_string(checked - bad) + " of " + std::to_string(checked) + " sampled entries within (k + 4) u "
-                   "sum|a b| of the double host reference (" + cuprim::ooc::cpu_blas_name() + ")";
+        r.detail = std::to_string(checked - bad) + " of " + std::to_string(checked) + within + " (" +
+                   cuprim::ooc::cpu_blas_name() + ")";
         return r;
       }
       st->c.poison();
       run(0, 0);
       check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (ladder verify)");
       check(cudaMemcpy(st->hc.data(), st->c.get(), st->hc.size() * sizeof(float), cudaMemcpyDeviceToHost), "copy C");
-      const int bad = ladder_check(st->ha, st->hb, st->hc, s, checked);
+      const int bad = ladder_check(st->ha, st->hb, st->hc, s, bf16, checked);
       r.ok = bad == 0;
-      r.detail = std::to_string(checked - bad) + " of " + std::to_string(checked) + " sampled entries within (k + 4) u "
-                 "sum|a b| of the double host reference";
+      r.detail = std::to_string(checked - bad) + " of " + std::to_string(checked) + within;
       if (base) {
         st->base_c.poison();
         base(0, 0);
         check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (ladder verify, cuBLAS)");
         check(cudaMemcpy(st->hc.data(), st->base_c.get(), st->hc.size() * sizeof(float), cudaMemcpyDeviceToHost),
               "copy cuBLAS C");
-        const int bad_base = ladder_check(st->ha, st->hb, st->hc, s, checked);
+        const int bad_base = ladder_check(st->ha, st->hb, st->hc, s, bf16, checked);
         r.baseline_ok = bad_base == 0;
         r.detail += "; cuBLAS " + std::to_string(checked - bad_base) + " of " + std::to_string(checked);
       }
@@ -403,8 +456,11 @@ void add_ladder_case(ladder_row kind, cuprim::ladder::gemm_variant v, std::int64
     };
     return b;
   };
-  if (kind == ladder_row::rung && cuprim::ladder::takes_gemm_policy(v))
+  using cuprim::ladder::gemm_variant;
+  if (kind == ladder_row::rung && v == gemm_variant::cuprim)
     c.policy = [] { return record_policy(cuprim::blas::gemm_policy_for<float>(cuprim::current_tuned_arch())); };
+  else if (kind == ladder_row::rung && v == gemm_variant::wgmma)
+    c.policy = [] { return record_policy(cuprim::blas::gemm_sm90_policy_for(cuprim::current_tuned_arch())); };
   else if (kind == ladder_row::rung)
     c.policy = [v] { return record_policy(cuprim::ladder::gemm_rung_policy(v)); };
   add_case(std::move(c));
@@ -416,33 +472,38 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-/// The ladder's table, one block per size: rung, ms, TFLOP/s, % of the FP32 CUDA-core peak, x cuBLAS (a rung's
-/// time against cuBLAS's interleaved with it; the CPU BLAS against the cublas row of its size).
+/// The ladder's table, one block per size: rung, math (which peak and which cuBLAS the row is measured against),
+/// ms, TFLOP/s, % of that math's peak, x cuBLAS (a rung's time against its cuBLAS baseline interleaved with it; the
+/// CPU BLAS against the cublas row of its size).
 std::vector<std::string> ladder_summary(const std::vector<result>& results) {
   std::vector<std::string> out;
   std::map<std::int64_t, std::vector<const result*>> by_size;
   for (const auto& r : results)
     if (r.c && r.c->name.rfind(ladder_prefix, 0) == 0) by_size[r.c->n].push_back(&r);
-  const math_peak peak = fp32_cuda_core_peak();
-  out.push_back("gemm ladder (float, column-major NN, C = A B): " + peak.how);
+  const math_peak fp32 = fp32_cuda_core_peak(), bf16 = bf16_tensor_core_peak();
+  out.push_back("gemm ladder (column-major NN, C = A B, C float; A and B float for FP32 rows, bf16 for BF16 rows)");
+  out.push_back("  FP32: " + fp32.how);
+  out.push_back("  BF16: " + bf16.how);
   for (const auto& [n, rows] : by_size) {
     double cublas_ms = 0;
     for (const result* r : rows)
       if (r->timed && r->c->variant == "cublas") cublas_ms = r->median_ms;
     out.push_back("  n = " + std::to_string(n));
     char line[200];
-    std::snprintf(line, sizeof line, "    %-12s %12s %9s %8s %10s  %s", "rung", "ms", "TFLOP/s", "% peak", "x cuBLAS",
-                  "correct");
+    std::snprintf(line, sizeof line, "    %-12s %-5s %12s %9s %8s %10s  %s", "rung", "math", "ms", "TFLOP/s", "% peak",
+                  "x cuBLAS", "correct");
     out.push_back(line);
     auto row = [&](const result* r) {
+      const bool cpu = r->c->variant == "cpu-blas", is_bf16 = r->c->dtype == "bf16";
+      const math_peak& peak = is_bf16 ? bf16 : fp32;
       const double tf = r->timed && r->median_ms > 0 ? r->c->flops / (r->median_ms * 1e-3) / 1e12 : 0;
       double ratio = 0;
       if (r->timed && r->baseline_ms && r->median_ms > 0) ratio = *r->baseline_ms / r->median_ms;
-      else if (r->timed && r->c->variant == "cublas") ratio = 1;
+      else if (r->timed && (r->c->variant == "cublas" || r->c->variant == "cublas-bf16")) ratio = 1;
       else if (r->timed && cublas_ms > 0) ratio = cublas_ms / r->median_ms;
-      const bool cpu = r->c->variant == "cpu-blas";
-      std::snprintf(line, sizeof line, "    %-12s %12s %9s %8s %10s  %s", r->c->variant.c_str(),
-                    r->timed ? fmt("%.4f", r->median_ms).c_str() : "-", r->timed ? fmt("%.3f", tf).c_str() : "-",
+      std::snprintf(line, sizeof line, "    %-12s %-5s %12s %9s %8s %10s  %s", r->c->variant.c_str(),
+                    cpu ? "CPU" : is_bf16 ? "BF16" : "FP32", r->timed ? fmt("%.4f", r->median_ms).c_str() : "-",
+                    r->timed ? fmt("%.3f", tf).c_str() : "-",
                     r->timed && peak.tflops > 0 && !cpu ? fmt("%.1f", 100.0 * tf / peak.tflops).c_str() : "-",
                     ratio > 0 ? fmt("%.4f", ratio).c_str() : "-", !r->correct ? "FAIL" : r->baseline_correct ? "ok" : "ok (cuBLAS FAIL)");
       out.push_back(line);
@@ -454,15 +515,14 @@ std::vector<std::string> ladder_summary(const std::vector<result>& results) {
     };
     for (auto v : cuprim::ladder::gemm_variants)
       if (const result* r = find(std::string(cuprim::ladder::to_string(v)))) row(r);
-    for (const char* slot : {"5-mma-sync", "6-wgmma"}) {
-      std::snprintf(line, sizeof line, "    %-12s %s", slot, "(slot: the production tensor-core kernel, not built yet)");
-      out.push_back(line);
-    }
-    for (const char* other : {"cublas", "cpu-blas"})
+    for (const char* other : {"cublas", "cublas-bf16", "cpu-blas"})
       if (const result* r = find(other)) row(r);
   }
-  out.push_back("  % peak: of the FP32 CUDA-core peak above (rungs 1-4 and cuBLAS's SGEMM are FP32 on CUDA cores); "
-                "x cuBLAS: cublasSgemm's time over the row's, measured in the same run");
+  out.push_back("  math: FP32 rows (rungs 1-4, cublas: cublasSgemm in its default FP32 math) take float A and B and are "
+                "measured against the FP32 CUDA-core peak and cublasSgemm; BF16 rows (rungs 5-6, cublas-bf16: "
+                "cublasGemmEx with bf16 A and B, float C, CUBLAS_COMPUTE_32F) take the same inputs rounded to bf16 and "
+                "are measured against the dense BF16 tensor-core peak and cublasGemmEx");
+  out.push_back("  x cuBLAS: the baseline's time over the row's, measured in the same run, calls interleaved");
   if (std::any_of(results.begin(), results.end(), [](const result& r) { return r.c && r.c->variant == "cpu-blas"; }))
     out.push_back("  cpu-blas: cuprim::ooc::cpu_blas_gemm, " + cuprim::ooc::cpu_blas_name() + ", " +
                   std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " threads, on the host; "
@@ -479,6 +539,7 @@ void add_ladder() {
       add_ladder_case(ladder_row::rung, v, s, reps);
     }
     add_ladder_case(ladder_row::cublas, gemm_variant::naive, s, 0);
+    add_ladder_case(ladder_row::cublas_bf16, gemm_variant::naive, s, 0);
   }
   // The seed's CPU comparison: OpenBLAS (or whichever CPU BLAS loads) on the host, a few seconds each.
   add_ladder_case(ladder_row::cpu_blas, gemm_variant::naive, 1024, 10);
@@ -515,10 +576,12 @@ void register_blas() {
     add_gemm_tensor<__nv_bfloat16, st2g16>(s, false, false, "3s-g16-c2-staged");
   }
   add_ladder();
-  add_note(ladder_prefix, "gemm/ladder: seed 001's GEMM steps (lab/ladder/gemm.cuh) on square float NN products, "
-                          "alpha 1, beta 0, inputs uniform in [-1, 1); each rung against cublasSgemm (default math: "
-                          "FP32) interleaved in the same run; cublas: cuBLAS alone; cpu-blas: the CPU BLAS on the host "
-                          "(wall clock, median after one warm-up); the ladder table follows the main one");
+  add_note(ladder_prefix, "gemm/ladder: seed 001's GEMM steps (lab/ladder/gemm.cuh) on square NN products, alpha 1, "
+                          "beta 0, C float, inputs uniform in [-1, 1); FP32 rungs (1-4, float inputs) against "
+                          "cublasSgemm (default math: FP32), BF16 rungs (5-6, the inputs rounded to bf16) against "
+                          "cublasGemmEx (bf16 in, float out, CUBLAS_COMPUTE_32F), interleaved in the same run; cublas, "
+                          "cublas-bf16: cuBLAS alone; cpu-blas: the CPU BLAS on the host (wall clock, median after one "
+                          "warm-up); the ladder table follows the main one");
   add_summary(ladder_prefix, ladder_summary);
   add_note("blas/", "blas/gemm: square column-major C = A B (op N, alpha 1, beta 0), inputs uniform in [-1, 1); the "
                     "throughput column is GFLOP/s = 2 n^3 / time; cuBLAS in its default math mode (DGEMM on FP64 "

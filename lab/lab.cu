@@ -514,6 +514,30 @@ math_peak fp32_cuda_core_peak() {
   return p;
 }
 
+namespace {
+int bf16_tensor_fma_per_sm(int major, int minor) {
+  if (major == 8 && minor == 0) return 1024;
+  if (major == 9 && minor == 0) return 2048;
+  return 0;
+}
+}  // namespace
+
+math_peak bf16_tensor_core_peak() {
+  math_peak p;
+  const auto& d = cuprim::get_device_info();
+  const int fma = bf16_tensor_fma_per_sm(d.cc_major, d.cc_minor);
+  if (fma == 0 || d.clock_khz == 0) {
+    p.how = "BF16 tensor-core peak unknown for this device (dense FMAs per SM or clock not known)";
+    return p;
+  }
+  p.tflops = double(d.sm_count) * fma * 2.0 * (d.clock_khz * 1e3) / 1e12;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "BF16 dense tensor-core peak = %d SMs x %d FMA/clk x 2 flops x %.0f MHz = %.1f TFLOP/s",
+                d.sm_count, fma, d.clock_khz / 1000.0, p.tflops);
+  p.how = buf;
+  return p;
+}
+
 pair_timing time_device(const bench& b, int reps, int warmup, cudaStream_t stream) {
   const bool with_base = static_cast<bool>(b.baseline);
   for (int w = 0; w < warmup; ++w) {

@@ -315,6 +315,18 @@ struct math_peak {
 /// compute capability 6.0, 7.x and 8.0; 128 on 6.1/6.2, 8.6-8.9, 9.0 and later (0: unknown architecture).
 /// H100 SXM: 132 x 128 x 2 x 1.98 GHz = 66.9 TFLOP/s.
 math_peak fp32_cuda_core_peak();
+/// Dense BF16 (and FP16) on tensor cores with FP32 accumulation: SMs x dense tensor-core FMAs per clock per SM x 2
+/// (a fused multiply-add is two flops) x SM clock (cudaDevAttrClockRate, as above). Dense FMAs per clock per SM:
+///   compute capability 8.0 (A100): 1024, four tensor cores of 256 (NVIDIA A100 whitepaper);
+///     108 x 1024 x 2 x 1.41 GHz = 312 TFLOP/s, the A100 datasheet's dense BF16 figure
+///   compute capability 9.0 (H100): 2048, four tensor cores of 512: the A100's per-SM rate doubled (NVIDIA H100
+///     whitepaper; the arithmetic is worked in the NVIDIA developer forum thread "How to calculate the Tensor Core
+///     FP16 performance of H100?"); 132 x 2048 x 2 x 1.83 GHz = 989.4 TFLOP/s, the H100 SXM datasheet's dense BF16
+///     figure, which NVIDIA states at a tensor-core boost clock below the 1.98 GHz the device reports
+///   anything else: 0 (unknown; the lab prints "-").
+/// At the reported 1.98 GHz an H100 SXM gives 132 x 2048 x 2 x 1.98 GHz = 1070.5 TFLOP/s: the bound at the clock the
+/// FP32 peak uses too, 8% above the datasheet's figure (a long tensor-core run is power-limited below both).
+math_peak bf16_tensor_core_peak();
 /// Times b.run (and b.baseline, interleaved rep by rep) with CUDA events: `warmup` untimed calls of each, then
 /// `reps` timed calls of each, queued behind a kernel that holds the stream until they are all enqueued so that
 /// host launch overhead does not leak into the GPU times. Call i (warm-up calls first, then timed ones) of the
