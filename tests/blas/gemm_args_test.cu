@@ -8,6 +8,8 @@
 
 #include "common/expect_invalid.hpp"
 
+#include <cuda_bf16.h>
+
 #include <cstdint>
 
 namespace {
@@ -178,6 +180,34 @@ TEST(BlasGemmBatchedArgs, RowMajorNamesTheCallersArguments) {
   }, "A", "cuprim::blas::gemm_batched_row_major");
   expect_invalid([] { gemm_batched_row_major(op::N, op::N, 8, 4, 6, 1.f, AA, 6, BA, 3, 0.f, CA, 4, 2); }, "ldb",
                  "cuprim::blas::gemm_batched_row_major");
+}
+
+// 16-bit inputs (the tensor-core overload): the same rules, checked before any CUDA call; C's span counts in C's own
+// element size (float C over bf16 inputs).
+TEST(BlasGemmTensorArgs, SameRulesAsGemm) {
+  static const __nv_bfloat16* HA = fake<const __nv_bfloat16>(1);
+  static const __nv_bfloat16* HB = fake<const __nv_bfloat16>(2);
+  static __nv_bfloat16* HC = fake<__nv_bfloat16>(3);
+  expect_invalid([] { cuprim::blas::gemm(op::N, op::N, -1, 4, 4, 1.f, HA, 4, HB, 4, 0.f, HC, 4); }, "m",
+                 "cuprim::blas::gemm");
+  expect_invalid([] { cuprim::blas::gemm(op::N, op::N, 8, 4, 6, 1.f, HA, 7, HB, 6, 0.f, C, 8); }, "lda",
+                 "cuprim::blas::gemm");
+  expect_invalid([] { cuprim::blas::gemm(op::N, op::T, 8, 4, 6, 1.f, HA, 8, HB, 3, 0.f, HC, 8); }, "ldb",
+                 "cuprim::blas::gemm");
+  expect_invalid([] { cuprim::blas::gemm(op::N, op::N, 8, 4, 6, 1.f, HA, 8, HB, 6, 0.f, HC, 7); }, "ldc",
+                 "cuprim::blas::gemm");
+  expect_invalid([] {
+    cuprim::blas::gemm(op::N, op::N, 8, 4, 6, 1.f, static_cast<const __nv_bfloat16*>(nullptr), 8, HB, 6, 0.f, HC, 8);
+  }, "A", "cuprim::blas::gemm");
+  // C (float, 8 x 4: 128 bytes) starting 64 bytes into A (bf16, 8 x 6: 96 bytes) overlaps it.
+  expect_invalid([] {
+    cuprim::blas::gemm(op::N, op::N, 8, 4, 6, 1.f, HA, 8, HB, 6, 0.f,
+                       reinterpret_cast<float*>(const_cast<__nv_bfloat16*>(HA) + 32), 8);
+  }, "C", "cuprim::blas::gemm");
+  // The row-major form names the caller's arguments: its A is the column-major view's B.
+  expect_invalid([] {
+    cuprim::blas::gemm_row_major(op::N, op::N, 8, 4, 6, 1.f, HA, 5, HB, 4, 0.f, HC, 4);
+  }, "lda", "cuprim::blas::gemm_row_major");
 }
 
 }  // namespace
