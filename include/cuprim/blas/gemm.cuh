@@ -29,8 +29,8 @@
 // forms of double keep the CUDA-core kernel for now.
 //
 // 16-bit inputs: gemm and gemm_row_major also take __nv_bfloat16 or __half A and B with float alpha and beta and C
-// of the input type or float. Products are exact in fp32 and summed in fp32 on tensor cores, so |error| ≤ k·2^-23·
-// (|alpha|·Σ|a||b|) (the tensor cores' sums of a k16 step may round once more than sequential FMAs), plus one
+// of the input type or float. Products are exact in fp32 and summed in fp32 on tensor cores (whose sums inside a k16
+// step need not round like sequential FMAs); the tests hold every element to 4·k·2^-24·|alpha|·Σ|a||b|, plus one
 // rounding of the result to C's type (2^-8 relative for bfloat16, 2^-11 for half). On sm_90 devices with A and B
 // 16-byte aligned, lda and ldb multiples of 8 and m, n, k below 2^31, the Hopper kernel runs (wgmma fed by TMA,
 // blas/detail/gemm_sm90_kernel.cuh; it needs the binary built for sm_90a, e.g. CMAKE_CUDA_ARCHITECTURES=90a);
