@@ -129,13 +129,7 @@ inline void gemm(gemm_variant variant, std::int64_t m, std::int64_t n, std::int6
   }
   check_no_pending_error(fn);
   if (m == 0 || n == 0) return;
-  if (k == 0 || alpha == 0.f) {  // C = beta · C, A and B unread (BLAS)
-    constexpr unsigned threads = 256;
-    const dim3 g(unsigned((std::uint64_t(m) + threads - 1) / threads), unsigned(std::min<std::int64_t>(n, 65535)));
-    gemm_scale_kernel<<<g, threads, 0, stream>>>(C, m, n, ldc, beta);
-    check_launch(fn);
-    return;
-  }
+  if (k == 0 || alpha == 0.f) return gemm_scale(fn, C, m, n, ldc, beta, stream);  // C = beta · C (BLAS)
   const L::gemm_nn_args args{A, B, C, m, n, k, lda, ldb, ldc, alpha, beta};
   switch (variant) {
     case gemm_variant::naive:
@@ -169,13 +163,7 @@ inline void gemm(gemm_variant variant, std::int64_t m, std::int64_t n, std::int6
     throw_invalid(fn, "variant", "5-mma needs compute capability 8.0 or later (bf16 mma.sync, cp.async)");
   check_no_pending_error(fn);
   if (m == 0 || n == 0) return;
-  if (k == 0 || alpha == 0.f) {  // C = beta · C, A and B unread (BLAS)
-    constexpr unsigned threads = 256;
-    const dim3 g(unsigned((std::uint64_t(m) + threads - 1) / threads), unsigned(std::min<std::int64_t>(n, 65535)));
-    gemm_scale_kernel<<<g, threads, 0, stream>>>(C, m, n, ldc, beta);
-    check_launch(fn);
-    return;
-  }
+  if (k == 0 || alpha == 0.f) return gemm_scale(fn, C, m, n, ldc, beta, stream);  // C = beta · C (BLAS)
   const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   const bool vec = aligned(A) && aligned(B) && lda % 8 == 0 && ldb % 8 == 0;
   const L::gemm_mma_args args{A, B, C, m, n, k, lda, ldb, ldc, alpha, beta, vec};
