@@ -3,8 +3,11 @@
 // device budget capped at 256 MiB while C alone is 512 MiB; and, in the same run, what bounds it:
 //   transfer   the bytes the 3-way plan moves (C in and out, A and B in), copied pinned <-> device with H2D and D2H
 //              running at once on two streams, as the two copy engines allow (also each direction alone);
-//   in-core    cublasDgemm of the same shape with everything already on the device (the compute rate).
+//   in-core    cublasDgemm of the same shape with everything already on the device (the compute rate), and
+//              cuprim::blas::gemm in-core (in-core-cuprim: the compute rate of cuprim's engine).
 // The bound is the slower of the two; the summary after the table gives each mode's share of it and the best mode.
+// Rows ending in -cuprim run the tiles on cuprim's own GEMM (ooc::cuprim_tile_engine) instead of cuBLAS; their bound
+// takes in-core-cuprim as the compute side, and the summary gives each engine's best share of its bound.
 // The -pageable rows run 3-way over std::vector copies of A, B and C, each way a pageable array can reach the copy
 // engines (gemm_pageable: auto, the default; register, locked in place in pieces; register-whole, locked whole
 // before the first tile; stage), beside register-only: locking and unlocking the three vectors, nothing else.
@@ -16,7 +19,9 @@
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/memory.hpp>
 #include <cuprim/core/policy.hpp>
+#include <cuprim/blas/gemm.cuh>
 #include <cuprim/ooc/gemm.hpp>
+#include <cuprim/ooc/gemm_cuprim_engine.cuh>
 #include <cuprim/ooc/staging.hpp>
 #include <cuprim/ooc/tuning.hpp>
 
@@ -137,18 +142,28 @@ struct pageable_way {
   }
 };
 
+/// The tile engine of a row: cuBLAS (gemm_sync's default, no suffix) or cuprim's own GEMM ("-cuprim").
+enum class engine_kind { cublas, cuprim };
+
+cuprim::ooc::gemm_tile_engine<double>* engine_of(engine_kind e) {
+  static cuprim::ooc::cuprim_tile_engine<double> cuprim_engine;
+  return e == engine_kind::cuprim ? &cuprim_engine : nullptr;  // nullptr: gemm_sync's default (cuBLAS)
+}
+
 /// One mode; `share` >= 0 fixes four_way's CPU share (otherwise it is chosen from the measured rates).
 /// tile_k > 0 forces k-panels of that depth (then A's row panel is no longer shared by the tiles of a row).
-void add_mode(cuprim::ooc::gemm_mode mode, pageable_way way = {}, double share = -1, std::int64_t tile_k = 0) {
+void add_mode(cuprim::ooc::gemm_mode mode, pageable_way way = {}, double share = -1, std::int64_t tile_k = 0,
+              engine_kind engine = engine_kind::cublas) {
   const bool pageable = way.on;
   std::string variant = std::string(cuprim::ooc::gemm_mode_name(mode)) + way.suffix();
   if (share >= 0) variant += "-cpu" + std::to_string(int(std::lround(share * 100))) + "%";
   if (tile_k > 0) variant += "-tilek" + std::to_string(tile_k);
+  if (engine == engine_kind::cuprim) variant += "-cuprim";
   case_def c = base_case(variant);
   c.flops = 2.0 * double(M) * double(N) * double(K);
   c.quick = false;
   c.policy = [] { return record_policy(cuprim::ooc::ooc_policy_for(cuprim::current_tuned_arch())); };
-  c.setup = [mode, pageable, way, variant, share, tile_k] {
+  c.setup = [mode, pageable, way, variant, share, tile_k, engine] {
     auto ctx = shared_context();
     struct state {
       std::vector<double> A, B, C;  // pageable copies, for the pageable row
@@ -167,11 +182,13 @@ void add_mode(cuprim::ooc::gemm_mode mode, pageable_way way = {}, double share =
     o.pageable = way.how;
     if (way.whole) o.register_piece_bytes = SIZE_MAX;
     if (tile_k > 0) o.tile_n = 128;  // the default tiles' width, so only the panel depth differs
-    auto call = [ctx, st, o, pageable, variant] {
+    auto* eng = engine_of(engine);
+    auto call = [ctx, st, o, pageable, variant, eng] {
       const double* A = pageable ? st->A.data() : ctx->A.data();
       const double* B = pageable ? st->B.data() : ctx->B.data();
       double* C = pageable ? st->C.data() : ctx->C.data();
-      ctx->reports[variant] = cuprim::ooc::gemm_sync<double>('N', 'N', M, N, K, alpha, A, M, B, K, beta, C, M, o);
+      ctx->reports[variant] =
+          cuprim::ooc::gemm_sync<double>('N', 'N', M, N, K, alpha, A, M, B, K, beta, C, M, o, eng);
     };
     bench b;
     b.host_run = call;
@@ -350,6 +367,41 @@ void add_in_core() {
   add_case(std::move(c));
 }
 
+/// cuprim::blas::gemm in-core: the compute side of the -cuprim rows' bound.
+void add_in_core_cuprim() {
+  case_def c = base_case("in-core-cuprim");
+  c.flops = 2.0 * double(M) * double(N) * double(K);
+  c.quick = false;
+  c.setup = [] {
+    auto ctx = shared_context();
+    struct state {
+      device_memory a, b, c;
+    };
+    auto st = std::make_shared<state>();
+    st->a = device_memory(ctx->A.size() * 8);
+    st->b = device_memory(ctx->B.size() * 8);
+    st->c = device_memory(ctx->C0.size() * 8);
+    check(cudaMemcpy(st->a.get(), ctx->A.data(), st->a.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(st->b.get(), ctx->B.data(), st->b.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
+    auto gemm = [st](cudaStream_t s) {
+      using cuprim::blas::op;
+      cuprim::blas::gemm(op::N, op::N, M, N, K, alpha, st->a.as<double>(), M, st->b.as<double>(), K, beta,
+                         st->c.as<double>(), M, s);
+    };
+    bench b;
+    b.run = [gemm](cudaStream_t s, int) { gemm(s); };
+    b.verify = [st, ctx, gemm] {
+      check(cudaMemcpy(st->c.get(), ctx->C0.data(), st->c.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
+      gemm(nullptr);
+      check(cudaDeviceSynchronize(), "cuprim::blas::gemm");
+      auto got = to_host(st->c.as<double>(), ctx->C0.size());
+      return compare(got.data(), *ctx, "in-core cuprim");
+    };
+    return b;
+  };
+  add_case(std::move(c));
+}
+
 std::string fmt(const char* f, double a) {
   char buf[128];
   std::snprintf(buf, sizeof buf, f, a);
@@ -386,27 +438,43 @@ std::vector<std::string> summary(const std::vector<result>& results) {
     bound = t;
     bound_what = "transfer";
   }
-  if (ms.count("in-core-cublas")) {
-    const double t = ms["in-core-cublas"];
-    out.push_back("  compute (in-core cublasDgemm): " + fmt("%.3f ms", t) +
+  const double transfer_bound = bound;
+  const std::string transfer_what = bound_what;
+  // Each engine's bound: the slower of the transfer and that engine's in-core compute.
+  auto engine_bound = [&](const char* in_core, const char* what, double& b, std::string& b_what) {
+    b = transfer_bound;
+    b_what = transfer_what;
+    if (!ms.count(in_core)) return;
+    const double t = ms[in_core];
+    out.push_back(std::string("  compute (in-core ") + what + "): " + fmt("%.3f ms", t) +
                   fmt(" (%.0f GFLOP/s)", 2.0 * M * N * K / (t * 1e-3) / 1e9));
-    if (t > bound) {
-      bound = t;
-      bound_what = "compute";
+    if (t > b) {
+      b = t;
+      b_what = "compute";
     }
-  }
+  };
+  double bound_cuprim = 0;
+  std::string cuprim_what;
+  engine_bound("in-core-cublas", "cublasDgemm", bound, bound_what);
+  engine_bound("in-core-cuprim", "cuprim::blas::gemm", bound_cuprim, cuprim_what);
   if (bound <= 0) {
     out.push_back("  (bound not measured in this run: select the transfer and in-core-cublas cases too)");
   } else {
     out.push_back("  bound = slower of transfer and compute = " + bound_what + fmt(", %.3f ms", bound));
+    if (bound_cuprim > 0)
+      out.push_back("  bound of the -cuprim rows (compute: in-core cuprim::blas::gemm) = " + cuprim_what +
+                    fmt(", %.3f ms", bound_cuprim));
   }
-  std::string best;
-  double best_ms = 0;
+  auto is_cuprim = [](const std::string& v) { return v.find("-cuprim") != std::string::npos; };
+  auto bound_of = [&](const std::string& v) { return is_cuprim(v) ? bound_cuprim : bound; };
+  std::string best, best_cuprim;
+  double best_ms = 0, best_cuprim_ms = 0;
   for (const std::string& mode : order) {
     if (mode == "transfer" || mode == "h2d-only" || mode == "d2h-only" || mode == "in-core-cublas" ||
-        mode == "register-only")
+        mode == "in-core-cuprim" || mode.rfind("register-only", 0) == 0)
       continue;
     const double t = ms[mode];
+    const double bound = bound_of(mode);
     std::string line = "  " + mode + ": " + fmt("%.3f ms", t) +
                        fmt("  %.0f GFLOP/s", 2.0 * M * N * K / (t * 1e-3) / 1e9);
     if (bound > 0) line += fmt("  %.1f%% of bound", 100.0 * bound / t);
@@ -429,16 +497,29 @@ std::vector<std::string> summary(const std::vector<result>& results) {
       line += ")";
     }
     out.push_back(line);
-    const bool main_mode = mode == "serial" || mode == "2-way" || mode == "3-way" || mode == "4-way";
-    if (main_mode && (best.empty() || t < best_ms)) {
-      best = mode;
-      best_ms = t;
+    const std::string plain = is_cuprim(mode) ? mode.substr(0, mode.size() - 7) : mode;
+    const bool main_mode = plain == "serial" || plain == "2-way" || plain == "3-way" || plain == "4-way";
+    std::string& b = is_cuprim(mode) ? best_cuprim : best;
+    double& b_ms = is_cuprim(mode) ? best_cuprim_ms : best_ms;
+    if (main_mode && (b.empty() || t < b_ms)) {
+      b = mode;
+      b_ms = t;
     }
   }
   if (!best.empty() && bound > 0) {
     const double pct = 100.0 * bound / best_ms;
-    out.push_back("  best of the four modes (default settings): " + best + fmt(", %.1f%% of the bound", pct) +
+    out.push_back("  best of the four modes (default settings, cuBLAS tiles): " + best +
+                  fmt(", %.1f%% of the bound", pct) +
                   (pct >= 85.0 ? " (target >= 85%: met)" : " (target >= 85%: MISSED)"));
+  }
+  if (!best_cuprim.empty() && bound_cuprim > 0) {
+    const double pct = 100.0 * bound_cuprim / best_cuprim_ms;
+    out.push_back("  best of the four modes on cuprim's GEMM (-cuprim rows): " + best_cuprim +
+                  fmt(", %.1f%% of its bound", pct) +
+                  (pct >= 85.0 ? " (target >= 85%: met)" : " (target >= 85%: MISSED)") +
+                  (best_ms > 0 ? fmt(", %.3fx the cuBLAS rows' best time", best_ms / best_cuprim_ms) : ""));
+  }
+  if (!best.empty() && bound > 0) {
     out.push_back("  (4-way's CPU columns never cross PCIe, so it moves fewer bytes than the bound assumes and can "
                   "pass 100%)");
   }
@@ -475,16 +556,22 @@ void register_ooc_gemm() {
   add_mode(gemm_mode::three_way, {true, gemm_pageable::register_in_place, false});
   add_mode(gemm_mode::three_way, {true, gemm_pageable::register_in_place, true});
   add_mode(gemm_mode::three_way, {true, gemm_pageable::stage, false});
+  // The same modes on cuprim's own GEMM (ooc::cuprim_tile_engine), pinned and with pageable operands (auto).
+  for (gemm_mode mode : {gemm_mode::serial, gemm_mode::two_way, gemm_mode::three_way, gemm_mode::four_way})
+    add_mode(mode, {}, -1, 0, engine_kind::cuprim);
+  add_mode(gemm_mode::three_way, {true, gemm_pageable::automatic, false}, -1, 0, engine_kind::cuprim);
   add_register_only();
   add_transfer("transfer", true, true);
   add_transfer("h2d-only", true, false);
   add_transfer("d2h-only", false, true);
   add_in_core();
+  add_in_core_cuprim();
   add_note(prefix, "ooc/gemm: out-of-core cases (serial .. 4-way, transfer) block the host and are timed by the wall "
                    "clock (median after one warm-up); A, B, C in pinned host memory (the -pageable rows: std::vector, "
                    "passed the default way (auto), locked in place in pieces (register) or whole (register-whole), or "
-                   "staged; register-only: locking and unlocking them alone); GF = 2mnk / median; the bound and each "
-                   "mode's share of it follow the table");
+                   "staged; register-only: locking and unlocking them alone); -cuprim rows: tiles on cuprim::blas::gemm "
+                   "(ooc::cuprim_tile_engine) instead of cuBLAS, bound by in-core-cuprim; GF = 2mnk / median; the "
+                   "bound and each mode's share of it follow the table");
   add_summary(prefix, summary);
 }
 

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -322,7 +323,7 @@ struct joiner {
 template <class T>
 struct rates_cache {
   std::mutex mu;
-  std::map<std::pair<int, int>, gemm_rates> map;
+  std::map<std::tuple<int, int, std::string>, gemm_rates> map;  // device, threads, engine name
 };
 
 /// Best rates of 3 (after a warm-up) of a 32 MiB pinned H2D and D2H copy running at once on two streams.
@@ -400,16 +401,17 @@ gemm_rates gemm_measure_rates(const gemm_options& options, gemm_tile_engine<T>* 
   const int threads = detail::cpu_thread_count(options);
   int dev = 0;
   CUPRIM_CUDA_CHECK(cudaGetDevice(&dev));
+  gemm_tile_engine<T>& eng = engine ? *engine : detail::default_tile_engine<T>();
+  const std::tuple<int, int, std::string> key{dev, threads, eng.name()};
   static detail::rates_cache<T> cache;
   std::lock_guard<std::mutex> lock(cache.mu);
-  if (auto it = cache.map.find({dev, threads}); it != cache.map.end()) return it->second;
-  gemm_tile_engine<T>& eng = engine ? *engine : detail::default_tile_engine<T>();
+  if (auto it = cache.map.find(key); it != cache.map.end()) return it->second;
   gemm_rates r;
   r.cpu_threads = threads;
   detail::measure_copy_rates(r);
   r.gpu_gflops = detail::measure_engine_rate<T>(eng);
   if (detail::cblas_loaded()) r.cpu_gflops = detail::measure_cpu_rate<T>(threads);
-  cache.map[{dev, threads}] = r;
+  cache.map[key] = r;
   return r;
 }
 

@@ -71,8 +71,10 @@
 // options.device_budget_bytes (0 = 80% of the free device memory at the call). The tile engine's own workspace
 // (cuBLAS's) is not counted. The call uses the current device.
 //
-// Tile engine. Tiles are computed by a gemm_tile_engine<T> (ooc/gemm_engine.hpp; pluggable): by default a
-// cublas_tile_engine<T> (one cuBLAS handle per thread and device, kept for the life of the thread).
+// Tile engine. Tiles are computed by a gemm_tile_engine<T> (ooc/gemm_engine.hpp; pluggable), passed as the last
+// argument: by default a cublas_tile_engine<T> (one cuBLAS handle per thread and device, kept for the life of the
+// thread); cuprim's own GEMM is cuprim_tile_engine<T> (ooc/gemm_cuprim_engine.cuh, which says why cuBLAS stays the
+// default: the same time where transfers bind, cuBLAS faster where compute does).
 //
 // CPU BLAS (four_way). Loaded at run time with dlopen/dlsym, so cuprim has no build dependency on it: the path in
 // the environment variable CUPRIM_CBLAS if set (and then only that), else libopenblas.so.0, libopenblas.so,
@@ -163,7 +165,7 @@ struct gemm_report {
   double cpu_ms = 0;               ///< wall time of the CPU BLAS part (four_way)
 };
 
-/// Rates measured on the current device (cached per device, T and thread count after the first call).
+/// Rates measured on the current device (cached per device, T, thread count and engine name after the first call).
 struct gemm_rates {
   double h2d_gbps = 0, d2h_gbps = 0;  ///< pinned copies, both directions running at once (GB/s)
   double gpu_gflops = 0;              ///< the tile engine's GEMM rate on a 2048 x 2048 x min(k,256)-class tile

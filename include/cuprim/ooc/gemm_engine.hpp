@@ -2,6 +2,8 @@
 //
 //   cuprim::ooc::gemm_tile_engine<T>    C = alpha * op(A) * op(B) + beta * C on device tiles, stream-ordered
 //   cuprim::ooc::cublas_tile_engine<T>  the default: cublasSgemm / cublasDgemm (library target cuprim::ooc_gemm)
+//   cuprim::ooc::cuprim_tile_engine<T>  cuprim's own GEMM (cuprim::blas::gemm), no cuBLAS: ooc/gemm_cuprim_engine.cuh
+//                                       (header-only CUDA; why cuBLAS stays the default is written there)
 //
 // cuprim::ooc::gemm_sync (ooc/gemm.hpp) streams the tiles of host-resident matrices through the device and hands
 // each one to an engine; any GEMM that takes device pointers and a stream plugs in by implementing this interface
