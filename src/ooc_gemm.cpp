@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -46,6 +47,17 @@ const char* gemm_pageable_name(gemm_pageable p) noexcept {
 }
 
 namespace detail {
+
+namespace {
+std::atomic<bool> auto_shares_tiles{true};
+std::atomic<double> auto_lock_rate{0.0};
+}  // namespace
+
+void set_gemm_auto_shares_tiles(bool on) noexcept { auto_shares_tiles.store(on, std::memory_order_relaxed); }
+bool gemm_auto_shares_tiles() noexcept { return auto_shares_tiles.load(std::memory_order_relaxed); }
+void set_gemm_auto_lock_rate(double gbps) noexcept { auto_lock_rate.store(gbps, std::memory_order_relaxed); }
+double gemm_auto_lock_rate() noexcept { return auto_lock_rate.load(std::memory_order_relaxed); }
+
 namespace {
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -84,6 +96,8 @@ void validate_options(const char* fn, const gemm_options& o) {
   if (o.pageable != gemm_pageable::automatic && o.pageable != gemm_pageable::register_in_place &&
       o.pageable != gemm_pageable::stage)
     throw_invalid(fn, "options.pageable", "must be automatic, register_in_place or stage");
+  if (o.host_threads < 0 || o.host_threads > 64)
+    throw_invalid(fn, "options.host_threads", "must be 0 (the out-of-core policy's count) or 1..64");
 }
 
 template <class T>
@@ -453,6 +467,9 @@ gemm_report gemm_sync(char transa, char transb, std::int64_t m, std::int64_t n, 
   access.c = detail::access_of(fn, "C", C, v.c_bytes, options.pageable);
   access.piece_bytes = options.register_piece_bytes;
   access.adaptive = options.pageable == gemm_pageable::automatic;
+  access.share_tiles = detail::gemm_auto_shares_tiles();
+  access.forced_lock_gbps = detail::gemm_auto_lock_rate();
+  access.host_threads = options.host_threads;
   // Plan.
   const std::size_t budget = options.device_budget_bytes ? options.device_budget_bytes : detail::default_budget();
   const std::int64_t cpu_cols = detail::cpu_columns_for<T>(v.s, options, beta != T(0), engine);
@@ -494,6 +511,8 @@ gemm_report gemm_sync(char transa, char transb, std::int64_t m, std::int64_t n, 
     report.registered_c = done.registered_c;
     report.register_ms = done.register_ms;
     report.unregister_ms = done.unregister_ms;
+    report.tiles_c_locked = done.tiles_c_locked;
+    report.host_threads = done.host_threads;
     report.gpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   if (cpu.t.joinable()) cpu.t.join();

@@ -90,6 +90,11 @@ TEST(OocGemmArgs, RejectsBadArgumentsBeforeTouchingC) {
   bad = o;
   bad.pageable = static_cast<cuprim::ooc::gemm_pageable>(9);
   expect_invalid(call('N', 'N', 6, 5, 4, A, 6, B, 4, C, 6, bad), "options.pageable");
+  for (int threads : {-1, 65}) {
+    bad = o;
+    bad.host_threads = threads;
+    expect_invalid(call('N', 'N', 6, 5, 4, A, 6, B, 4, C, 6, bad), "options.host_threads");
+  }
   // A budget too small for the smallest tile (every mode), and for a requested tile.
   for (auto mode : {gemm_mode::serial, gemm_mode::two_way, gemm_mode::three_way}) {
     expect_invalid(call('N', 'N', 6, 5, 4, A, 6, B, 4, C, 6, budget(64, mode)), "options.device_budget_bytes");

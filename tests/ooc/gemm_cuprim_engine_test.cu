@@ -49,8 +49,8 @@ struct host_array {
 template <class T>
 void check(const problem& p, bool pinned, cuprim::ooc::gemm_options o, std::int64_t pad, std::int64_t min_tiles = 1) {
   const std::int64_t lda = (p.ta == 'N' ? p.m : p.k) + pad, ldb = (p.tb == 'N' ? p.k : p.n) + pad, ldc = p.m + pad;
-  const std::size_t na = std::size_t(lda * (p.ta == 'N' ? p.k : p.m)), nb = std::size_t(ldb * (p.tb == 'N' ? p.n : p.k)),
-                    nc = std::size_t(ldc * p.n);
+  const std::size_t na = std::size_t(lda * (p.ta == 'N' ? p.k : p.m));
+  const std::size_t nb = std::size_t(ldb * (p.tb == 'N' ? p.n : p.k)), nc = std::size_t(ldc * p.n);
   host_array<T> A(na, pinned), B(nb, pinned), C(nc, pinned);
   std::mt19937_64 g(cuprim_test::test_seed());
   std::uniform_real_distribution<double> u(-1, 1);

@@ -59,7 +59,12 @@
 //              so that packing one tile overlaps the DMA of another); a host copy per byte sent each way.
 //   automatic  (the default) register_in_place for pageable arrays of at least 1 MiB, stage for smaller ones; and
 //              once 16 MiB are locked, locking goes on only if it ran at 20 GB/s or more (the rate at which it costs
-//              what staging C costs), else the pieces not locked yet are staged.
+//              what staging C costs). Below that rate, A and B are staged where not locked yet, and C's remaining
+//              tiles are shared between the two ways so that both host mechanisms work at once and end together:
+//              a fraction of them (chosen from the measured locking rate, the staging threads and the rates in
+//              docs/tuning/ooc.md) is locked in place tile by tile, each unlocked as soon as its tile and the next
+//              are back in C (when the tiles span C's full columns; otherwise at the end), the rest staged.
+// Staging runs on options.host_threads threads (0: the out-of-core policy's count, at most half the cores).
 // Locking costs a pass over the array's page tables per call (locking and unlocking), staging a host memcpy per byte
 // per send: locking is the cheaper where the host locks pages fast, and far cheaper for arrays sent several times
 // (B when m needs several tile rows, A when k needs several panels); docs/tuning/ooc.md has the costs.
@@ -88,7 +93,8 @@
 // Errors. cuprim::invalid_argument before any allocation or transfer: transa/transb not N/T/C, m, n or k < 0,
 // lda/ldb/ldc below the rule above, a null A, B (when m, n, k > 0) or C (when m, n > 0), C overlapping A or B,
 // a device pointer for A, B or C, options out of range (cpu_share not in [0, 1] and not negative, cpu_threads < 0,
-// tile sizes < 0, pageable not one of gemm_pageable's values), and options.device_budget_bytes (or the memory free)
+// tile sizes < 0, pageable not one of gemm_pageable's values, host_threads not in [0, 64]), and
+// options.device_budget_bytes (or the memory free)
 // too small for one tile of at least min(m,32) x min(n,32) x min(k,32) (or for the tile asked for).
 // cuprim::ooc::cpu_blas_unavailable as said above; cuprim::bad_alloc / cuprim::cuda_error for failures while
 // running, after which every stream is synchronised, every buffer (device and pinned) released and every page locked
@@ -143,6 +149,9 @@ struct gemm_options {
   /// tile; 0 = chosen (the first piece one tile, each next one twice the one before, up to 64 MiB); SIZE_MAX locks
   /// every array whole before the first tile.
   std::size_t register_piece_bytes = 0;
+  /// Threads that pack and unpack staged tiles (0 = the out-of-core policy's host_threads, at most half the cores;
+  /// 1..64).
+  int host_threads = 0;
 };
 
 /// What a call did (or, from gemm_plan, will do).
@@ -160,6 +169,8 @@ struct gemm_report {
   bool registered_a = false, registered_b = false, registered_c = false;  ///< some of it was locked in place
   double register_ms = 0;          ///< time spent locking pageable arrays in place (cudaHostRegister)
   double unregister_ms = 0;        ///< and unlocking them (cudaHostUnregister)
+  std::int64_t tiles_c_locked = 0; ///< tiles whose C was copied back straight into pages locked in place
+  int host_threads = 0;            ///< staging threads of the call (1 when nothing pageable)
   std::string engine;              ///< the tile engine's name
   double gpu_ms = 0;               ///< wall time of the GPU pipeline (set up, run, drained)
   double cpu_ms = 0;               ///< wall time of the CPU BLAS part (four_way)
@@ -185,6 +196,16 @@ gemm_report gemm_plan(char transa, char transb, std::int64_t m, std::int64_t n, 
 
 template <class T>
 gemm_rates gemm_measure_rates(const gemm_options& options = {}, gemm_tile_engine<T>* engine = nullptr);
+
+namespace detail {
+/// For the lab's before/after rows only, not part of the API: false gives gemm_pageable::automatic its earlier rule
+/// (once locking runs slow, everything not locked yet is staged and what is locked is unlocked at the end); true
+/// (the default) shares C's tiles between locking and staging as the file comment says. Process-wide.
+void set_gemm_auto_shares_tiles(bool on) noexcept;
+/// For tests only: gbps > 0 makes automatic judge locking at the first tile as if it had run at gbps GB/s (0: the
+/// measured rate, after 16 MiB, as documented). Process-wide.
+void set_gemm_auto_lock_rate(double gbps) noexcept;
+}  // namespace detail
 
 /// True when a CPU BLAS (cblas_dgemm and cblas_sgemm) could be loaded; never throws.
 bool cpu_blas_available() noexcept;
