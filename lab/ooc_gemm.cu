@@ -362,12 +362,18 @@ struct lock_slice {
   std::size_t bytes;
 };
 
-/// Runs f(t) on threads 0 .. threads - 1 at once; returns the wall time (ms).
+/// Runs f(t) on threads 0 .. threads - 1 at once, each on the caller's device; returns the wall time (ms).
 template <class F>
 double on_threads(int threads, F f) {
+  int dev = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::thread> ts;
-  for (int t = 0; t < threads; ++t) ts.emplace_back(f, t);
+  for (int t = 0; t < threads; ++t)
+    ts.emplace_back([&f, dev, t] {
+      (void)cudaSetDevice(dev);
+      f(t);
+    });
   for (auto& t : ts) t.join();
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
