@@ -62,8 +62,9 @@
 //              what staging C costs). Below that rate, A and B are staged where not locked yet, and C's remaining
 //              tiles are shared between the two ways so that both host mechanisms work at once and end together:
 //              a fraction of them (chosen from the measured locking rate, the staging threads and the rates in
-//              docs/tuning/ooc.md) is locked in place tile by tile, each unlocked as soon as its tile and the next
-//              are back in C (when the tiles span C's full columns; otherwise at the end), the rest staged.
+//              docs/tuning/ooc.md) is locked in place tile by tile, each unlocked as soon as every tile whose
+//              columns reach into its pages is back in C (when the tiles span C's full columns; otherwise at the
+//              end), the rest staged.
 // Staging runs on options.host_threads threads (0: the out-of-core policy's count, at most half the cores), locking
 // on the calling thread, or on options.lock_threads threads at once (large ranges cut in parts).
 // Locking costs a pass over the array's page tables per call (locking and unlocking), staging a host memcpy per byte
