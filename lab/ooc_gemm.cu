@@ -135,22 +135,19 @@ case_def base_case(const std::string& variant) {
 
 /// How the -pageable rows pass std::vector operands: the default (auto) or one way forced; `whole` locks them whole;
 /// `threads` > 0 sets the staging threads (-tN); `before` gives auto its earlier rule (-before: once locking runs
-/// slow, everything not locked yet is staged, nothing unlocked before the end); `lock_threads` > 0 locks on that many
-/// threads at once (-lN).
+/// slow, everything not locked yet is staged, nothing unlocked before the end).
 struct pageable_way {
   bool on = false;
   cuprim::ooc::gemm_pageable how = cuprim::ooc::gemm_pageable::automatic;
   bool whole = false;
   int threads = 0;
   bool before = false;
-  int lock_threads = 0;
   std::string suffix() const {
     if (!on) return "";
     std::string s = how == cuprim::ooc::gemm_pageable::automatic
                         ? std::string("-pageable")
                         : std::string("-pageable-") + cuprim::ooc::gemm_pageable_name(how) + (whole ? "-whole" : "");
     if (threads > 0) s += "-t" + std::to_string(threads);
-    if (lock_threads > 0) s += "-l" + std::to_string(lock_threads);
     if (before) s += "-before";
     return s;
   }
@@ -206,7 +203,6 @@ void add_mode(cuprim::ooc::gemm_mode mode, pageable_way way = {}, double share =
     o.tile_k = tile_k;
     o.pageable = way.how;
     o.host_threads = way.threads;
-    o.lock_threads = way.lock_threads;
     if (way.whole) o.register_piece_bytes = SIZE_MAX;
     if (tile_k > 0) o.tile_n = 128;  // the default tiles' width, so only the panel depth differs
     auto* eng = engine_of(engine);
@@ -362,18 +358,12 @@ struct lock_slice {
   std::size_t bytes;
 };
 
-/// Runs f(t) on threads 0 .. threads - 1 at once, each on the caller's device; returns the wall time (ms).
+/// Runs f(t) on threads 0 .. threads - 1 at once; returns the wall time (ms).
 template <class F>
 double on_threads(int threads, F f) {
-  int dev = 0;
-  check(cudaGetDevice(&dev), "cudaGetDevice");
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::thread> ts;
-  for (int t = 0; t < threads; ++t)
-    ts.emplace_back([&f, dev, t] {
-      (void)cudaSetDevice(dev);
-      f(t);
-    });
+  for (int t = 0; t < threads; ++t) ts.emplace_back(f, t);
   for (auto& t : ts) t.join();
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -680,10 +670,6 @@ void register_ooc_gemm() {
   add_mode(gemm_mode::three_way, {true, gemm_pageable::register_in_place, true});
   add_mode(gemm_mode::three_way, {true, gemm_pageable::stage, false});
   add_mode(gemm_mode::three_way, {true, gemm_pageable::stage, false, 14});
-  // Locking on 4 threads at once (-l4): in place alone (pieces), and auto (which keeps locking if that is fast).
-  add_mode(gemm_mode::three_way, {true, gemm_pageable::register_in_place, false, 0, false, 4});
-  add_mode(gemm_mode::three_way, {true, gemm_pageable::automatic, false, 0, false, 4});
-  add_mode(gemm_mode::three_way, {true, gemm_pageable::automatic, false, 14, false, 4});
   // The same modes on cuprim's own GEMM (ooc::cuprim_tile_engine), pinned and with pageable operands (auto).
   for (gemm_mode mode : {gemm_mode::serial, gemm_mode::two_way, gemm_mode::three_way, gemm_mode::four_way})
     add_mode(mode, {}, -1, 0, engine_kind::cuprim);
@@ -698,10 +684,10 @@ void register_ooc_gemm() {
   add_note(prefix, "ooc/gemm: out-of-core cases (serial .. 4-way, transfer) block the host and are timed by the wall "
                    "clock (median after one warm-up); A, B, C in pinned host memory (the -pageable rows: std::vector, "
                    "passed the default way (auto), locked in place in pieces (register) or whole (register-whole), or "
-                   "staged; register-only: locking and unlocking them alone; -tN: N staging threads; -lN: locking on N "
-                   "threads; -before: auto's earlier rule, the rest staged once locking runs slow); -cuprim rows: "
-                   "tiles on cuprim::blas::gemm (ooc::cuprim_tile_engine) instead of cuBLAS, bound by in-core-cuprim; "
-                   "GF = 2mnk / median; the bound and each mode's share of it follow the table");
+                   "staged; register-only: locking and unlocking them alone; -tN: N staging threads; -before: auto's "
+                   "earlier rule, the rest staged once locking runs slow); -cuprim rows: tiles on cuprim::blas::gemm "
+                   "(ooc::cuprim_tile_engine) instead of cuBLAS, bound by in-core-cuprim; GF = 2mnk / median; the "
+                   "bound and each mode's share of it follow the table");
   add_summary(prefix, summary);
 }
 

@@ -98,8 +98,6 @@ void validate_options(const char* fn, const gemm_options& o) {
     throw_invalid(fn, "options.pageable", "must be automatic, register_in_place or stage");
   if (o.host_threads < 0 || o.host_threads > 64)
     throw_invalid(fn, "options.host_threads", "must be 0 (the out-of-core policy's count) or 1..64");
-  if (o.lock_threads < 0 || o.lock_threads > 64)
-    throw_invalid(fn, "options.lock_threads", "must be 0..64 (0 and 1: the calling thread locks)");
 }
 
 template <class T>
@@ -472,7 +470,6 @@ gemm_report gemm_sync(char transa, char transb, std::int64_t m, std::int64_t n, 
   access.share_tiles = detail::gemm_auto_shares_tiles();
   access.forced_lock_gbps = detail::gemm_auto_lock_rate();
   access.host_threads = options.host_threads;
-  access.lock_threads = options.lock_threads;
   // Plan.
   const std::size_t budget = options.device_budget_bytes ? options.device_budget_bytes : detail::default_budget();
   const std::int64_t cpu_cols = detail::cpu_columns_for<T>(v.s, options, beta != T(0), engine);

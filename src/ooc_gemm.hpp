@@ -39,7 +39,6 @@ struct gemm_access {
   bool adaptive = false;
   bool share_tiles = true;  // adaptive and locking slow: C's tiles shared between locking and staging
   int host_threads = 0;     // staging threads (0: the out-of-core policy's)
-  int lock_threads = 0;     // threads locking at once (0, 1: the issuing thread)
   double forced_lock_gbps = 0;  // tests: judge at the first tile with this rate (0: measure)
   bool pageable() const { return a != host_access::direct || b != host_access::direct || c != host_access::direct; }
 };

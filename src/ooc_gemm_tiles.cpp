@@ -204,7 +204,6 @@ public:
     }
     for (int i = 0; i < t.a_bufs; ++i) abuf_.emplace_back(a_el, in);
     CUPRIM_CUDA_CHECK(cudaStreamSynchronize(in));  // allocations ordered before the other streams use them
-    pins_.set_threads(access.lock_threads);
     // Page-locked staging for the arrays staged from the start: one tile's worth per buffer.
     if (c_.access == host_access::stage) {
       if (t.c_in) cin_.reserve();

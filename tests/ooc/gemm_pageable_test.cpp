@@ -3,8 +3,7 @@
 // lock pieces that cut pages and columns anywhere (pieces far smaller than a tile, pieces of several tiles, whole
 // arrays); registrations refused (all of them, one of them mid-run, those of one array) and the tiles that needed
 // them staged instead; arrays that share pages (aliased inputs, neighbours in one allocation, a page locked by the
-// caller); automatic's rule when locking runs slow (C's tiles shared between locking and staging) and its earlier
-// one; locking on several threads at once; and after a failure mid-run, nothing left locked, allocated or in use.
+// caller); and after a failure mid-run, nothing left locked, allocated or in use.
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/memory.hpp>
 #include <cuprim/host/gemm.hpp>
@@ -336,34 +335,6 @@ TEST(OocGemmPageable, SlowLockingEarlierRuleStagesTheRest) {
   EXPECT_TRUE(r.staged_c);
   EXPECT_LE(r.tiles_c_locked, 1) << "only the first piece, locked before the judgement";
   EXPECT_EQ(r.host_threads, 3);
-}
-
-TEST(OocGemmPageable, LockingOnSeveralThreads) {
-  // C spans 16.8 MB: locked whole it is cut into 3 parts locked at once (and unlocked at once); in 8 MiB pieces each
-  // piece into 2; with the shared rule the tiles' ranges are below the size that is cut. The parts are separate
-  // registrations that copies must cross.
-  const problem p{'N', 'N', 1024, 2048, 64, 1.0, 0.5};
-  separate_arrays x(p);
-  int run = 0;
-  for (std::size_t piece : {SIZE_MAX, std::size_t(8) << 20}) {
-    auto o = small_tiles(gemm_mode::three_way, gemm_pageable::register_in_place, piece);
-    o.tile_n = 96;
-    o.lock_threads = 3;
-    fill(p, x.A, x.B, x.C, cuprim_test::test_seed() + std::uint64_t(++run));
-    const auto r = run_and_check(p, x.A, x.B, x.C, o, "3 locking threads, piece " + std::to_string(piece));
-    EXPECT_TRUE(r.registered_a && r.registered_b && r.registered_c);
-    EXPECT_FALSE(r.staged_a || r.staged_b || r.staged_c) << "nothing was refused";
-    EXPECT_EQ(r.tiles_c_locked, r.tiles);
-  }
-  const judged_as slow(5.0, true);
-  auto o = small_tiles(gemm_mode::three_way, gemm_pageable::automatic, 0);
-  o.tile_n = 64;
-  o.lock_threads = 4;
-  o.host_threads = 8;
-  fill(p, x.A, x.B, x.C, cuprim_test::test_seed());
-  const auto r = run_and_check(p, x.A, x.B, x.C, o, "4 locking threads, shared rule");
-  EXPECT_TRUE(r.registered_c && r.staged_c);
-  EXPECT_GT(r.tiles_c_locked, 1);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

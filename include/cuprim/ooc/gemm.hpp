@@ -62,11 +62,9 @@
 //              what staging C costs). Below that rate, A and B are staged where not locked yet, and C's remaining
 //              tiles are shared between the two ways so that both host mechanisms work at once and end together:
 //              a fraction of them (chosen from the measured locking rate, the staging threads and the rates in
-//              docs/tuning/ooc.md) is locked in place tile by tile, each unlocked as soon as every tile whose
-//              columns reach into its pages is back in C (when the tiles span C's full columns; otherwise at the
-//              end), the rest staged.
-// Staging runs on options.host_threads threads (0: the out-of-core policy's count, at most half the cores), locking
-// on the calling thread, or on options.lock_threads threads at once (large ranges cut in parts).
+//              docs/tuning/ooc.md) is locked in place tile by tile, each unlocked as soon as its tile and the next
+//              are back in C (when the tiles span C's full columns; otherwise at the end), the rest staged.
+// Staging runs on options.host_threads threads (0: the out-of-core policy's count, at most half the cores).
 // Locking costs a pass over the array's page tables per call (locking and unlocking), staging a host memcpy per byte
 // per send: locking is the cheaper where the host locks pages fast, and far cheaper for arrays sent several times
 // (B when m needs several tile rows, A when k needs several panels); docs/tuning/ooc.md has the costs.
@@ -95,7 +93,7 @@
 // Errors. cuprim::invalid_argument before any allocation or transfer: transa/transb not N/T/C, m, n or k < 0,
 // lda/ldb/ldc below the rule above, a null A, B (when m, n, k > 0) or C (when m, n > 0), C overlapping A or B,
 // a device pointer for A, B or C, options out of range (cpu_share not in [0, 1] and not negative, cpu_threads < 0,
-// tile sizes < 0, pageable not one of gemm_pageable's values, host_threads or lock_threads not in [0, 64]), and
+// tile sizes < 0, pageable not one of gemm_pageable's values, host_threads not in [0, 64]), and
 // options.device_budget_bytes (or the memory free)
 // too small for one tile of at least min(m,32) x min(n,32) x min(k,32) (or for the tile asked for).
 // cuprim::ooc::cpu_blas_unavailable as said above; cuprim::bad_alloc / cuprim::cuda_error for failures while
@@ -154,10 +152,6 @@ struct gemm_options {
   /// Threads that pack and unpack staged tiles (0 = the out-of-core policy's host_threads, at most half the cores;
   /// 1..64).
   int host_threads = 0;
-  /// Threads that lock (and unlock) pageable arrays in place at once: 0 or 1, the calling thread alone; N > 1 cuts
-  /// each range of at least 8 MiB into up to N parts of at least 4 MiB, locked at once on threads started for the
-  /// purpose (0..64).
-  int lock_threads = 0;
 };
 
 /// What a call did (or, from gemm_plan, will do).
