@@ -331,15 +331,7 @@ public:
   /// Locks the pages of [p, p + bytes) not locked yet (for the device to read and write; `read_only`: it only reads
   /// them, so memory the process may only read is locked read-only where the device supports that). Returns whether
   /// any page of the range is locked now; pages refused stay pageable, and copies that touch them must be staged.
-  bool add(const void* p, std::size_t bytes, bool read_only) { return add(p, bytes, read_only, nullptr); }
-
-  /// A range of pages locked by add(), for release(ranges).
-  struct locked_range {
-    std::uintptr_t lo, hi;
-  };
-
-  /// add(), appending the ranges it locked (not those locked before) to *locked when locked is not null.
-  bool add(const void* p, std::size_t bytes, bool read_only, std::vector<locked_range>* locked) {
+  bool add(const void* p, std::size_t bytes, bool read_only) {
     if (bytes == 0) return false;
     const std::uintptr_t page = host_page_bytes();
     const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(p) / page * page;
@@ -352,8 +344,7 @@ public:
         continue;
       }
       const std::uintptr_t gap_end = r ? std::min(hi, r->lo) : hi;
-      const locked_range got = lock(at, gap_end, read_only);
-      if (locked && got.hi > got.lo) locked->push_back(got);
+      lock(at, gap_end, read_only);
       at = gap_end;
     }
     const range* r = next_range(lo);
@@ -384,22 +375,6 @@ public:
     for (const range& r : ranges_) (void)cudaHostUnregister(reinterpret_cast<void*>(r.lo));
     (void)cudaGetLastError();
     ranges_.clear();
-    unlock_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  }
-
-  /// Unlocks the given ranges now (each one that add() reported and no release() has unlocked yet; others are
-  /// ignored): every copy from or to them must have finished. Errors are left alone, as in release().
-  void release(const std::vector<locked_range>& which) noexcept {
-    if (which.empty()) return;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (const locked_range& w : which) {
-      auto it = std::lower_bound(ranges_.begin(), ranges_.end(), w.lo,
-                                 [](const range& r, std::uintptr_t lo) { return r.lo < lo; });
-      if (it == ranges_.end() || it->lo != w.lo || it->hi != w.hi) continue;
-      (void)cudaHostUnregister(reinterpret_cast<void*>(it->lo));
-      ranges_.erase(it);
-    }
-    (void)cudaGetLastError();
     unlock_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
 
@@ -438,10 +413,9 @@ private:
   /// cudaHostRegister of the pages [lo, hi), for the device to read and write; for `read_only` pages that the
   /// process may only read (refused so), read-only where the device supports it. A page at either end may already be
   /// locked by someone else (the caller's own registration of a neighbour): then the pages between are tried alone.
-  /// Returns the range locked (empty when refused).
-  locked_range lock(std::uintptr_t lo, std::uintptr_t hi, bool read_only) {
+  void lock(std::uintptr_t lo, std::uintptr_t hi, bool read_only) {
     auto* refuse = host_register_refuse.load(std::memory_order_relaxed);
-    if (!supported_ || (refuse && refuse(reinterpret_cast<const void*>(lo), hi - lo))) return {0, 0};
+    if (!supported_ || (refuse && refuse(reinterpret_cast<const void*>(lo), hi - lo))) return;
     const auto t0 = std::chrono::steady_clock::now();
     bool ro = false;
     cudaError_t e = try_lock(lo, hi, false);
@@ -456,13 +430,12 @@ private:
       e = try_lock(lo, hi, ro);
     }
     lock_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (e != cudaSuccess) return {0, 0};
+    if (e != cudaSuccess) return;
     locked_bytes_ += hi - lo;
     const range r{lo, hi, ro};
     ranges_.insert(std::upper_bound(ranges_.begin(), ranges_.end(), r,
                                     [](const range& a, const range& x) { return a.lo < x.lo; }),
                    r);
-    return {lo, hi};
   }
 
   static cudaError_t try_lock(std::uintptr_t lo, std::uintptr_t hi, bool read_only) {
