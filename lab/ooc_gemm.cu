@@ -10,7 +10,8 @@
 // takes in-core-cuprim as the compute side, and the summary gives each engine's best share of its bound.
 // The -pageable rows run 3-way over std::vector copies of A, B and C, each way a pageable array can reach the copy
 // engines (gemm_pageable: auto, the default; register, locked in place in pieces; register-whole, locked whole
-// before the first tile; stage), beside register-only: locking and unlocking the three vectors, nothing else.
+// before the first tile; stage; -t14: on 14 staging threads instead of the policy's 8), beside register-only:
+// locking and unlocking the three vectors, nothing else.
 // Out-of-core cases block the host (they synchronise), so they are timed by the wall clock, median of the reps
 // after one warm-up; the in-core case by CUDA events like every device case. The out-of-core cases record the
 // out-of-core policy (ooc/tuning.hpp: its staging threads serve the pageable rows).
@@ -28,7 +29,6 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -36,7 +36,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace lab {
@@ -59,7 +58,6 @@ struct context {
   std::map<std::string, cuprim::ooc::gemm_report> reports;  // the last report of each mode
   cuprim::ooc::gemm_report plan3;                           // the 3-way plan under the cap (the bytes of the bound)
   double lock_ms = 0, unlock_ms = 0, locked_bytes = 0;      // register-only: its last run
-  double par_lock_ms = 0, par_unlock_ms = 0, par_locked_bytes = 0;  // register-only-4threads: wall times, last run
 };
 
 std::shared_ptr<context> shared_context() {
@@ -134,37 +132,20 @@ case_def base_case(const std::string& variant) {
 }
 
 /// How the -pageable rows pass std::vector operands: the default (auto) or one way forced; `whole` locks them whole;
-/// `threads` > 0 sets the staging threads (-tN); `before` gives auto its earlier rule (-before: once locking runs
-/// slow, everything not locked yet is staged, nothing unlocked before the end); `lock_threads` > 0 locks on that many
-/// threads at once (-lN).
+/// `threads` > 0 sets the staging threads (-tN).
 struct pageable_way {
   bool on = false;
   cuprim::ooc::gemm_pageable how = cuprim::ooc::gemm_pageable::automatic;
   bool whole = false;
   int threads = 0;
-  bool before = false;
-  int lock_threads = 0;
   std::string suffix() const {
     if (!on) return "";
     std::string s = how == cuprim::ooc::gemm_pageable::automatic
                         ? std::string("-pageable")
                         : std::string("-pageable-") + cuprim::ooc::gemm_pageable_name(how) + (whole ? "-whole" : "");
     if (threads > 0) s += "-t" + std::to_string(threads);
-    if (lock_threads > 0) s += "-l" + std::to_string(lock_threads);
-    if (before) s += "-before";
     return s;
   }
-};
-
-/// Sets automatic's rule for the life of the object (the -before rows), restoring the default after.
-struct auto_rule {
-  explicit auto_rule(bool before) : on(before) {
-    if (on) cuprim::ooc::detail::set_gemm_auto_shares_tiles(false);
-  }
-  ~auto_rule() {
-    if (on) cuprim::ooc::detail::set_gemm_auto_shares_tiles(true);
-  }
-  bool on;
 };
 
 /// The tile engine of a row: cuBLAS (gemm_sync's default, no suffix) or cuprim's own GEMM ("-cuprim").
@@ -206,13 +187,10 @@ void add_mode(cuprim::ooc::gemm_mode mode, pageable_way way = {}, double share =
     o.tile_k = tile_k;
     o.pageable = way.how;
     o.host_threads = way.threads;
-    o.lock_threads = way.lock_threads;
     if (way.whole) o.register_piece_bytes = SIZE_MAX;
     if (tile_k > 0) o.tile_n = 128;  // the default tiles' width, so only the panel depth differs
     auto* eng = engine_of(engine);
-    const bool before = way.before;
-    auto call = [ctx, st, o, pageable, variant, eng, before] {
-      const auto_rule rule(before);
+    auto call = [ctx, st, o, pageable, variant, eng] {
       const double* A = pageable ? st->A.data() : ctx->A.data();
       const double* B = pageable ? st->B.data() : ctx->B.data();
       double* C = pageable ? st->C.data() : ctx->C.data();
@@ -348,86 +326,6 @@ void add_register_only() {
       verify_result v;
       v.ok = run() && ctx->locked_bytes >= double(ctx->A.size() + ctx->B.size() + ctx->C.size()) * 8;
       v.detail = v.ok ? "locking only: A, B and C were locked whole and unlocked"
-                      : "cudaHostRegister refused some of A, B and C";
-      return v;
-    };
-    return b;
-  };
-  add_case(std::move(c));
-}
-
-/// A part of an array locked by one thread of register-only-Nthreads.
-struct lock_slice {
-  const void* p;
-  std::size_t bytes;
-};
-
-/// Runs f(t) on threads 0 .. threads - 1 at once, each on the caller's device; returns the wall time (ms).
-template <class F>
-double on_threads(int threads, F f) {
-  int dev = 0;
-  check(cudaGetDevice(&dev), "cudaGetDevice");
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<std::thread> ts;
-  for (int t = 0; t < threads; ++t)
-    ts.emplace_back([&f, dev, t] {
-      (void)cudaSetDevice(dev);
-      f(t);
-    });
-  for (auto& t : ts) t.join();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-/// Locks the arrays' inner pages on `threads` threads at once (each its share, cut at page boundaries), then unlocks
-/// them the same way; records the wall time of each phase and the bytes locked. Returns whether nothing was refused.
-bool lock_in_parallel(context& ctx, const std::vector<const std::vector<double>*>& arrays, int threads) {
-  using cuprim::ooc::detail::host_registrations;
-  const std::uintptr_t page = cuprim::ooc::detail::host_page_bytes();
-  std::vector<std::vector<lock_slice>> work(static_cast<std::size_t>(threads));
-  for (const std::vector<double>* v : arrays) {
-    const auto lo = reinterpret_cast<std::uintptr_t>(v->data()), hi = lo + v->size() * 8;
-    const std::uintptr_t first = (lo + page - 1) / page, pages = hi / page - first;  // inner pages
-    for (int t = 0; t < threads; ++t) {
-      const std::uintptr_t a = (first + pages * std::uintptr_t(t) / std::uintptr_t(threads)) * page;
-      const std::uintptr_t b = (first + pages * std::uintptr_t(t + 1) / std::uintptr_t(threads)) * page;
-      if (b > a) work[std::size_t(t)].push_back(lock_slice{reinterpret_cast<const void*>(a), std::size_t(b - a)});
-    }
-  }
-  std::vector<std::unique_ptr<host_registrations>> pins;
-  for (int t = 0; t < threads; ++t) pins.push_back(std::make_unique<host_registrations>());
-  std::vector<int> ok(std::size_t(threads), 1);
-  ctx.par_lock_ms = on_threads(threads, [&](int t) {
-    for (const lock_slice& sl : work[std::size_t(t)])
-      if (!pins[std::size_t(t)]->add(sl.p, sl.bytes, true)) ok[std::size_t(t)] = 0;
-  });
-  double bytes = 0;
-  for (const auto& p : pins) bytes += double(p->locked_bytes());
-  ctx.par_unlock_ms = on_threads(threads, [&](int t) { pins[std::size_t(t)]->release(); });
-  ctx.par_locked_bytes = bytes;
-  return std::find(ok.begin(), ok.end(), 0) == ok.end();
-}
-
-/// register-only on `threads` threads at once, each locking (then unlocking) its share of A, B and C: whether
-/// locking scales with threads on this host.
-void add_register_only_parallel(int threads) {
-  case_def c = base_case("register-only-" + std::to_string(threads) + "threads");
-  c.quick = false;
-  c.setup = [threads] {
-    auto ctx = shared_context();
-    struct state {
-      std::vector<double> A, B, C;
-    };
-    auto st = std::make_shared<state>();
-    st->A.assign(ctx->A.data(), ctx->A.data() + ctx->A.size());
-    st->B.assign(ctx->B.data(), ctx->B.data() + ctx->B.size());
-    st->C.assign(ctx->C0.begin(), ctx->C0.end());
-    auto run = [ctx, st, threads] { return lock_in_parallel(*ctx, {&st->A, &st->B, &st->C}, threads); };
-    bench b;
-    b.host_run = [run] { run(); };
-    b.verify = [run, ctx] {
-      verify_result v;
-      v.ok = run() && ctx->par_locked_bytes >= 0.99 * double(ctx->A.size() + ctx->B.size() + ctx->C.size()) * 8;
-      v.detail = v.ok ? "locking only, on several threads: A, B and C were locked and unlocked"
                       : "cudaHostRegister refused some of A, B and C";
       return v;
     };
@@ -602,8 +500,7 @@ std::vector<std::string> summary(const std::vector<result>& results) {
       if (mode.find("pageable") != std::string::npos)
         line += ", locked " + abc(r.registered_a, r.registered_b, r.registered_c) + ", staged " +
                 abc(r.staged_a, r.staged_b, r.staged_c) + fmt(", locking %.2f ms", r.register_ms) +
-                fmt(" + unlocking %.2f ms", r.unregister_ms) + ", C tiles back into locked pages " +
-                std::to_string(r.tiles_c_locked) + ", staging threads " + std::to_string(r.host_threads);
+                fmt(" + unlocking %.2f ms", r.unregister_ms) + ", staging threads " + std::to_string(r.host_threads);
       line += ")";
     }
     out.push_back(line);
@@ -639,14 +536,6 @@ std::vector<std::string> summary(const std::vector<result>& results) {
                   ", unlocking " + fmt("%.2f ms", ctx->unlock_ms) +
                   fmt(" (%.1f GB/s)", ctx->locked_bytes / (ctx->unlock_ms * 1e6)) + " (the last run; median " +
                   fmt("%.2f ms", ms["register-only"]) + " for both)");
-  if (ctx->par_locked_bytes > 0)
-    for (const std::string& v : order)
-      if (v.rfind("register-only-", 0) == 0)
-        out.push_back("  " + v + ": locking " + fmt("%.0f MB", ctx->par_locked_bytes / 1e6) + " on all threads " +
-                      fmt("%.2f ms", ctx->par_lock_ms) +
-                      fmt(" (%.1f GB/s)", ctx->par_locked_bytes / (ctx->par_lock_ms * 1e6)) + ", unlocking " +
-                      fmt("%.2f ms", ctx->par_unlock_ms) +
-                      fmt(" (%.1f GB/s)", ctx->par_locked_bytes / (ctx->par_unlock_ms * 1e6)) + " (the last run)");
   if (ms.count("3-way-pageable") && bound > 0) {
     const double pct = 100.0 * bound / ms["3-way-pageable"];
     std::string line = "  pageable std::vector operands, default (auto): " + fmt("%.1f%% of the bound", pct) +
@@ -671,25 +560,18 @@ void register_ooc_gemm() {
   add_mode(gemm_mode::four_way, {}, 0.015);  // fixed CPU shares around the measured one
   add_mode(gemm_mode::four_way, {}, 0.05);
   add_mode(gemm_mode::three_way, {}, -1, 144);  // two k-panels: A re-sent for every tile
-  // Pageable operands: auto (C's tiles shared between locking and staging once locking runs slow), auto's earlier rule
-  // (-before), more staging threads (-t14), and each way forced.
+  // Pageable operands: auto, auto on 14 staging threads (-t14), and each way forced (stage on 14 threads too).
   add_mode(gemm_mode::three_way, {true, gemm_pageable::automatic, false});
-  add_mode(gemm_mode::three_way, {true, gemm_pageable::automatic, false, 0, true});
   add_mode(gemm_mode::three_way, {true, gemm_pageable::automatic, false, 14});
   add_mode(gemm_mode::three_way, {true, gemm_pageable::register_in_place, false});
   add_mode(gemm_mode::three_way, {true, gemm_pageable::register_in_place, true});
   add_mode(gemm_mode::three_way, {true, gemm_pageable::stage, false});
   add_mode(gemm_mode::three_way, {true, gemm_pageable::stage, false, 14});
-  // Locking on 4 threads at once (-l4): in place alone (pieces), and auto (which keeps locking if that is fast).
-  add_mode(gemm_mode::three_way, {true, gemm_pageable::register_in_place, false, 0, false, 4});
-  add_mode(gemm_mode::three_way, {true, gemm_pageable::automatic, false, 0, false, 4});
-  add_mode(gemm_mode::three_way, {true, gemm_pageable::automatic, false, 14, false, 4});
   // The same modes on cuprim's own GEMM (ooc::cuprim_tile_engine), pinned and with pageable operands (auto).
   for (gemm_mode mode : {gemm_mode::serial, gemm_mode::two_way, gemm_mode::three_way, gemm_mode::four_way})
     add_mode(mode, {}, -1, 0, engine_kind::cuprim);
   add_mode(gemm_mode::three_way, {true, gemm_pageable::automatic, false}, -1, 0, engine_kind::cuprim);
   add_register_only();
-  add_register_only_parallel(4);
   add_transfer("transfer", true, true);
   add_transfer("h2d-only", true, false);
   add_transfer("d2h-only", false, true);
@@ -698,8 +580,7 @@ void register_ooc_gemm() {
   add_note(prefix, "ooc/gemm: out-of-core cases (serial .. 4-way, transfer) block the host and are timed by the wall "
                    "clock (median after one warm-up); A, B, C in pinned host memory (the -pageable rows: std::vector, "
                    "passed the default way (auto), locked in place in pieces (register) or whole (register-whole), or "
-                   "staged; register-only: locking and unlocking them alone; -tN: N staging threads; -lN: locking on N "
-                   "threads; -before: auto's earlier rule, the rest staged once locking runs slow); -cuprim rows: "
+                   "staged; register-only: locking and unlocking them alone; -tN: N staging threads); -cuprim rows: "
                    "tiles on cuprim::blas::gemm (ooc::cuprim_tile_engine) instead of cuBLAS, bound by in-core-cuprim; "
                    "GF = 2mnk / median; the bound and each mode's share of it follow the table");
   add_summary(prefix, summary);

@@ -11,7 +11,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -47,17 +46,6 @@ const char* gemm_pageable_name(gemm_pageable p) noexcept {
 }
 
 namespace detail {
-
-namespace {
-std::atomic<bool> auto_shares_tiles{true};
-std::atomic<double> auto_lock_rate{0.0};
-}  // namespace
-
-void set_gemm_auto_shares_tiles(bool on) noexcept { auto_shares_tiles.store(on, std::memory_order_relaxed); }
-bool gemm_auto_shares_tiles() noexcept { return auto_shares_tiles.load(std::memory_order_relaxed); }
-void set_gemm_auto_lock_rate(double gbps) noexcept { auto_lock_rate.store(gbps, std::memory_order_relaxed); }
-double gemm_auto_lock_rate() noexcept { return auto_lock_rate.load(std::memory_order_relaxed); }
-
 namespace {
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -98,8 +86,6 @@ void validate_options(const char* fn, const gemm_options& o) {
     throw_invalid(fn, "options.pageable", "must be automatic, register_in_place or stage");
   if (o.host_threads < 0 || o.host_threads > 64)
     throw_invalid(fn, "options.host_threads", "must be 0 (the out-of-core policy's count) or 1..64");
-  if (o.lock_threads < 0 || o.lock_threads > 64)
-    throw_invalid(fn, "options.lock_threads", "must be 0..64 (0 and 1: the calling thread locks)");
 }
 
 template <class T>
@@ -469,10 +455,7 @@ gemm_report gemm_sync(char transa, char transb, std::int64_t m, std::int64_t n, 
   access.c = detail::access_of(fn, "C", C, v.c_bytes, options.pageable);
   access.piece_bytes = options.register_piece_bytes;
   access.adaptive = options.pageable == gemm_pageable::automatic;
-  access.share_tiles = detail::gemm_auto_shares_tiles();
-  access.forced_lock_gbps = detail::gemm_auto_lock_rate();
   access.host_threads = options.host_threads;
-  access.lock_threads = options.lock_threads;
   // Plan.
   const std::size_t budget = options.device_budget_bytes ? options.device_budget_bytes : detail::default_budget();
   const std::int64_t cpu_cols = detail::cpu_columns_for<T>(v.s, options, beta != T(0), engine);
@@ -514,7 +497,6 @@ gemm_report gemm_sync(char transa, char transb, std::int64_t m, std::int64_t n, 
     report.registered_c = done.registered_c;
     report.register_ms = done.register_ms;
     report.unregister_ms = done.unregister_ms;
-    report.tiles_c_locked = done.tiles_c_locked;
     report.host_threads = done.host_threads;
     report.gpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }

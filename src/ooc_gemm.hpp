@@ -37,10 +37,7 @@ struct gemm_access {
   host_access a = host_access::direct, b = host_access::direct, c = host_access::direct;
   std::size_t piece_bytes = 0;
   bool adaptive = false;
-  bool share_tiles = true;  // adaptive and locking slow: C's tiles shared between locking and staging
-  int host_threads = 0;     // staging threads (0: the out-of-core policy's)
-  int lock_threads = 0;     // threads locking at once (0, 1: the issuing thread)
-  double forced_lock_gbps = 0;  // tests: judge at the first tile with this rate (0: measure)
+  int host_threads = 0;  // staging threads (0: the out-of-core policy's)
   bool pageable() const { return a != host_access::direct || b != host_access::direct || c != host_access::direct; }
 };
 
@@ -51,14 +48,8 @@ struct gemm_tiles_done {
   bool staged_a = false, staged_b = false, staged_c = false;            // some copy went through staging
   bool registered_a = false, registered_b = false, registered_c = false;  // some pages were locked in place
   double register_ms = 0, unregister_ms = 0;
-  std::int64_t tiles_c_locked = 0;  // tiles whose C went back straight into locked pages
-  int host_threads = 1;
+  int host_threads = 1;  // staging threads (1 when nothing is pageable)
 };
-
-/// gemm_pageable::automatic's rule once locking runs slow (set_gemm_auto_shares_tiles).
-bool gemm_auto_shares_tiles() noexcept;
-/// The locking rate set for tests (set_gemm_auto_lock_rate), 0 when none.
-double gemm_auto_lock_rate() noexcept;
 
 /// Runs the GPU part of a call: op(A) * op(B) into C's first gpu_n columns, tile after tile through the device
 /// (serial, two_way or three_way lanes; four_way runs its GPU part as three_way), each array reaching the copy

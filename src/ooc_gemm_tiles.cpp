@@ -34,10 +34,8 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <deque>
-#include <utility>
 #include <vector>
 
 namespace cuprim::ooc::detail {
@@ -54,14 +52,6 @@ constexpr std::size_t default_piece_bytes = std::size_t(64) << 20;
 /// copies where staging competes with them for host memory bandwidth, hence a little lower.
 constexpr std::size_t judge_locked_bytes = std::size_t(16) << 20;
 constexpr double auto_lock_gbps = 20.0;
-
-/// Below auto_lock_gbps, automatic shares C's remaining tiles between locking in place (the issuing thread's work:
-/// locking, then unlocking, each tile) and staging (the staging threads' work: packing and unpacking it), in the
-/// proportion at which both take the same time, from the locking rate measured on the first 16 MiB and two rates
-/// measured on the H100 host (docs/tuning/ooc.md): staging copies ran at 27 GB/s on 8 threads (taken to scale with
-/// the threads), and unlocking ran 2.8x faster than locking (39.4 against 14.2 GB/s; 2.5 taken).
-constexpr double stage_gbps_per_thread = 27.0 / 8;
-constexpr double unlock_per_lock = 2.5;
 
 lane_layout lanes_of(gemm_mode mode, bool staged) {
   if (mode == gemm_mode::serial) return lane_layout::serial;
@@ -178,8 +168,7 @@ public:
   tile_schedule(const gemm_shape& s, const gemm_tiling& t, gemm_mode mode, std::int64_t gpu_n, T alpha, const T* A,
                 const T* B, T beta, T* C, const gemm_access& access, gemm_tile_engine<T>& engine)
       : s_(s), t_(t), gpu_n_(gpu_n), alpha_(alpha), beta_(beta), A_(A), B_(B), C_(C), engine_(engine),
-        adaptive_(access.adaptive), share_tiles_(access.adaptive && access.share_tiles),
-        forced_lock_gbps_(access.forced_lock_gbps),
+        adaptive_(access.adaptive),
         threads_(access.pageable() ? (access.host_threads ? access.host_threads : staging_threads()) : 1),
         a_{access.a, true, {}}, b_{access.b, true, {}}, c_{access.c, false, {}},
         core_(lanes_of(mode, access.pageable()), t.slots, threads_),
@@ -204,7 +193,6 @@ public:
     }
     for (int i = 0; i < t.a_bufs; ++i) abuf_.emplace_back(a_el, in);
     CUPRIM_CUDA_CHECK(cudaStreamSynchronize(in));  // allocations ordered before the other streams use them
-    pins_.set_threads(access.lock_threads);
     // Page-locked staging for the arrays staged from the start: one tile's worth per buffer.
     if (c_.access == host_access::stage) {
       if (t.c_in) cin_.reserve();
@@ -238,7 +226,6 @@ public:
           pending.pop_front();
         }
         if (t + 1 < tiles_m * tiles_n) lock_for(tile_at(t + 1, tiles_n));  // while the device works on this one
-        unlock_finished();
       }
     }
     for (; !pending.empty(); pending.pop_front()) store(pending.front());
@@ -298,80 +285,21 @@ private:
                                   : B_ + (s_.k - 1) * s_.ldb + tile.c0 + tile.cols;
       b_.pins.reach(pins_, end, b_.read_only);
     }
-    if (c_.access == host_access::register_in_place) {
-      if (c_shared_) lock_shared_c(tile);
-      else c_.pins.reach(pins_, C_ + (tile.c0 + tile.cols - 1) * s_.ldc + tile.r0 + tile.rows, c_.read_only);
-    }
+    if (c_.access == host_access::register_in_place)
+      c_.pins.reach(pins_, C_ + (tile.c0 + tile.cols - 1) * s_.ldc + tile.r0 + tile.rows, c_.read_only);
     if (adaptive_) judge_locking();
-  }
-
-  /// C's tiles shared between locking and staging: locks `tile`'s span of C if its turn has come (c_lock_share_ of
-  /// the tiles, spread evenly), and queues its ranges to be unlocked once every tile whose span reaches into them
-  /// (itself, the next one, more where tiles are smaller than a page) is back in C.
-  void lock_shared_c(const tile_pos& tile) {
-    const std::int64_t i = c_shared_seen_++;
-    if (std::floor(double(i + 1) * c_lock_share_) == std::floor(double(i) * c_lock_share_)) return;  // staged
-    const T* first = C_ + tile.r0 + tile.c0 * s_.ldc;
-    const T* end = C_ + (tile.c0 + tile.cols - 1) * s_.ldc + tile.r0 + tile.rows;
-    pending_unlock u{tile.index, {}};
-    pins_.add(first, std::size_t(end - first) * sizeof(T), c_.read_only, &u.ranges);
-    if (!early_unlock_ || u.ranges.empty()) return;
-    // Full-column tiles: tile v starts at C + v·nt·ldc, so the last tile starting below the ranges' end uses them.
-    std::uintptr_t hi = 0;
-    for (const auto& r : u.ranges) hi = std::max(hi, r.hi);
-    const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(C_);
-    const std::uintptr_t tile_bytes = std::uintptr_t(t_.nt * s_.ldc) * sizeof(T);
-    const std::int64_t tiles = (gpu_n_ + t_.nt - 1) / t_.nt;
-    u.last_user = std::min<std::int64_t>(tiles - 1, std::int64_t((hi - 1 - base) / tile_bytes));
-    u.last_user = std::max(u.last_user, tile.index);
-    unlock_queue_.push_back(std::move(u));
-  }
-
-  /// After a store: records when it is done (early unlocking only).
-  void note_stored(const tile_pos& tile) {
-    if (!early_unlock_) return;
-    store_events_.emplace_back(tile.index, event(false));
-    store_events_.back().second.record(stream(stage::out));
-  }
-
-  /// Unlocks the shared-C tiles whose ranges no copy in flight or still to come uses (every tile that reaches into them
-  /// is stored). Never waits: stores complete in order on the D2H stream, so the first store not done ends the scan.
-  void unlock_finished() {
-    while (!store_events_.empty()) {
-      const cudaError_t e = cudaEventQuery(store_events_.front().second.get());
-      if (e == cudaErrorNotReady) {
-        if (cudaPeekAtLastError() == cudaErrorNotReady) (void)cudaGetLastError();
-        break;
-      }
-      CUPRIM_CUDA_CHECK(e);
-      stored_through_ = store_events_.front().first;
-      store_events_.pop_front();
-    }
-    // (The queue is in tile order and so, for full-column tiles, in last_user order.)
-    for (; !unlock_queue_.empty() && unlock_queue_.front().last_user <= stored_through_; unlock_queue_.pop_front())
-      pins_.release(unlock_queue_.front().ranges);
   }
 
   /// gemm_pageable::automatic: once enough is locked to time it, goes on locking only if locking runs at
   /// auto_lock_gbps or more; otherwise the pieces not locked yet are staged (those locked are copied directly).
   void judge_locking() {
-    if (judged_ || (forced_lock_gbps_ <= 0 && pins_.locked_bytes() < judge_locked_bytes)) return;
+    if (judged_ || pins_.locked_bytes() < judge_locked_bytes) return;
     judged_ = true;
-    const double gbps =
-        forced_lock_gbps_ > 0 ? forced_lock_gbps_ : double(pins_.locked_bytes()) / (pins_.lock_ms() * 1e6);
+    const double gbps = double(pins_.locked_bytes()) / (pins_.lock_ms() * 1e6);
     if (gbps >= auto_lock_gbps) return;
     a_.pins.stop();
     b_.pins.stop();
     c_.pins.stop();
-    if (!share_tiles_ || c_.access != host_access::register_in_place) return;
-    // Per byte of C: staging costs a pack (when C is read) and an unpack on the staging threads, locking a lock and
-    // an unlock on this thread; the share locked makes both take the same time.
-    const double stage_cost = (t_.c_in ? 2.0 : 1.0) / (stage_gbps_per_thread * threads_);
-    const double lock_cost = 1.0 / gbps + 1.0 / (unlock_per_lock * gbps);
-    c_lock_share_ = stage_cost / (stage_cost + lock_cost);
-    c_shared_ = true;
-    // Early unlocking needs each tile's pages to be used by that tile and its neighbours only: full-column tiles.
-    early_unlock_ = t_.mt >= s_.m;
   }
 
   /// A's row panel [r0, r0 + rows) x [0, k), shared by the tiles of the row: ring buffer ab.
@@ -441,15 +369,14 @@ private:
 
   /// Contiguous device buffer -> host block of array `x`, on the D2H stream: straight into page-locked memory,
   /// else through buffer `buf` of `set`, drained into the block by the unpack lane.
-  /// Returns whether the copy went straight into page-locked memory.
-  bool copy_out(host_array& x, const T* dev, block2d<T> dst, staging_set& set, int buf) {
-    if (dst.rows == 0 || dst.cols == 0) return false;
+  void copy_out(host_array& x, const T* dev, block2d<T> dst, staging_set& set, int buf) {
+    if (dst.rows == 0 || dst.cols == 0) return;
     const cudaStream_t out = stream(stage::out);
     const std::size_t width = dst.width(), pitch = dst.pitch(), cols = std::size_t(dst.cols);
     done_.bytes_d2h += double(width) * double(cols);
     if (x.access == host_access::direct) {
       CUPRIM_CUDA_CHECK(cudaMemcpy2DAsync(dst.p, pitch, dev, width, width, cols, cudaMemcpyDeviceToHost, out));
-      return true;
+      return;
     }
     const auto* d = reinterpret_cast<const char*>(dev);
     auto* h = reinterpret_cast<char*>(dst.p);
@@ -458,7 +385,7 @@ private:
           CUPRIM_CUDA_CHECK(cudaMemcpy2DAsync(h + q.first * pitch + q.offset, pitch, d + q.first * width + q.offset,
                                               width, q.bytes, q.count, cudaMemcpyDeviceToHost, out));
         }))
-      return true;
+      return;
     x.staged = true;
     T* st = set.at<T>(buf);
     set.reusable.wait(buf);  // the buffer's previous unpack is done
@@ -467,7 +394,6 @@ private:
     set.ready.wait(buf);
     core_.host_copy_async(stream(stage::unpack), {dst.p, pitch}, {st, width}, width, cols);
     set.reusable.record(buf);
-    return false;
   }
 
   /// op(A)(r0 .. r0+rows, k0 .. k0+depth) as stored, through A's staging buffer `buf` if it is staged.
@@ -486,10 +412,8 @@ private:
     const int sl = int(tile.index % t_.slots);
     computed_.wait(sl);
     const block2d<T> dst{C_ + tile.r0 + tile.c0 * s_.ldc, s_.ldc, tile.rows, tile.cols};
-    if (copy_out(c_, cbuf_[std::size_t(sl)].data(), dst, cout_, sl) && c_.access == host_access::register_in_place)
-      ++done_.tiles_c_locked;
+    copy_out(c_, cbuf_[std::size_t(sl)].data(), dst, cout_, sl);
     stored_.record(sl);  // the slot's device C buffer may be reloaded (its D2H copy is done)
-    note_stored(tile);
   }
 
   gemm_shape s_;
@@ -500,22 +424,9 @@ private:
   const T* B_;
   T* C_;
   gemm_tile_engine<T>& engine_;
-  bool adaptive_, share_tiles_, judged_ = false;
-  double forced_lock_gbps_;  // tests: the locking rate to judge by, at the first tile (0: measured)
+  bool adaptive_, judged_ = false;
   int threads_;  // staging threads
   host_array a_, b_, c_;
-  // C's tiles shared between locking and staging (judge_locking): the share locked, the tiles decided so far, and
-  // early unlocking: the locked tiles' ranges waiting for their stores, the stores' events, the last tile stored.
-  bool c_shared_ = false, early_unlock_ = false;
-  double c_lock_share_ = 0;
-  std::int64_t c_shared_seen_ = 0, stored_through_ = -1;
-  struct pending_unlock {
-    std::int64_t tile;
-    std::vector<host_registrations::locked_range> ranges;
-    std::int64_t last_user = 0;  // the last tile whose copies may use the ranges
-  };
-  std::deque<pending_unlock> unlock_queue_;
-  std::deque<std::pair<std::int64_t, event>> store_events_;
   gemm_tiles_done done_;
   // Destroyed in reverse order: ~tile_schedule has waited for every stream; then the staging buffers go back to
   // the cache, the device buffers are released in order on the H2D stream, the events go, the core (staging

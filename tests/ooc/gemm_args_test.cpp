@@ -94,9 +94,6 @@ TEST(OocGemmArgs, RejectsBadArgumentsBeforeTouchingC) {
     bad = o;
     bad.host_threads = threads;
     expect_invalid(call('N', 'N', 6, 5, 4, A, 6, B, 4, C, 6, bad), "options.host_threads");
-    bad = o;
-    bad.lock_threads = threads;
-    expect_invalid(call('N', 'N', 6, 5, 4, A, 6, B, 4, C, 6, bad), "options.lock_threads");
   }
   // A budget too small for the smallest tile (every mode), and for a requested tile.
   for (auto mode : {gemm_mode::serial, gemm_mode::two_way, gemm_mode::three_way}) {

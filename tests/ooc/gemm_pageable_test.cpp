@@ -1,10 +1,10 @@
 // Out-of-core GEMM over pageable (std::vector) matrices, on the GPU: each way a pageable array reaches the copy
 // engines (gemm_pageable: locked in place, staged, chosen) in every mode against the host reference, with tiles and
 // lock pieces that cut pages and columns anywhere (pieces far smaller than a tile, pieces of several tiles, whole
-// arrays); registrations refused (all of them, one of them mid-run, those of one array) and the tiles that needed
-// them staged instead; arrays that share pages (aliased inputs, neighbours in one allocation, a page locked by the
-// caller); automatic's rule when locking runs slow (C's tiles shared between locking and staging) and its earlier
-// one; locking on several threads at once; and after a failure mid-run, nothing left locked, allocated or in use.
+// arrays); the staging threads asked for (options.host_threads); registrations refused (all of them, one of them
+// mid-run, those of one array) and the tiles that needed them staged instead; arrays that share pages (aliased
+// inputs, neighbours in one allocation, a page locked by the caller); and after a failure mid-run, nothing left
+// locked, allocated or in use.
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/memory.hpp>
 #include <cuprim/host/gemm.hpp>
@@ -174,6 +174,24 @@ TEST(OocGemmPageable, EveryWayEveryModeMatchesHost) {
   }
 }
 
+TEST(OocGemmPageable, StagingThreadsAsAsked) {
+  // options.host_threads: the staging threads of the call, whatever their count (one, fewer than the buffers,
+  // more than the policy's), with every array staged; the default takes the policy's count.
+  const problem p{'N', 'N', 700, 410, 300, 1.0, 0.5};
+  separate_arrays x(p);
+  int run = 0;
+  for (int threads : {1, 3, 13, 0})
+    for (gemm_mode mode : {gemm_mode::serial, gemm_mode::three_way}) {
+      auto o = small_tiles(mode, gemm_pageable::stage, 0);
+      o.host_threads = threads;
+      fill(p, x.A, x.B, x.C, cuprim_test::test_seed() + std::uint64_t(++run));
+      const auto r = run_and_check(p, x.A, x.B, x.C, o, "host_threads " + std::to_string(threads));
+      EXPECT_TRUE(r.staged_a && r.staged_b && r.staged_c);
+      if (threads > 0) EXPECT_EQ(r.host_threads, threads);
+      else EXPECT_GE(r.host_threads, 1);
+    }
+}
+
 TEST(OocGemmPageable, FloatKPanelsAndTileRows) {
   // Tiles of part of the rows and several k-panels: B re-sent for each row of tiles, A for each tile.
   const problem p{'N', 'N', 600, 350, 500, 1.0, 0.5};
@@ -281,89 +299,6 @@ TEST(OocGemmPageable, OneArrayRefusedOthersLocked) {
     EXPECT_EQ(r.staged_c, which == 2);
     EXPECT_EQ(r.registered_c, which != 2);
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// automatic when locking runs slow: C's tiles shared between locking and staging
-
-/// Makes automatic judge locking at the first tile as if it ran at `gbps` (0 restores the measured rate), and its
-/// earlier rule (nothing shared) when `shares` is false, for the life of the object.
-struct judged_as {
-  judged_as(double gbps, bool shares) {
-    cuprim::ooc::detail::set_gemm_auto_lock_rate(gbps);
-    cuprim::ooc::detail::set_gemm_auto_shares_tiles(shares);
-  }
-  ~judged_as() {
-    cuprim::ooc::detail::set_gemm_auto_lock_rate(0);
-    cuprim::ooc::detail::set_gemm_auto_shares_tiles(true);
-  }
-};
-
-TEST(OocGemmPageable, SlowLockingSharesCTilesBetweenLockingAndStaging) {
-  // At 5 GB/s automatic locks about a fifth of C's tiles (spread evenly), unlocking each once it and the next are
-  // back (full-column tiles), and stages the others; with tile rows (tile_m < m) nothing is unlocked before the end.
-  const problem shapes[] = {{'N', 'N', 700, 410, 300, 1.0, 0.5}, {'T', 'N', 650, 420, 300, -1.0, 0.0},
-                            {'N', 'T', 710, 400, 280, 2.0, 1.0}};
-  const judged_as slow(5.0, true);
-  int run = 0;
-  for (const problem& p : shapes) {
-    separate_arrays x(p);
-    for (gemm_mode mode : {gemm_mode::serial, gemm_mode::two_way, gemm_mode::three_way})
-      for (std::int64_t tile_m : {std::int64_t(0), std::int64_t(256)}) {
-        auto o = small_tiles(mode, gemm_pageable::automatic, 0);
-        o.tile_n = 16;
-        o.tile_m = tile_m;
-        o.host_threads = 8;  // the share locked depends on the staging threads: about 0.21 with 8
-        fill(p, x.A, x.B, x.C, cuprim_test::test_seed() + std::uint64_t(++run));
-        const auto r = run_and_check(p, x.A, x.B, x.C, o, "shared tiles, tile_m " + std::to_string(tile_m));
-        EXPECT_GT(r.tiles, 20);
-        EXPECT_TRUE(r.registered_c && r.staged_c) << "C both locked and staged";
-        EXPECT_GT(r.tiles_c_locked, 1) << "tiles locked after the first";
-        EXPECT_LT(r.tiles_c_locked, r.tiles / 2) << "most tiles staged at this rate";
-      }
-  }
-}
-
-TEST(OocGemmPageable, SlowLockingEarlierRuleStagesTheRest) {
-  const problem p{'N', 'N', 700, 410, 300, 1.0, 0.5};
-  separate_arrays x(p);
-  const judged_as slow(5.0, false);
-  auto o = small_tiles(gemm_mode::three_way, gemm_pageable::automatic, 0);
-  o.tile_n = 16;
-  o.host_threads = 3;  // any count of staging threads gives the same result
-  fill(p, x.A, x.B, x.C, cuprim_test::test_seed());
-  const auto r = run_and_check(p, x.A, x.B, x.C, o, "earlier rule");
-  EXPECT_TRUE(r.staged_c);
-  EXPECT_LE(r.tiles_c_locked, 1) << "only the first piece, locked before the judgement";
-  EXPECT_EQ(r.host_threads, 3);
-}
-
-TEST(OocGemmPageable, LockingOnSeveralThreads) {
-  // C spans 16.8 MB: locked whole it is cut into 3 parts locked at once (and unlocked at once); in 8 MiB pieces each
-  // piece into 2; with the shared rule the tiles' ranges are below the size that is cut. The parts are separate
-  // registrations that copies must cross.
-  const problem p{'N', 'N', 1024, 2048, 64, 1.0, 0.5};
-  separate_arrays x(p);
-  int run = 0;
-  for (std::size_t piece : {SIZE_MAX, std::size_t(8) << 20}) {
-    auto o = small_tiles(gemm_mode::three_way, gemm_pageable::register_in_place, piece);
-    o.tile_n = 96;
-    o.lock_threads = 3;
-    fill(p, x.A, x.B, x.C, cuprim_test::test_seed() + std::uint64_t(++run));
-    const auto r = run_and_check(p, x.A, x.B, x.C, o, "3 locking threads, piece " + std::to_string(piece));
-    EXPECT_TRUE(r.registered_a && r.registered_b && r.registered_c);
-    EXPECT_FALSE(r.staged_a || r.staged_b || r.staged_c) << "nothing was refused";
-    EXPECT_EQ(r.tiles_c_locked, r.tiles);
-  }
-  const judged_as slow(5.0, true);
-  auto o = small_tiles(gemm_mode::three_way, gemm_pageable::automatic, 0);
-  o.tile_n = 64;
-  o.lock_threads = 4;
-  o.host_threads = 8;
-  fill(p, x.A, x.B, x.C, cuprim_test::test_seed());
-  const auto r = run_and_check(p, x.A, x.B, x.C, o, "4 locking threads, shared rule");
-  EXPECT_TRUE(r.registered_c && r.staged_c);
-  EXPECT_GT(r.tiles_c_locked, 1);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -323,7 +323,6 @@ public:
     }
     supported_ = supported != 0;
     read_only_ = read_only != 0;
-    device_ = dev;
   }
   host_registrations(const host_registrations&) = delete;
   host_registrations& operator=(const host_registrations&) = delete;
@@ -332,15 +331,7 @@ public:
   /// Locks the pages of [p, p + bytes) not locked yet (for the device to read and write; `read_only`: it only reads
   /// them, so memory the process may only read is locked read-only where the device supports that). Returns whether
   /// any page of the range is locked now; pages refused stay pageable, and copies that touch them must be staged.
-  bool add(const void* p, std::size_t bytes, bool read_only) { return add(p, bytes, read_only, nullptr); }
-
-  /// A range of pages locked by add(), for release(ranges).
-  struct locked_range {
-    std::uintptr_t lo, hi;
-  };
-
-  /// add(), appending the ranges it locked (not those locked before) to *locked when locked is not null.
-  bool add(const void* p, std::size_t bytes, bool read_only, std::vector<locked_range>* locked) {
+  bool add(const void* p, std::size_t bytes, bool read_only) {
     if (bytes == 0) return false;
     const std::uintptr_t page = host_page_bytes();
     const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(p) / page * page;
@@ -353,7 +344,7 @@ public:
         continue;
       }
       const std::uintptr_t gap_end = r ? std::min(hi, r->lo) : hi;
-      lock(at, gap_end, read_only, locked);
+      lock(at, gap_end, read_only);
       at = gap_end;
     }
     const range* r = next_range(lo);
@@ -377,57 +368,13 @@ public:
     return true;
   }
 
-  /// Locks (and release() unlocks) on up to `threads` threads at once: a range of at least 2 × part_min_bytes is cut
-  /// into up to `threads` parts of whole pages, each locked by a thread of its own (the caller and threads - 1 started
-  /// for the call, on the same device); the parts stay separate registrations. 0 or 1: the caller alone (the default).
-  void set_threads(int threads) noexcept { threads_ = std::max(1, threads); }
-  static constexpr std::size_t part_min_bytes = std::size_t(4) << 20;
-
   /// Unlocks every range now (errors are left alone: the ranges are gone either way).
   void release() noexcept {
     if (ranges_.empty()) return;
     const auto t0 = std::chrono::steady_clock::now();
-    const int helpers = std::min<int>(threads_, int(ranges_.size())) - 1;
-    auto unlock_share = [this, helpers](int t) {  // ranges t, t + threads, ...
-      for (std::size_t i = std::size_t(t); i < ranges_.size(); i += std::size_t(helpers + 1))
-        (void)cudaHostUnregister(reinterpret_cast<void*>(ranges_[i].lo));
-      (void)cudaGetLastError();
-    };
-    if (helpers > 0) {
-      std::vector<std::thread> ts;
-      try {
-        for (int t = 1; t <= helpers; ++t)
-          ts.emplace_back([this, t, &unlock_share] {
-            (void)cudaSetDevice(device_);
-            unlock_share(t);
-          });
-      } catch (...) {  // no thread: the caller unlocks the rest (release must not throw)
-        for (auto& th : ts) th.join();
-        for (std::size_t t = ts.size() + 1; t <= std::size_t(helpers); ++t) unlock_share(int(t));
-        ts.clear();
-      }
-      unlock_share(0);
-      for (auto& th : ts) th.join();
-    } else {
-      unlock_share(0);
-    }
-    ranges_.clear();
-    unlock_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  }
-
-  /// Unlocks the given ranges now (each one that add() reported and no release() has unlocked yet; others are
-  /// ignored): every copy from or to them must have finished. Errors are left alone, as in release().
-  void release(const std::vector<locked_range>& which) noexcept {
-    if (which.empty()) return;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (const locked_range& w : which) {
-      auto it = std::lower_bound(ranges_.begin(), ranges_.end(), w.lo,
-                                 [](const range& r, std::uintptr_t lo) { return r.lo < lo; });
-      if (it == ranges_.end() || it->lo != w.lo || it->hi != w.hi) continue;
-      (void)cudaHostUnregister(reinterpret_cast<void*>(it->lo));
-      ranges_.erase(it);
-    }
+    for (const range& r : ranges_) (void)cudaHostUnregister(reinterpret_cast<void*>(r.lo));
     (void)cudaGetLastError();
+    ranges_.clear();
     unlock_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
 
@@ -466,44 +413,10 @@ private:
   /// cudaHostRegister of the pages [lo, hi), for the device to read and write; for `read_only` pages that the
   /// process may only read (refused so), read-only where the device supports it. A page at either end may already be
   /// locked by someone else (the caller's own registration of a neighbour): then the pages between are tried alone.
-  /// The ranges locked are recorded (and appended to *locked when not null). On several threads (set_threads) a
-  /// large range is locked in parts at once.
-  void lock(std::uintptr_t lo, std::uintptr_t hi, bool read_only, std::vector<locked_range>* locked) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::uintptr_t page = host_page_bytes(), pages = (hi - lo) / page;
-    const std::size_t parts =
-        std::size_t(std::clamp<std::uintptr_t>((hi - lo) / part_min_bytes, 1, std::uintptr_t(threads_)));
-    std::vector<range> got(parts, range{0, 0, false});
-    auto cut = [&](std::size_t i) { return i == parts ? hi : lo + pages * i / parts * page; };
-    std::vector<std::thread> ts;
-    for (std::size_t i = 1; i < parts; ++i) {
-      try {
-        ts.emplace_back([this, &got, &cut, i, read_only] {
-          (void)cudaSetDevice(device_);
-          got[i] = lock_pages(cut(i), cut(i + 1), read_only);
-        });
-      } catch (...) {  // no thread: the caller locks that part itself
-        got[i] = lock_pages(cut(i), cut(i + 1), read_only);
-      }
-    }
-    got[0] = lock_pages(cut(0), cut(1), read_only);
-    for (auto& th : ts) th.join();
-    lock_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    for (const range& r : got) {
-      if (r.hi <= r.lo) continue;
-      locked_bytes_ += r.hi - r.lo;
-      ranges_.insert(std::upper_bound(ranges_.begin(), ranges_.end(), r,
-                                      [](const range& a, const range& x) { return a.lo < x.lo; }),
-                     r);
-      if (locked) locked->push_back({r.lo, r.hi});
-    }
-  }
-
-  /// cudaHostRegister of the pages [lo, hi), as lock() says; returns the range locked (empty when refused). Reads
-  /// only the device's flags: callable from several threads at once.
-  range lock_pages(std::uintptr_t lo, std::uintptr_t hi, bool read_only) const {
+  void lock(std::uintptr_t lo, std::uintptr_t hi, bool read_only) {
     auto* refuse = host_register_refuse.load(std::memory_order_relaxed);
-    if (!supported_ || (refuse && refuse(reinterpret_cast<const void*>(lo), hi - lo))) return {0, 0, false};
+    if (!supported_ || (refuse && refuse(reinterpret_cast<const void*>(lo), hi - lo))) return;
+    const auto t0 = std::chrono::steady_clock::now();
     bool ro = false;
     cudaError_t e = try_lock(lo, hi, false);
     if (e != cudaSuccess && e != cudaErrorHostMemoryAlreadyRegistered && read_only && read_only_) {
@@ -516,8 +429,13 @@ private:
       hi -= page;
       e = try_lock(lo, hi, ro);
     }
-    if (e != cudaSuccess) return {0, 0, false};
-    return {lo, hi, ro};
+    lock_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (e != cudaSuccess) return;
+    locked_bytes_ += hi - lo;
+    const range r{lo, hi, ro};
+    ranges_.insert(std::upper_bound(ranges_.begin(), ranges_.end(), r,
+                                    [](const range& a, const range& x) { return a.lo < x.lo; }),
+                   r);
   }
 
   static cudaError_t try_lock(std::uintptr_t lo, std::uintptr_t hi, bool read_only) {
@@ -529,7 +447,6 @@ private:
 
   std::vector<range> ranges_;
   bool supported_ = false, read_only_ = false;
-  int device_ = 0, threads_ = 1;
   std::size_t locked_bytes_ = 0;
   double lock_ms_ = 0, unlock_ms_ = 0;
 };
