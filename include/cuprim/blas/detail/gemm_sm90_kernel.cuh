@@ -2,20 +2,25 @@
 //
 // The product is computed transposed, D = Cᵀ = op(B)ᵀ · op(A)ᵀ, so that the accumulator pairs a thread holds are
 // adjacent rows of column-major C (one 4- or 8-byte store each). In wgmma's terms:
-//   wgmma A operand  op(B)ᵀ tile   BN × BK   (BN = 128 columns of C; K-major when op_b = N, MN-major when op_b = T)
-//   wgmma B operand  op(A)ᵀ tile   BK × BM   (BM = 256 rows of C; MN-major when op_a = N, K-major when op_a = T)
-//   accumulators     Cᵀ tile       BN × BM   (fp32 in registers: 64 × 256 per consumer warpgroup, 128 per thread)
+//   wgmma A operand  op(B)ᵀ tile   BN × BK   (BN = 64 · consumers columns of C, 128 by default; K-major when op_b = N,
+//                                            MN-major when op_b = T)
+//   wgmma B operand  op(A)ᵀ tile   BK × BM   (BM = 64, 128 or 256 rows of C, 256 by default: wgmma's N; MN-major when
+//                                            op_a = N, K-major when op_a = T)
+//   accumulators     Cᵀ tile       BN × BM   (fp32 in registers: 64 × BM per consumer warpgroup, BM / 2 per thread)
 // Both tiles arrive by TMA (cp.async.bulk.tensor) in 128-byte swizzled rows; 16-bit inputs let wgmma read either
 // major order (its transpose bits), so every op pair runs the same mainloop.
 //
-// A block is three warpgroups:
+// A block is 1 + consumers warpgroups:
 //   producer   one thread: for each k step, wait until the stage is free (empty[s]), announce its bytes (full[s]),
 //              issue the TMA loads of both tiles
-//   consumers  two warpgroups, 64 columns of C each: wait for the stage (full[s]), four wgmma k16 steps, commit,
-//              wait for the previous step's wgmmas, free its stage (empty[s]); then the epilogue
+//   consumers  one or two warpgroups, 64 columns of C each: wait for the stage (full[s]), four wgmma k16 steps,
+//              commit, wait for the previous step's wgmmas, free its stage (empty[s]); then the epilogue
 //              C = alpha · D + beta · C (C not read when beta = 0), rows and columns bounds-checked
 // with `Stages` shared-memory stages in flight. Tiles are visited in groups of `Group` tiles of rows so that blocks
 // running together share operand tiles in L2. K, M and N edges: TMA fills out-of-bounds elements with zeros.
+// Split k (kernels built with Split): a work unit is a tile over one slice of the k steps; with more than one
+// slice the consumers store their unscaled fp32 sums into the slice's part of a workspace and
+// gemm_splitk_reduce_kernel (below) adds the slices and applies alpha and beta.
 //
 // Requirements (checked on the host by gemm_sm90_eligible): A, B 16-byte aligned, lda and ldb multiples of 8
 // elements, m, n, k below 2^31; a binary built for sm_90a (gemm_sm90_built).
