@@ -4,10 +4,14 @@
 // element to today's CUDA-core SGEMM, then the tensor-core rungs (mma.sync, then the production wgmma kernel), each
 // rung against cuBLAS of the same math in the same run, with cuBLAS and a CPU BLAS as rows of their own and a table
 // of TFLOP/s, % of the row's peak (FP32 CUDA cores or dense BF16 tensor cores) and the ratio to cuBLAS after the
-// main one.
+// main one; the 16-bit shape sweep (squares, skinny products, odd sizes) with its geometric mean and minimum ratio,
+// and its forced tile configurations as sweep rows.
 //
+//   cuprim-lab run blas/shapes
+//   cuprim-lab sweep blas 'blas/sweep/shape-*'
 //   cuprim-lab run blas/
 //   cuprim-lab run gemm/ladder
+#include "blas_common.cuh"
 #include "lab.hpp"
 
 #include "ladder/gemm.cuh"
@@ -33,6 +37,9 @@
 namespace lab {
 namespace {
 
+using blas_family::add_gemm_tensor_case;
+using blas_family::cublas_handle;
+
 __global__ void fill_uniform(float* x, std::size_t n, std::uint32_t seed) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
     std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed;
@@ -46,14 +53,6 @@ __global__ void widen(const float* x, double* y, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
     y[i] = x[i];
 }
-
-struct cublas_handle {
-  cublasHandle_t h = nullptr;
-  cublas_handle() {
-    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
-  }
-  ~cublas_handle() { cublasDestroy(h); }
-};
 
 template <class T, auto Policy = cuprim::tuned>
 void add_gemm(std::int64_t s, bool quick, const char* sweep_label = nullptr) {
@@ -158,114 +157,15 @@ void add_gemm(std::int64_t s, bool quick, const char* sweep_label = nullptr) {
 // CUBLAS_COMPUTE_32F), square column-major products, alpha 1, beta 0; C of the input type. Sweep rows
 // (blas/sweep/<policy>/...) take another gemm_sm90_policy.
 
-__global__ void fill_16bit(void* x, std::size_t n, std::uint32_t seed, bool bf) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
-    std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    const float v = float(h & 0xffffff) * 0x1p-23f - 1.f;  // [-1, 1)
-    if (bf)
-      static_cast<__nv_bfloat16*>(x)[i] = __float2bfloat16(v);
-    else
-      static_cast<__half*>(x)[i] = __float2half(v);
-  }
-}
-
+/// The square rows: blas/gemm/<in>/<op pair>/<n>, sweep rows blas/sweep/<label>/<in>/<op pair>/<n>.
 template <class In, auto Policy = cuprim::tuned>
 void add_gemm_tensor(std::int64_t s, bool ta, bool quick, const char* sweep_label = nullptr) {
-  constexpr bool bf = std::is_same_v<In, __nv_bfloat16>;
-  const char* dt = bf ? "bf16" : "half";
+  const char* dt = std::is_same_v<In, __nv_bfloat16> ? "bf16" : "half";
   const std::string ops = std::string(ta ? "T" : "N") + "N";
-  case_def c;
-  c.name = (sweep_label ? std::string("blas/sweep/") + sweep_label + "/" : std::string("blas/gemm/")) + dt + "/" + ops +
-           "/" + std::to_string(s);
-  c.family = "blas";
-  c.op = "gemm";
-  c.variant = sweep_label ? sweep_label : "tensor cores";
-  c.dtype = dt;
-  c.n = s;
-  c.bytes = 0;
-  c.flops = 2.0 * double(s) * double(s) * double(s);
-  c.quick = quick;
-  c.sweep = sweep_label != nullptr;
-  c.baseline = "cublasGemmEx";
-  c.setup = [s, ta]() -> bench {
-    struct state {
-      device_memory a, b, c, base_c;
-      cublas_handle blas;
-    };
-    auto st = std::make_shared<state>();
-    const std::size_t e = std::size_t(s) * std::size_t(s);
-    st->a = device_memory(e * sizeof(In));
-    st->b = device_memory(e * sizeof(In));
-    st->c = device_memory(e * sizeof(In));
-    st->base_c = device_memory(e * sizeof(In));
-    fill_16bit<<<1024, 256>>>(st->a.get(), e, 17u, bf);
-    fill_16bit<<<1024, 256>>>(st->b.get(), e, 18u, bf);
-    check(cudaGetLastError(), "launch of fill_16bit");
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (gemm inputs)");
-    const auto op_a = ta ? cuprim::blas::op::T : cuprim::blas::op::N;
-    bench b;
-    b.run = [st, s, op_a](cudaStream_t stream, int) {
-      cuprim::blas::gemm<Policy>(op_a, cuprim::blas::op::N, s, s, s, 1.f, st->a.template as<In>(), s,
-                                 st->b.template as<In>(), s, 0.f, st->c.template as<In>(), s, stream);
-    };
-    b.baseline = [st, s, ta](cudaStream_t stream, int) {
-      const float one = 1, zero = 0;
-      const cudaDataType t = bf ? CUDA_R_16BF : CUDA_R_16F;
-      cublasSetStream(st->blas.h, stream);
-      const cublasStatus_t r = cublasGemmEx(st->blas.h, ta ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, int(s), int(s),
-                                            int(s), &one, st->a.get(), t, int(s), st->b.get(), t, int(s), &zero,
-                                            st->base_c.get(), t, int(s), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-      if (r != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasGemmEx failed");
-    };
-    b.verify = [st, s, ta, run = b.run, base = b.baseline]() {
-      // 256 sampled elements against a double host sum of the exact inputs: within 4·k·2^-24·Σ|a·b| plus one
-      // rounding to the output type; cuBLAS's likewise.
-      st->c.poison();
-      st->base_c.poison();
-      run(0, 0);
-      base(0, 0);
-      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (gemm verify)");
-      const std::size_t e = std::size_t(s) * std::size_t(s);
-      std::vector<In> a16(e), b16(e), c16(e), cb16(e);
-      check(cudaMemcpy(a16.data(), st->a.get(), e * sizeof(In), cudaMemcpyDeviceToHost), "copy A");
-      check(cudaMemcpy(b16.data(), st->b.get(), e * sizeof(In), cudaMemcpyDeviceToHost), "copy B");
-      check(cudaMemcpy(c16.data(), st->c.get(), e * sizeof(In), cudaMemcpyDeviceToHost), "copy C");
-      check(cudaMemcpy(cb16.data(), st->base_c.get(), e * sizeof(In), cudaMemcpyDeviceToHost), "copy cuBLAS C");
-      std::vector<float> a(e), bm(e);
-      for (std::size_t i = 0; i < e; ++i) {
-        a[i] = float(a16[i]);
-        bm[i] = float(b16[i]);
-      }
-      std::mt19937_64 g(5);
-      const double out_u = bf ? 0x1p-8 : 0x1p-11;
-      verify_result v;
-      int bad = 0, bad_base = 0;
-      for (int t = 0; t < 256; ++t) {
-        const std::int64_t i = std::int64_t(g() % std::uint64_t(s)), j = std::int64_t(g() % std::uint64_t(s));
-        const auto ref = cuprim::host::gemm_element<float>(ta ? 'T' : 'N', 'N', s, 1.f, a.data(), s, bm.data(), s, 0.f,
-                                                           nullptr, s, i, j);
-        const double tol = 4.0 * double(s) * 0x1p-24 * ref.bound + out_u * std::fabs(ref.value);
-        bad += !(std::fabs(double(float(c16[std::size_t(i + j * s)])) - ref.value) <= tol);
-        bad_base += !(std::fabs(double(float(cb16[std::size_t(i + j * s)])) - ref.value) <= tol);
-      }
-      v.ok = bad == 0;
-      v.baseline_ok = bad_base == 0;
-      v.detail = "256 sampled elements within 4 k 2^-24 sum|a b| + one output rounding of a double host sum: " +
-                 std::to_string(256 - bad) + " cuprim, " + std::to_string(256 - bad_base) + " cuBLAS";
-      return v;
-    };
-    return b;
-  };
-  c.policy = [] {
-    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, cuprim::tuned_t>)
-      return record_policy(cuprim::blas::gemm_sm90_policy_for(cuprim::current_tuned_arch()));
-    else
-      return record_policy(Policy);
-  };
-  add_case(std::move(c));
+  add_gemm_tensor_case<In, Policy>(
+      (sweep_label ? std::string("blas/sweep/") + sweep_label + "/" : std::string("blas/gemm/")) + dt + "/" + ops +
+          "/" + std::to_string(s),
+      "gemm", s, s, s, ta, quick, sweep_label);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -238,6 +238,7 @@ void register_radix_sort();
 void register_radix_sort_sweep();
 void register_histogram();
 void register_blas();
+void register_blas_shapes();
 inline void register_all() {
   register_reduce();
   register_reduce_sweep();
@@ -250,6 +251,7 @@ inline void register_all() {
   register_radix_sort_sweep();
   register_histogram();
   register_blas();
+  register_blas_shapes();
 }
 
 /// Studies outside the case registry (synchronous host-memory work that the stream-timed cases cannot express):

@@ -210,4 +210,105 @@ TEST(BlasGemmTensorArgs, SameRulesAsGemm) {
   }, "lda", "cuprim::blas::gemm_row_major");
 }
 
+// The 16-bit gemm's workspace overload: the same rules, then the caller's workspace against gemm_workspace_bytes
+// (an explicit policy that splits k sizes it without a device), all before any CUDA call.
+constexpr cuprim::blas::gemm_sm90_policy split4{.stages = 6, .group = 8, .cluster = 1, .staged_store = true,
+                                                .tile_m = 64, .consumers = 2, .splits = 4};
+constexpr cuprim::blas::gemm_sm90_policy no_split{.stages = 6, .group = 8, .cluster = 1, .staged_store = true,
+                                                  .tile_m = 64, .consumers = 2};
+
+TEST(BlasGemmTensorArgs, WorkspaceBytesOfAnExplicitPolicy) {
+  using bf = __nv_bfloat16;
+  // 4 slices of m x n fp32 sums, each on a 256-byte boundary (m·n rounded up to 64 elements).
+  EXPECT_EQ((cuprim::blas::gemm_workspace_bytes<bf, float, split4>(op::N, op::N, 16, 4096, 16384)),
+            std::size_t(4) * 16 * 4096 * 4);
+  EXPECT_EQ((cuprim::blas::gemm_workspace_bytes<bf, bf, split4>(op::T, op::N, 7, 9, 4096)), std::size_t(4) * 64 * 4);
+  // k of 3 steps of 64: 3 slices; of one step: none, so no workspace.
+  EXPECT_EQ((cuprim::blas::gemm_workspace_bytes<bf, float, split4>(op::N, op::T, 64, 64, 129)),
+            std::size_t(3) * 64 * 64 * 4);
+  EXPECT_EQ((cuprim::blas::gemm_workspace_bytes<bf, float, split4>(op::N, op::N, 64, 64, 64)), 0u);
+  EXPECT_EQ((cuprim::blas::gemm_workspace_bytes<bf, float, no_split>(op::N, op::N, 16, 4096, 16384)), 0u);
+  EXPECT_EQ((cuprim::blas::gemm_workspace_bytes<bf, float, split4>(op::N, op::N, 0, 4096, 16384)), 0u);
+  // The row-major form sizes its own arguments (the transposed product: the same m·n).
+  EXPECT_EQ((cuprim::blas::gemm_row_major_workspace_bytes<bf, float, split4>(op::N, op::N, 4096, 16, 16384)),
+            std::size_t(4) * 16 * 4096 * 4);
+  // Monotonic in each size.
+  std::size_t last = 0;
+  for (std::int64_t k = 1; k <= 4096; k += 61) {
+    const std::size_t b = cuprim::blas::gemm_workspace_bytes<bf, float, split4>(op::N, op::N, 100, 100, k);
+    EXPECT_GE(b, last) << k;
+    last = b;
+  }
+}
+
+TEST(BlasGemmTensorArgs, WorkspaceOverloadRules) {
+  static const __nv_bfloat16* HA = fake<const __nv_bfloat16>(1);
+  static const __nv_bfloat16* HB = fake<const __nv_bfloat16>(2);
+  static float* FC = fake<float>(3);
+  static void* WS = fake<void>(4);
+  constexpr std::size_t need = std::size_t(4) * 16 * 4096 * 4;
+  // Too small by one byte; null data; the shape rules first.
+  expect_invalid([] {
+    cuprim::blas::gemm<split4>(op::N, op::N, 16, 4096, 16384, 1.f, HA, 16, HB, 16384, 0.f, FC, 16,
+                               cuprim::workspace{WS, need - 1});
+  }, "workspace", "cuprim::blas::gemm");
+  expect_invalid([] {
+    cuprim::blas::gemm<split4>(op::N, op::N, 16, 4096, 16384, 1.f, HA, 16, HB, 16384, 0.f, FC, 16,
+                               cuprim::workspace{nullptr, need});
+  }, "workspace", "cuprim::blas::gemm");
+  expect_invalid([] {
+    cuprim::blas::gemm<split4>(op::N, op::N, 16, 4096, 16384, 1.f, HA, 15, HB, 16384, 0.f, FC, 16,
+                               cuprim::workspace{});
+  }, "lda", "cuprim::blas::gemm");
+  expect_invalid([] {
+    cuprim::blas::gemm_row_major<split4>(op::N, op::N, 4096, 16, 16384, 1.f, HA, 16384, HB, 16, 0.f, FC, 16,
+                                         cuprim::workspace{WS, 1024});
+  }, "workspace", "cuprim::blas::gemm_row_major");
+}
+
+// The chooser (gemm_tuning.cuh) on the shapes of the sweep, on 132 SMs (H100 SXM) and 114 (H100 PCIe).
+TEST(BlasGemmTensorPlan, LargeProductsTakeTheLargeTileUnsplit) {
+  for (int sms : {132, 114})
+    for (std::int64_t s : {4096, 8191, 8192, 16384}) {
+      const auto p = cuprim::blas::gemm_sm90_plan_for(90, s, s, s, false, false, sms);
+      EXPECT_EQ(p.row, 0) << s << " on " << sms;
+      EXPECT_EQ(p.splits, 1) << s << " on " << sms;
+    }
+}
+
+TEST(BlasGemmTensorPlan, SkinnyProductsFillTheDevice) {
+  for (int sms : {132, 114})
+    for (std::int64_t m : {16, 64, 128, 256})
+      for (std::int64_t n : {4096, 8192, 16384})
+        for (std::int64_t k : {4096, 8192, 16384}) {
+          const auto p = cuprim::blas::gemm_sm90_plan_for(90, m, n, k, false, false, sms);
+          const auto row = cuprim::blas::gemm_sm90_tile_row_for(90, p.row).policy;
+          // Tiles no taller than the product needs, and enough work units for most of the SMs.
+          EXPECT_LE(row.tile_m, std::max<std::int64_t>(64, m)) << m << " " << n << " " << k;
+          const std::int64_t units = cuprim::blas::gemm_sm90_tiles(m, n, row.tile_m, row.tile_n()) * p.splits;
+          EXPECT_GE(units, sms / 2) << m << " " << n << " " << k << " on " << sms;
+          EXPECT_GE(p.splits, 1);
+          EXPECT_LE(p.splits, cuprim::blas::gemm_sm90_max_splits);
+        }
+}
+
+TEST(BlasGemmTensorPlan, SplitsLeaveNoSliceEmpty) {
+  constexpr cuprim::blas::gemm_sm90_policy chosen{.stages = 6, .tile_m = 64, .consumers = 2, .splits = 0};
+  for (std::int64_t k = 1; k <= 64 * 200; k += 37)
+    for (int forced : {0, 2, 3, 5, 7, 16}) {
+      cuprim::blas::gemm_sm90_policy p = chosen;
+      p.splits = forced;
+      const int s = cuprim::blas::gemm_sm90_splits(p, 16, 512, k, 132);
+      const std::int64_t steps = (k + 63) / 64, per = (steps + s - 1) / s;
+      EXPECT_GE(s, 1);
+      EXPECT_LE(s, std::max<std::int64_t>(1, steps));
+      if (forced == 0) {  // chosen: normalised, the last slice has steps, each slice at least the minimum
+        EXPECT_LT((s - 1) * per, steps) << "k " << k << " splits " << s;
+        EXPECT_TRUE(s == 1 || per >= cuprim::blas::gemm_sm90_min_split_steps) << k;
+      } else {  // forced: min(splits, steps), normalised by the launch
+        EXPECT_EQ(s, std::min<std::int64_t>(forced, steps)) << k;
+      }
+    }
+}
+
 }  // namespace

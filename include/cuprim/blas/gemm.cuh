@@ -15,6 +15,10 @@
 //        and C (const T* const*, const T* const*, T* const*) are arrays of `batch` pointers in device memory.
 //   cuprim::blas::gemm_strided_batched_row_major(...), gemm_batched_row_major(...)   the batched forms over
 //        row-major arrays (as gemm_row_major; the arguments in the same order as their column-major forms).
+//   cuprim::blas::gemm(..., C, ldc, workspace ws, stream), gemm_row_major(..., workspace ws, stream)
+//        16-bit inputs only: the same product in the caller's workspace, sized by
+//        cuprim::blas::gemm_workspace_bytes<In, Out>(op_a, op_b, m, n, k) (gemm_row_major_workspace_bytes for the
+//        row-major form; see "Workspace" below).
 //
 // Types: float and double, computed in the element type (true FP32 and FP64, no reduced-precision inputs): float on
 // CUDA cores, each element's sum over k in increasing order of fused multiply-adds; double on Hopper's FP64 tensor
@@ -35,13 +39,32 @@
 // 16-byte aligned, lda and ldb multiples of 8 and m, n, k below 2^31, the Hopper kernel runs (wgmma fed by TMA,
 // blas/detail/gemm_sm90_kernel.cuh; it needs the binary built for sm_90a, e.g. CMAKE_CUDA_ARCHITECTURES=90a);
 // anything else takes a CUDA-core kernel with the same semantics (gemm_mixed_kernel: correct, much slower). The
-// sum's order depends on the path, not on the run: repeated calls give the same bits. Batched forms take float and
-// double only.
+// sum's order depends on the path and the plan below, not on the run: repeated calls give the same bits. Batched
+// forms take float and double only.
+//
+// 16-bit shapes. The Hopper kernel's tile is chosen per call from the shape and the device's SM count
+// (blas::gemm_sm90_plan_for, a table in blas/detail/gemm_tuning.cuh): 256 × 128 tiles of C for large products,
+// 128 × 128, 64 × 128 or 64 × 64 for small and skinny ones. When the tiles alone leave SMs idle (a product with few
+// tiles and a long k: m = 16, n = 4096, k = 16384 has 32 tiles of 64 × 128 for 132 SMs), the plan splits k: each
+// of s slices of the k steps (2 ≤ s ≤ 16, each at least 512 deep) is summed by its own blocks into fp32 partial sums
+// in a workspace, then one reduction kernel adds the slices in order and writes C = alpha·Σ + beta·C (C read only
+// when beta ≠ 0, so NaN in C still does not propagate with beta = 0). A split sums in another order than an unsplit
+// product (within the same bound), the same bits from run to run.
+//
+// Workspace (16-bit inputs). gemm_workspace_bytes<In, Out, Policy>(op_a, op_b, m, n, k) is 0 unless the plan splits
+// k, then s · m · n · 4 bytes (each slice rounded up to 256 bytes); with cuprim::tuned it reads the current device (0
+// without one, or where the Hopper kernel cannot run), an explicit policy that forces its split needs no device. The
+// plain form takes that much from the current memory resource (stream-ordered) only when it splits, and nothing
+// otherwise; the workspace overload takes the caller's (at least gemm_workspace_bytes, 256-byte aligned, contents
+// need not be initialised), allocates nothing and can be captured in a CUDA graph. A workspace smaller than
+// gemm_workspace_bytes of the call's arguments (or with null data when that is not 0) is an invalid_argument, even
+// where the call would not split (unaligned operands taking the CUDA-core kernel).
 //
 // Semantics, exactly BLAS's: m = 0 or n = 0 does nothing; k = 0 or alpha = 0 sets C = beta·C (A and B are not read);
 // beta = 0 writes C without reading it, so NaN or Inf already in C do not propagate. Any shape, leading dimension and
-// alignment; sizes and leading dimensions are 64-bit. No workspace; the call is ordered on `stream` and returns
-// without waiting for the GPU (graph-capturable).
+// alignment; sizes and leading dimensions are 64-bit. No workspace for float and double (16-bit inputs: see
+// "Workspace" above); the call is ordered on `stream` and returns without waiting for the GPU (graph-capturable; the
+// 16-bit forms that split k in the workspace overload).
 //
 // Batched forms. Each batch is exactly one gemm call of the shape (the same semantics, bounds and bits as gemm on
 // that batch's arrays); batch = 0 does nothing once the arguments pass (no CUDA call at all). One launch covers
@@ -64,7 +87,9 @@
 //
 // Policy. Each entry point takes an optional cuprim::blas::gemm_policy as its first template argument (default
 // cuprim::tuned: gemm_policy_for<T> for the device; blas/detail/gemm_tuning.cuh); the 16-bit forms take a
-// cuprim::blas::gemm_sm90_policy (stages, group, cluster) for their tensor-core kernel. For double, gemm and
+// cuprim::blas::gemm_sm90_policy (stages, group, cluster, staged store, tile_m, consumers, splits) for their
+// tensor-core kernel, which then runs that tile for every shape (splits = 0: the chooser's split for that tile; 1:
+// never; s ≥ 2: s slices, fewer when k has fewer steps of 64); cuprim::tuned chooses tile and split per call. For double, gemm and
 // gemm_row_major also take a cuprim::blas::gemm_dmma_policy (tile, k per stage, stages, group) for the FP64
 // tensor-core kernel (the CUDA-core kernel's table row where it cannot run); cuprim::tuned takes gemm_dmma_policy_for
 // where the FP64 tensor cores can run, and an explicit gemm_policy always runs the CUDA-core kernel.
@@ -72,7 +97,8 @@
 // Errors. cuprim::invalid_argument before anything runs: m, n or k negative; lda below max(1, the rows of A as
 // stored: m for op N, k for op T), ldb below max(1, k or n), ldc below max(1, m); A, B or C null where its operand
 // is non-empty; C overlapping A or B (A and B may overlap each other: both are only read); a grid too large for
-// one launch; and the batched forms' rules above. cuprim::cuda_error for a failed launch or an error already pending.
+// one launch; and the batched forms' rules above; a 16-bit call's workspace smaller than gemm_workspace_bytes.
+// cuprim::cuda_error for a failed launch or an error already pending.
 #pragma once
 
 #include <cuprim/blas/detail/gemm_dmma_launch.cuh>
@@ -81,6 +107,7 @@
 #include <cuprim/blas/detail/gemm_tuning.cuh>
 #include <cuprim/core/device.hpp>
 #include <cuprim/core/error.hpp>
+#include <cuprim/core/memory.hpp>
 #include <cuprim/core/policy.hpp>
 #include <cuprim/core/validate.hpp>
 #include <cuprim/device/detail/launch.cuh>
@@ -237,14 +264,53 @@ template <class In, class Out>
 constexpr bool gemm_tensor_types =
     (std::is_same_v<In, __nv_bfloat16> || std::is_same_v<In, __half>) && (std::is_same_v<Out, In> || std::is_same_v<Out, float>);
 
-/// gemm of 16-bit inputs: validate, then the scaling kernel (k = 0 or alpha = 0), the tensor-core kernel where it
-/// takes the operands, or the CUDA-core fallback.
+/// The tensor-core plan of a 16-bit gemm, from its shape alone: the tile row (gemm_sm90_tile_row_for; -1: the
+/// caller's explicit policy), the k slices, and the workspace they take (what gemm_workspace_bytes returns).
+struct gemm_tensor_plan {
+  int row = 0;
+  int splits = 1;
+  std::size_t bytes = 0;
+};
+
+/// The plan for m × n × k under Policy. cuprim::tuned: gemm_sm90_plan_for on the current device's SMs (no
+/// workspace where the tensor-core kernel cannot run: no device, not sm_90, a binary without sm_90a code); an
+/// explicit policy: its own split (splits = 0: chosen for the current device's SMs, 1 slice without a device). An
+/// explicit policy with splits = 1 or ≥ 2 needs no device.
+template <auto Policy, class In, class Out>
+gemm_tensor_plan gemm_tensor_plan_for(std::int64_t m, std::int64_t n, std::int64_t k, bool ta, bool tb) {
+  gemm_tensor_plan plan{};
+  if (m <= 0 || n <= 0 || k <= 0) return plan;
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t>) {
+    if (!has_device()) return plan;
+    const device_info& dev = get_device_info();
+    if (dev.arch() != 90 || !gemm_sm90_built<In, Out>()) return plan;
+    const blas::gemm_sm90_plan p = with_tuned_arch(
+        [&]<int Arch>() { return blas::gemm_sm90_plan_for(Arch, m, n, k, ta, tb, dev.sm_count); });
+    plan.row = p.row;
+    plan.splits = p.splits;
+  } else {
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(Policy)>, blas::gemm_sm90_policy>,
+                  "cuprim::blas::gemm: 16-bit inputs take cuprim::tuned or a cuprim::blas::gemm_sm90_policy");
+    plan.row = -1;
+    if (Policy.splits == 1 || (Policy.splits == 0 && !has_device())) return plan;
+    plan.splits = blas::gemm_sm90_splits(Policy, m, n, k, Policy.splits == 0 ? get_device_info().sm_count : 0);
+  }
+  plan.bytes = gemm_splitk_layout(m, n, plan.splits).bytes();
+  return plan;
+}
+
+/// gemm of 16-bit inputs: validate, plan (the caller's workspace checked against the plan's bytes), then the
+/// scaling kernel (k = 0 or alpha = 0), the tensor-core kernel where it takes the operands (its split-k sums in the
+/// caller's workspace, or in one from the current memory resource when ws is null), or the CUDA-core fallback.
 template <auto Policy, class In, class Out>
 void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m,
                      std::int64_t n, std::int64_t k, float alpha, const In* a, std::int64_t lda, const In* b,
-                     std::int64_t ldb, float beta, Out* c, std::int64_t ldc, cudaStream_t stream) {
+                     std::int64_t ldb, float beta, Out* c, std::int64_t ldc, const workspace* ws,
+                     cudaStream_t stream) {
   gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
   const bool ta = op_a == blas::op::T, tb = op_b == blas::op::T;
+  const gemm_tensor_plan plan = gemm_tensor_plan_for<Policy, In, Out>(m, n, k, ta, tb);
+  check_workspace(fn, ws, plan.bytes, "gemm_workspace_bytes(op_a, op_b, m, n, k)");
   const bool product = m > 0 && n > 0 && k > 0 && alpha != 0.f;
   const device_info& dev = get_device_info();
   const bool tensor = product && gemm_sm90_eligible<In, Out>(dev, m, n, k, a, lda, b, ldb);
@@ -258,10 +324,31 @@ void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::
   if (m == 0 || n == 0 || (!product && beta == 1.f)) return;  // BLAS's quick return
   if (!product) return gemm_scale(fn, c, m, n, ldc, beta, stream);
   if (tensor) {
-    with_tuned_arch([&]<int Arch>() {
-      constexpr blas::gemm_sm90_policy P = pick_policy<Policy>(blas::gemm_sm90_policy_for(Arch));
-      gemm_sm90_launch<P>(fn, dev, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
-    });
+    // The split's fp32 sums: the caller's workspace, or (only when the plan splits) the current memory resource's.
+    const auto launch = [&](float* partial) {
+      with_tuned_arch([&]<int Arch>() {
+        const auto run = [&]<blas::gemm_sm90_policy P>() {
+          gemm_sm90_launch<P>(fn, dev, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, plan.splits, partial,
+                              stream);
+        };
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t>) {
+          switch (plan.row) {
+            case 1: return run.template operator()<blas::gemm_sm90_tile_row_for(Arch, 1).policy>();
+            case 2: return run.template operator()<blas::gemm_sm90_tile_row_for(Arch, 2).policy>();
+            case 3: return run.template operator()<blas::gemm_sm90_tile_row_for(Arch, 3).policy>();
+            default: return run.template operator()<blas::gemm_sm90_tile_row_for(Arch, 0).policy>();
+          }
+        } else {
+          run.template operator()<Policy>();
+        }
+      });
+    };
+    static_assert(blas::gemm_sm90_tile_rows == 4, "gemm_tensor_run: dispatch every row of gemm_sm90_tile_row_for");
+    if (plan.splits > 1) {
+      with_workspace(ws, plan.bytes, stream, [&](const workspace& w) { launch(static_cast<float*>(w.data)); });
+    } else {
+      launch(nullptr);
+    }
     return;
   }
   const gemm_mixed_args<In, Out> g{a, b, c, m, n, k, lda, ldb, ldc, alpha, beta, ta, tb};
@@ -409,14 +496,41 @@ void gemm_array_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::o
 
 namespace cuprim::blas {
 
+/// Bytes of workspace the 16-bit gemm (and gemm_row_major, with its own arguments) needs for this shape: 0 unless
+/// the tensor-core plan splits k (see the file comment, "Workspace"). Policy as the entry point's; cuprim::tuned
+/// reads the current device (0 without one), an explicit policy with splits ≠ 0 needs no device.
+template <class In, class Out, auto Policy = tuned>
+  requires detail::gemm_tensor_types<In, Out>
+std::size_t gemm_workspace_bytes(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return detail::gemm_tensor_plan_for<Policy, In, Out>(m, n, k, op_a == op::T, op_b == op::T).bytes;
+}
+
+/// gemm_workspace_bytes of gemm_row_major's arguments (its product is computed as the column-major Cᵀ).
+template <class In, class Out, auto Policy = tuned>
+  requires detail::gemm_tensor_types<In, Out>
+std::size_t gemm_row_major_workspace_bytes(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return detail::gemm_tensor_plan_for<Policy, In, Out>(n, m, k, op_b == op::T, op_a == op::T).bytes;
+}
+
 /// C = alpha · op(A) · op(B) + beta · C with 16-bit inputs (__nv_bfloat16 or __half), float scalars and
-/// accumulators, C of the input type or float (see the file comment, "16-bit inputs").
+/// accumulators, C of the input type or float (see the file comment, "16-bit inputs"); a split's workspace from the
+/// current memory resource.
 template <auto Policy = tuned, class In, class Out>
   requires detail::gemm_tensor_types<In, Out>
 void gemm(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const In* A, std::int64_t lda,
           const In* B, std::int64_t ldb, float beta, Out* C, std::int64_t ldc, cudaStream_t stream = 0) {
   detail::gemm_tensor_run<Policy>("cuprim::blas::gemm", detail::gemm_column_major, op_a, op_b, m, n, k, alpha, A, lda,
-                                  B, ldb, beta, C, ldc, stream);
+                                  B, ldb, beta, C, ldc, nullptr, stream);
+}
+
+/// The 16-bit gemm in the caller's workspace (at least gemm_workspace_bytes<In, Out, Policy>(op_a, op_b, m, n, k)
+/// bytes, 256-byte aligned; its contents need not be initialised).
+template <auto Policy = tuned, class In, class Out>
+  requires detail::gemm_tensor_types<In, Out>
+void gemm(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const In* A, std::int64_t lda,
+          const In* B, std::int64_t ldb, float beta, Out* C, std::int64_t ldc, workspace ws, cudaStream_t stream = 0) {
+  detail::gemm_tensor_run<Policy>("cuprim::blas::gemm", detail::gemm_column_major, op_a, op_b, m, n, k, alpha, A, lda,
+                                  B, ldb, beta, C, ldc, &ws, stream);
 }
 
 /// gemm with 16-bit inputs over row-major arrays.
@@ -426,7 +540,17 @@ void gemm_row_major(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64
                     std::int64_t lda, const In* B, std::int64_t ldb, float beta, Out* C, std::int64_t ldc,
                     cudaStream_t stream = 0) {
   detail::gemm_tensor_run<Policy>("cuprim::blas::gemm_row_major", detail::gemm_row_major_view, op_b, op_a, n, m, k,
-                                  alpha, B, ldb, A, lda, beta, C, ldc, stream);
+                                  alpha, B, ldb, A, lda, beta, C, ldc, nullptr, stream);
+}
+
+/// gemm_row_major with 16-bit inputs in the caller's workspace (gemm_row_major_workspace_bytes).
+template <auto Policy = tuned, class In, class Out>
+  requires detail::gemm_tensor_types<In, Out>
+void gemm_row_major(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const In* A,
+                    std::int64_t lda, const In* B, std::int64_t ldb, float beta, Out* C, std::int64_t ldc,
+                    workspace ws, cudaStream_t stream = 0) {
+  detail::gemm_tensor_run<Policy>("cuprim::blas::gemm_row_major", detail::gemm_row_major_view, op_b, op_a, n, m, k,
+                                  alpha, B, ldb, A, lda, beta, C, ldc, &ws, stream);
 }
 
 /// C = alpha · op(A) · op(B) + beta · C over column-major arrays (see the file comment).

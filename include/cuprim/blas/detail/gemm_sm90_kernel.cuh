@@ -2,20 +2,25 @@
 //
 // The product is computed transposed, D = Cᵀ = op(B)ᵀ · op(A)ᵀ, so that the accumulator pairs a thread holds are
 // adjacent rows of column-major C (one 4- or 8-byte store each). In wgmma's terms:
-//   wgmma A operand  op(B)ᵀ tile   BN × BK   (BN = 128 columns of C; K-major when op_b = N, MN-major when op_b = T)
-//   wgmma B operand  op(A)ᵀ tile   BK × BM   (BM = 256 rows of C; MN-major when op_a = N, K-major when op_a = T)
-//   accumulators     Cᵀ tile       BN × BM   (fp32 in registers: 64 × 256 per consumer warpgroup, 128 per thread)
+//   wgmma A operand  op(B)ᵀ tile   BN × BK   (BN = 64 · consumers columns of C, 128 by default; K-major when op_b = N,
+//                                            MN-major when op_b = T)
+//   wgmma B operand  op(A)ᵀ tile   BK × BM   (BM = 64, 128 or 256 rows of C, 256 by default: wgmma's N; MN-major when
+//                                            op_a = N, K-major when op_a = T)
+//   accumulators     Cᵀ tile       BN × BM   (fp32 in registers: 64 × BM per consumer warpgroup, BM / 2 per thread)
 // Both tiles arrive by TMA (cp.async.bulk.tensor) in 128-byte swizzled rows; 16-bit inputs let wgmma read either
 // major order (its transpose bits), so every op pair runs the same mainloop.
 //
-// A block is three warpgroups:
+// A block is 1 + consumers warpgroups:
 //   producer   one thread: for each k step, wait until the stage is free (empty[s]), announce its bytes (full[s]),
 //              issue the TMA loads of both tiles
-//   consumers  two warpgroups, 64 columns of C each: wait for the stage (full[s]), four wgmma k16 steps, commit,
-//              wait for the previous step's wgmmas, free its stage (empty[s]); then the epilogue
+//   consumers  one or two warpgroups, 64 columns of C each: wait for the stage (full[s]), four wgmma k16 steps,
+//              commit, wait for the previous step's wgmmas, free its stage (empty[s]); then the epilogue
 //              C = alpha · D + beta · C (C not read when beta = 0), rows and columns bounds-checked
 // with `Stages` shared-memory stages in flight. Tiles are visited in groups of `Group` tiles of rows so that blocks
 // running together share operand tiles in L2. K, M and N edges: TMA fills out-of-bounds elements with zeros.
+// Split k (kernels built with Split): a work unit is a tile over one slice of the k steps; with more than one
+// slice the consumers store their unscaled fp32 sums into the slice's part of a workspace and
+// gemm_splitk_reduce_kernel (below) adds the slices and applies alpha and beta.
 //
 // Requirements (checked on the host by gemm_sm90_eligible): A, B 16-byte aligned, lda and ldb multiples of 8
 // elements, m, n, k below 2^31; a binary built for sm_90a (gemm_sm90_built).
@@ -36,13 +41,16 @@
 
 namespace cuprim::detail {
 
-/// The tensor-core GEMM's shape (fixed for now; blas/detail/gemm_tuning.cuh documents it).
+/// The tensor-core GEMM's tile: BM rows of C (wgmma's N: 64, 128 or 256) by BN = 64 · Consumers columns of C (one
+/// wgmma M of 64 per consumer warpgroup), BK = 64 k per stage (blas/detail/gemm_tuning.cuh documents the policies).
+template <int Rows = 256, int Consumers = 2>
 struct gemm_sm90_shape {
-  static constexpr int BM = 256, BN = 128, BK = 64;   // rows of C, columns of C, k per stage
-  static constexpr int consumers = 2, threads = 128 * (consumers + 1);
+  static constexpr int BM = Rows, BN = 64 * Consumers, BK = 64;  // rows of C, columns of C, k per stage
+  static constexpr int consumers = Consumers, threads = 128 * (consumers + 1);
   static constexpr int box = 64;                      // 16-bit elements per 128-byte swizzled row
+  static constexpr int acc = BM / 2;                  // fp32 accumulators per consumer thread (64 × BM per warpgroup)
   static constexpr int rows_bytes = BM * BK * 2, cols_bytes = BN * BK * 2, stage_bytes = rows_bytes + cols_bytes;
-  /// A consumer's staged 64 × 256 block of Cᵀ (16-bit C): four TMA boxes of 64 columns × 64 rows of C.
+  /// A consumer's staged 64 × BM block of Cᵀ (16-bit C): BM / 64 TMA boxes of 64 columns × 64 rows of C.
   static constexpr int epilogue_bytes = 64 * BM * 2;
 };
 
@@ -54,6 +62,12 @@ struct gemm_sm90_args {
   float alpha, beta;
   bool vec_c;      // C's pairs (i, i + 1) of even i are one aligned access
   bool tma_store;  // the epilogue stages C in shared memory and stores it by TMA (16-bit C, beta = 0, aligned)
+  // Split k (kernels built with Split; splits > 1): work unit u is tile u % tiles over k steps
+  // [s · split_steps, (s + 1) · split_steps) of split s = u / tiles, its fp32 sums stored unscaled to
+  // partial + s · split_stride (column-major, leading dimension m); gemm_splitk_reduce_kernel finishes C.
+  float* partial;
+  std::int64_t split_stride;
+  int splits, split_steps;
 };
 
 #ifdef CUPRIM_HAS_WGMMA
@@ -90,25 +104,71 @@ struct gemm_sm90_args {
         "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
       : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)), "n"(int(TransA)), "n"(int(TransB)));
 
-template <bool TransA, bool TransB>
-__device__ __forceinline__ void wgmma_bf16(float (&d)[128], std::uint64_t desc_a, std::uint64_t desc_b,
-                                           bool accumulate) {
-  CUPRIM_WGMMA_M64N256K16("bf16");
-}
-template <bool TransA, bool TransB>
-__device__ __forceinline__ void wgmma_f16(float (&d)[128], std::uint64_t desc_a, std::uint64_t desc_b,
+// m64n128k16 (d[64]) and m64n64k16 (d[32]): the smaller tiles of rows of C.
+#define CUPRIM_WGMMA_D8(i) \
+  "+f"(d[(i) + 0]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]), "+f"(d[(i) + 5]), \
+      "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
+#define CUPRIM_WGMMA_D32(i) CUPRIM_WGMMA_D8(i), CUPRIM_WGMMA_D8((i) + 8), CUPRIM_WGMMA_D8((i) + 16), CUPRIM_WGMMA_D8((i) + 24)
+#define CUPRIM_WGMMA_M64N128K16(TYPE) \
+  asm volatile( \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " {" \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
+      "}, %64, %65, p, 1, 1, %67, %68;\n}\n" \
+      : CUPRIM_WGMMA_D32(0), CUPRIM_WGMMA_D32(32) \
+      : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)), "n"(int(TransA)), "n"(int(TransB)));
+#define CUPRIM_WGMMA_M64N64K16(TYPE) \
+  asm volatile( \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " {" \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+      "}, %32, %33, p, 1, 1, %35, %36;\n}\n" \
+      : CUPRIM_WGMMA_D32(0) \
+      : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)), "n"(int(TransA)), "n"(int(TransB)));
+
+/// One wgmma m64nNk16 of In (bf16 or f16) with N = 2 · Acc (Acc fp32 accumulators per thread: 128, 64 or 32).
+template <class In, bool TransA, bool TransB, int Acc>
+__device__ __forceinline__ void wgmma_k16(float (&d)[Acc], std::uint64_t desc_a, std::uint64_t desc_b,
                                           bool accumulate) {
-  CUPRIM_WGMMA_M64N256K16("f16");
+  constexpr bool bf = std::is_same_v<In, __nv_bfloat16>;
+  if constexpr (Acc == 128) {
+    if constexpr (bf) {
+      CUPRIM_WGMMA_M64N256K16("bf16")
+    } else {
+      CUPRIM_WGMMA_M64N256K16("f16")
+    }
+  } else if constexpr (Acc == 64) {
+    if constexpr (bf) {
+      CUPRIM_WGMMA_M64N128K16("bf16")
+    } else {
+      CUPRIM_WGMMA_M64N128K16("f16")
+    }
+  } else {
+    static_assert(Acc == 32, "wgmma_k16: N must be 64, 128 or 256");
+    if constexpr (bf) {
+      CUPRIM_WGMMA_M64N64K16("bf16")
+    } else {
+      CUPRIM_WGMMA_M64N64K16("f16")
+    }
+  }
 }
 #undef CUPRIM_WGMMA_M64N256K16
+#undef CUPRIM_WGMMA_M64N128K16
+#undef CUPRIM_WGMMA_M64N64K16
+#undef CUPRIM_WGMMA_D32
+#undef CUPRIM_WGMMA_D8
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int Pending>
-__device__ __forceinline__ void wgmma_wait(float (&d)[128]) {
+template <int Pending, int Acc>
+__device__ __forceinline__ void wgmma_wait(float (&d)[Acc]) {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
 #pragma unroll
-  for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");  // the accumulators are ready only now
+  for (int i = 0; i < Acc; ++i) asm volatile("" : "+f"(d[i])::"memory");  // the accumulators are ready only now
 }
 template <int Regs>
 __device__ __forceinline__ void setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs)); }
@@ -154,12 +214,11 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
 /// A K-major tile is one box (BK × its rows); an MN-major tile is one box of 64 × BK per 64 rows (8 KiB apart). In a
 /// cluster of Cluster blocks (same rows, neighbouring columns), block `rank` loads 1/Cluster of the rows tile and
 /// multicasts it to every block of the cluster.
-template <int Cluster, bool ColsMN, bool RowsMN>
+template <class S, int Cluster, bool ColsMN, bool RowsMN>
 __device__ __forceinline__ void gemm_sm90_load_stage(unsigned char* cols, unsigned char* rows, const CUtensorMap* map_b,
                                                      const CUtensorMap* map_a, unsigned long long* full, int col0,
                                                      int row0, int k0, unsigned rank) {
 #ifdef CUPRIM_HAS_WGMMA
-  using S = gemm_sm90_shape;
   if constexpr (ColsMN) {
 #pragma unroll
     for (int b = 0; b < S::BN / S::box; ++b) tma_load_2d(cols + b * 8192, map_b, full, col0 + b * S::box, k0);
@@ -190,10 +249,11 @@ __device__ __forceinline__ void gemm_sm90_load_stage(unsigned char* cols, unsign
 #endif
 }
 
-/// Writes a consumer's 64 × 256 block of Cᵀ: thread (warp w, lane l) holds columns c0 + 16w + l/4 (+8) of C and rows
-/// r0 + 8i + 2(l % 4) (+1) for i < 32.
-template <class Out>
-__device__ __forceinline__ void gemm_sm90_epilogue(const gemm_sm90_args<Out>& g, const float (&d)[128],
+/// Writes a consumer's 64 × BM block of Cᵀ (Acc = BM / 2): thread (warp w, lane l) holds columns c0 + 16w + l/4
+/// (+8) of C and rows r0 + 8i + 2(l % 4) (+1) for i < BM / 8. The split-k partial sums go through it too (C: the
+/// partial slice, alpha 1, beta 0).
+template <class Out, int Acc>
+__device__ __forceinline__ void gemm_sm90_epilogue(const gemm_sm90_args<Out>& g, const float (&d)[Acc],
                                                    std::int64_t row0, std::int64_t col0) {
   const int w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;
   const bool read_c = g.beta != 0.f;
@@ -203,7 +263,7 @@ __device__ __forceinline__ void gemm_sm90_epilogue(const gemm_sm90_args<Out>& g,
     if (j >= g.n) continue;
     Out* cj = g.c + j * g.ldc;
 #pragma unroll
-    for (int i = 0; i < 32; ++i) {
+    for (int i = 0; i < Acc / 4; ++i) {
       const std::int64_t r = row0 + 8 * i + 2 * (l % 4);
       float v0 = g.alpha * d[4 * i + 2 * h], v1 = g.alpha * d[4 * i + 2 * h + 1];
       if (g.vec_c && r + 1 < g.m) {
@@ -243,8 +303,8 @@ __device__ __forceinline__ void gemm_sm90_epilogue(const gemm_sm90_args<Out>& g,
 /// the map's 128-byte swizzle expects, so a warp's stores hit 32 distinct banks), then one thread stores the boxes by
 /// TMA (clipped at C's edges) and the warpgroup moves on without waiting for them. The buffer is reused only after
 /// the previous tile's stores have read it.
-template <class Out>
-__device__ __forceinline__ void gemm_sm90_epilogue_staged(const gemm_sm90_args<Out>& g, const float (&d)[128],
+template <class Out, int Acc>
+__device__ __forceinline__ void gemm_sm90_epilogue_staged(const gemm_sm90_args<Out>& g, const float (&d)[Acc],
                                                           const CUtensorMap* map_c, unsigned char* buffer, int row0,
                                                           int col0, int barrier_id) {
 #ifdef CUPRIM_HAS_WGMMA
@@ -255,8 +315,8 @@ __device__ __forceinline__ void gemm_sm90_epilogue_staged(const gemm_sm90_args<O
   for (int h = 0; h < 2; ++h) {
     const int col = 16 * w + l / 4 + 8 * h;  // of this warpgroup's 64 columns: the box's row
 #pragma unroll
-    for (int i = 0; i < 32; ++i) {
-      const int row = 8 * i + 2 * (l % 4);  // of the tile's 256 rows
+    for (int i = 0; i < Acc / 4; ++i) {
+      const int row = 8 * i + 2 * (l % 4);  // of the tile's 2 · Acc rows
       const int box = row / 64, chunk = (row % 64) / 8, within = row % 8;
       unsigned char* at = buffer + box * 8192 + col * 128 + ((chunk ^ (col % 8)) * 16) + within * 2;
       const float v0 = g.alpha * d[4 * i + 2 * h], v1 = g.alpha * d[4 * i + 2 * h + 1];
@@ -271,7 +331,7 @@ __device__ __forceinline__ void gemm_sm90_epilogue_staged(const gemm_sm90_args<O
   named_barrier_sync(barrier_id, 128);
   if (t == 0) {
 #pragma unroll
-    for (int b = 0; b < 4; ++b) tma_store_2d(map_c, buffer + b * 8192, row0 + 64 * b, col0);
+    for (int b = 0; b < Acc / 32; ++b) tma_store_2d(map_c, buffer + b * 8192, row0 + 64 * b, col0);
     bulk_commit();
   }
 #endif
@@ -282,9 +342,8 @@ __device__ __forceinline__ void gemm_sm90_epilogue_staged(const gemm_sm90_args<O
 struct gemm_sm90_tile {
   int row0, col0;
 };
-template <int Group, int Cluster>
+template <class S, int Group, int Cluster>
 __device__ __forceinline__ gemm_sm90_tile gemm_sm90_tile_at(int index, int tiles_m, int pairs_n, unsigned rank) {
-  using S = gemm_sm90_shape;
   const int per_group = Group * pairs_n, group = index / per_group, in_group = index % per_group;
   const int first_m = group * Group, group_m = min(tiles_m - first_m, Group);
   const int tile_m = first_m + in_group % group_m, pair_n = in_group / group_m;
@@ -293,13 +352,17 @@ __device__ __forceinline__ gemm_sm90_tile gemm_sm90_tile_at(int index, int tiles
 
 /// The kernel: a persistent grid of clusters of Cluster blocks walking the tiles (see the file comment); the
 /// producer runs up to Stages k steps ahead, across tiles, so the next tile's loads overlap the epilogue.
-/// ColsMN: op_b = T; RowsMN: op_a = N.
-template <class In, class Out, int Stages, int Group, int Cluster, bool Staged, bool ColsMN, bool RowsMN>
-__global__ void __launch_bounds__(gemm_sm90_shape::threads, 1)
+/// ColsMN: op_b = T; RowsMN: op_a = N. Rows, Consumers: the tile (gemm_sm90_shape). Split: the walk covers
+/// tiles · g.splits work units, each a tile over one slice of the k steps, whose sums go to g.partial when
+/// g.splits > 1 (see gemm_sm90_args); built only for the policies that may split.
+template <class In, class Out, int Stages, int Group, int Cluster, bool Staged, bool ColsMN, bool RowsMN, int Rows = 256,
+          int Consumers = 2, bool Split = false>
+__global__ void __launch_bounds__(gemm_sm90_shape<Rows, Consumers>::threads, 1)
     gemm_sm90_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                      const __grid_constant__ CUtensorMap map_c, gemm_sm90_args<Out> g) {
 #ifdef CUPRIM_HAS_WGMMA
-  using S = gemm_sm90_shape;
+  using S = gemm_sm90_shape<Rows, Consumers>;
+  static_assert(!Split || Cluster == 1, "gemm_sm90_kernel: split k runs without clusters");
   extern __shared__ unsigned char smem_raw[];
   // Stages of [cols tile | rows tile], 1024-byte aligned (the 128-byte swizzle's period), then the barriers.
   unsigned char* smem =
@@ -316,6 +379,19 @@ __global__ void __launch_bounds__(gemm_sm90_shape::threads, 1)
   const int clusters = int(gridDim.x) / Cluster, first = int(blockIdx.x) / Cluster;
   const unsigned rank = Cluster > 1 ? cluster_rank() : 0u;
   const int steps = int((g.k + S::BK - 1) / S::BK);
+  const int units = Split ? tiles * g.splits : tiles;
+  // Work unit `index`: its tile's index and its k steps [begin, end) (every step without Split).
+  struct unit {
+    int tile, begin, end;
+  };
+  const auto unit_at = [&](int index) -> unit {
+    if constexpr (Split) {
+      const int s = index / tiles, begin = s * g.split_steps;
+      return {index % tiles, begin, min(steps, begin + g.split_steps)};
+    } else {
+      return {index, 0, steps};
+    }
+  };
 
   const int wg = threadIdx.x / 128;
   if (threadIdx.x == 0) {
@@ -332,26 +408,30 @@ __global__ void __launch_bounds__(gemm_sm90_shape::threads, 1)
     __syncthreads();
   }
 
+  // The default tile (256 rows, two consumers) moves registers from the producer to the consumers' 128
+  // accumulators; the smaller tiles fit the compiler's even share.
+  constexpr bool move_registers = Rows == 256 && Consumers == 2;
   if (wg == 0) {
     // Producer: one thread, the k steps of every tile of this cluster in order.
-    setmaxnreg_dec<40>();
+    if constexpr (move_registers) setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       int it = 0;
-      for (int index = first; index < tiles; index += clusters) {
-        const gemm_sm90_tile tile = gemm_sm90_tile_at<Group, Cluster>(index, tiles_m, pairs_n, rank);
-        for (int t = 0; t < steps; ++t, ++it) {
+      for (int index = first; index < units; index += clusters) {
+        const unit u = unit_at(index);
+        const gemm_sm90_tile tile = gemm_sm90_tile_at<S, Group, Cluster>(u.tile, tiles_m, pairs_n, rank);
+        for (int t = u.begin; t < u.end; ++t, ++it) {
           const int s = it % Stages;
           if (it >= Stages) mbarrier_wait(&empty[s], ((it / Stages) - 1) & 1);
           unsigned char* stage = smem + s * S::stage_bytes;
           mbarrier_arrive_expect_tx(&full[s], S::stage_bytes);
-          gemm_sm90_load_stage<Cluster, ColsMN, RowsMN>(stage, stage + S::cols_bytes, &map_b, &map_a, &full[s],
-                                                        tile.col0, tile.row0, t * S::BK, rank);
+          gemm_sm90_load_stage<S, Cluster, ColsMN, RowsMN>(stage, stage + S::cols_bytes, &map_b, &map_a, &full[s],
+                                                           tile.col0, tile.row0, t * S::BK, rank);
         }
       }
     }
   } else {
     // Consumers: warpgroup c owns columns col0 + 64c ... + 63 of C (rows 64c.. of the cols tile: 8 KiB in).
-    setmaxnreg_inc<232>();
+    if constexpr (move_registers) setmaxnreg_inc<232>();
     const int c = wg - 1;
     // k16 steps within a stage: +32 bytes along a K-major row, +16 rows of 128 bytes in an MN-major box.
     constexpr unsigned cols_step = ColsMN ? 2048 : 32, rows_step = RowsMN ? 2048 : 32;
@@ -365,11 +445,12 @@ __global__ void __launch_bounds__(gemm_sm90_shape::threads, 1)
       }
     };
     int it = 0;
-    for (int index = first; index < tiles; index += clusters) {
-      const gemm_sm90_tile tile = gemm_sm90_tile_at<Group, Cluster>(index, tiles_m, pairs_n, rank);
-      float d[128];  // written by the tile's first wgmma (accumulate = false)
+    for (int index = first; index < units; index += clusters) {
+      const unit u = unit_at(index);
+      const gemm_sm90_tile tile = gemm_sm90_tile_at<S, Group, Cluster>(u.tile, tiles_m, pairs_n, rank);
+      float d[S::acc];  // written by the unit's first wgmma (accumulate = false)
       int previous = 0;
-      for (int t = 0; t < steps; ++t, ++it) {
+      for (int t = u.begin; t < u.end; ++t, ++it) {
         const int s = it % Stages;
         mbarrier_wait(&full[s], (it / Stages) & 1);
         const unsigned char* cols = smem + s * S::stage_bytes + c * 8192;
@@ -379,19 +460,24 @@ __global__ void __launch_bounds__(gemm_sm90_shape::threads, 1)
         for (int q = 0; q < S::BK / 16; ++q) {
           const std::uint64_t da = wgmma_desc(cols + q * cols_step, ColsMN ? 8192 : 16, 1024);
           const std::uint64_t db = wgmma_desc(rows + q * rows_step, RowsMN ? 8192 : 16, 1024);
-          if constexpr (std::is_same_v<In, __nv_bfloat16>) {
-            wgmma_bf16<ColsMN, RowsMN>(d, da, db, t > 0 || q > 0);
-          } else {
-            wgmma_f16<ColsMN, RowsMN>(d, da, db, t > 0 || q > 0);
-          }
+          wgmma_k16<In, ColsMN, RowsMN>(d, da, db, t > u.begin || q > 0);
         }
         wgmma_commit();
         wgmma_wait<1>(d);
-        if (t > 0) release(previous);
+        if (t > u.begin) release(previous);
         previous = s;
       }
       wgmma_wait<0>(d);
       release(previous);
+      if constexpr (Split) {
+        if (g.splits > 1) {  // this unit's share of the sum, unscaled, into its split's slice
+          const int split = index / tiles;
+          const gemm_sm90_args<float> part{g.partial + split * g.split_stride, g.m, g.n, g.k, g.m, 1.f, 0.f,
+                                           g.m % 2 == 0, false, nullptr, 0, 0, 0};
+          gemm_sm90_epilogue(part, d, tile.row0, std::int64_t(tile.col0) + 64 * c);
+          continue;
+        }
+      }
       if (staged && g.tma_store) {
         gemm_sm90_epilogue_staged(g, d, &map_c, epilogue + c * S::epilogue_bytes, tile.row0, tile.col0 + 64 * c,
                                   1 + c);
@@ -408,6 +494,24 @@ __global__ void __launch_bounds__(gemm_sm90_shape::threads, 1)
 #else
   kernel_not_built_here();  // a binary without this target's code (see gemm_*_built)
 #endif
+}
+
+/// Split k's second step: C = alpha · Σ_s partial_s + beta · C over m × n (C not read when beta = 0), the splits
+/// summed in order 0, 1, ... (the same bits from run to run). Element e of the grid-stride walk is (e % m, e / m).
+template <class Out>
+__global__ void gemm_splitk_reduce_kernel(const float* __restrict__ partial, std::int64_t split_stride, int splits,
+                                          std::int64_t m, std::int64_t n, float alpha, float beta, Out* c,
+                                          std::int64_t ldc) {
+  const std::int64_t total = m * n;
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    float sum = partial[e];
+    for (int s = 1; s < splits; ++s) sum += partial[s * split_stride + e];
+    const std::int64_t i = e % m, j = e / m;
+    Out* at = c + i + j * ldc;
+    const float v = alpha * sum;
+    *at = Out(beta != 0.f ? v + beta * float(*at) : v);
+  }
 }
 
 }  // namespace cuprim::detail

@@ -55,7 +55,7 @@ CUtensorMap gemm_tensor_map(const char* fn, const In* p, std::int64_t inner, std
   CUtensorMap map{};
   const cuuint64_t dims[2] = {cuuint64_t(inner), cuuint64_t(outer)};
   const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(In)};
-  const cuuint32_t box[2] = {cuuint32_t(gemm_sm90_shape::box), cuuint32_t(box_outer)};
+  const cuuint32_t box[2] = {cuuint32_t(gemm_sm90_shape<>::box), cuuint32_t(box_outer)};
   const cuuint32_t steps[2] = {1, 1};
   const CUresult r = gemm_tensor_map_encoder(fn)(
       &map, gemm_tensor_map_type<In>(), 2, const_cast<In*>(p), dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -90,21 +90,31 @@ bool gemm_sm90_eligible(const device_info& dev, std::int64_t m, std::int64_t n, 
          gemm_sm90_built<In, Out>();
 }
 
-/// Bytes of dynamic shared memory of a `stages`-deep kernel: the stages, the consumers' epilogue blocks when staged,
-/// 1 KiB of alignment slack, the barriers.
+/// Bytes of dynamic shared memory of a `stages`-deep kernel of tile S: the stages, the consumers' epilogue blocks when
+/// staged, 1 KiB of alignment slack, the barriers.
+template <class S>
 constexpr int gemm_sm90_smem(int stages, bool staged) {
-  using S = gemm_sm90_shape;
   return stages * S::stage_bytes + (staged ? S::consumers * S::epilogue_bytes : 0) + 1024 + 2 * stages * 8;
 }
 
-/// The kernel for one op pair: ColsMN (op_b = T), RowsMN (op_a = N).
+/// Split k's layout in the workspace: `splits` slices of m × n fp32 sums (leading dimension m), each slice starting
+/// on a 256-byte boundary. No bytes for one slice.
+struct gemm_splitk_layout {
+  std::int64_t stride = 0;  // elements from one slice to the next
+  int splits = 1;
+  gemm_splitk_layout(std::int64_t m, std::int64_t n, int splits_) : stride((m * n + 63) / 64 * 64), splits(splits_) {}
+  std::size_t bytes() const { return splits > 1 ? std::size_t(splits) * std::size_t(stride) * sizeof(float) : 0; }
+};
+
+/// The kernel for one op pair: ColsMN (op_b = T), RowsMN (op_a = N). g.splits > 1 only for a policy that may split.
 template <blas::gemm_sm90_policy P, class In, class Out, bool ColsMN, bool RowsMN>
 void gemm_sm90_launch_pair(const device_info& dev, const CUtensorMap& map_a, const CUtensorMap& map_b,
                            const CUtensorMap& map_c, const gemm_sm90_args<Out>& g, cudaStream_t stream) {
-  using S = gemm_sm90_shape;
+  using S = gemm_sm90_shape<P.tile_m, P.consumers>;
   constexpr bool staged = P.staged_store && sizeof(Out) == 2;
-  auto* kernel = gemm_sm90_kernel<In, Out, P.stages, P.group, P.cluster, staged, ColsMN, RowsMN>;
-  constexpr int smem = gemm_sm90_smem(P.stages, staged);
+  auto* kernel = gemm_sm90_kernel<In, Out, P.stages, P.group, P.cluster, staged, ColsMN, RowsMN, P.tile_m,
+                                  P.consumers, (P.splits != 1)>;
+  constexpr int smem = gemm_sm90_smem<S>(P.stages, staged);
   static_assert(smem <= 227 * 1024, "gemm_sm90_policy: the stages (and the staged epilogue) exceed 227 KiB");
   CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   cudaLaunchAttribute attr[1];
@@ -118,7 +128,8 @@ void gemm_sm90_launch_pair(const device_info& dev, const CUtensorMap& map_a, con
   cfg.stream = stream;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  // The persistent grid: as many clusters as fit at once (read once per device), at most one per cluster of tiles.
+  // The persistent grid: as many clusters as fit at once (read once per device), at most one per cluster of tiles
+  // (per work unit when k is split).
   static std::array<std::atomic<int>, 64> resident{};
   int clusters = dev.ordinal >= 0 && dev.ordinal < 64 ? resident[dev.ordinal].load() : 0;
   if (clusters == 0) {
@@ -129,39 +140,60 @@ void gemm_sm90_launch_pair(const device_info& dev, const CUtensorMap& map_a, con
   }
   const std::int64_t tiles_n = (g.n + S::BN - 1) / S::BN;
   const std::int64_t tiles = ((g.m + S::BM - 1) / S::BM) * ((tiles_n + P.cluster - 1) / P.cluster);
-  cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(tiles, clusters) * P.cluster));
+  const std::int64_t units = tiles * std::max(1, g.splits);
+  cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(units, clusters) * P.cluster));
   CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, g));
 }
 
-/// C = alpha · op(A) · op(B) + beta · C on tensor cores (arguments validated, gemm_sm90_eligible true, m, n, k > 0).
+/// C = alpha · op(A) · op(B) + beta · C on tensor cores (arguments validated, gemm_sm90_eligible true, m, n, k > 0),
+/// the k steps in `splits` slices (1: none; more only for a policy with splits ≠ 1), their sums in `partial`
+/// (gemm_splitk_layout(m, n, splits).bytes(), 256-byte aligned; null for one slice).
 template <blas::gemm_sm90_policy P, class In, class Out>
 void gemm_sm90_launch(const char* fn, const device_info& dev, bool trans_a, bool trans_b, std::int64_t m,
                       std::int64_t n, std::int64_t k, float alpha, const In* a, std::int64_t lda, const In* b,
-                      std::int64_t ldb, float beta, Out* c, std::int64_t ldc, cudaStream_t stream) {
+                      std::int64_t ldb, float beta, Out* c, std::int64_t ldc, int splits, float* partial,
+                      cudaStream_t stream) {
   static_assert(gemm_sm90_policy_valid<P>());
-  using S = gemm_sm90_shape;
+  using S = gemm_sm90_shape<P.tile_m, P.consumers>;
   // op(A)ᵀ, the wgmma B operand (rows of C): MN-major (m contiguous) when op_a = N; K-major when op_a = T, its box
   // 1/cluster of the tile's rows (each block of a cluster loads its part for all).
   const CUtensorMap map_a = trans_a ? gemm_tensor_map(fn, a, k, m, lda, S::BM / P.cluster)
-                                    : gemm_tensor_map(fn, a, m, k, lda, S::box);
+                                    : gemm_tensor_map(fn, a, m, k, lda, S::BK);
   // op(B)ᵀ, the wgmma A operand (columns of C): K-major when op_b = N; MN-major when op_b = T.
-  const CUtensorMap map_b = trans_b ? gemm_tensor_map(fn, b, n, k, ldb, S::box) : gemm_tensor_map(fn, b, k, n, ldb, S::BN);
+  const CUtensorMap map_b = trans_b ? gemm_tensor_map(fn, b, n, k, ldb, S::BK) : gemm_tensor_map(fn, b, k, n, ldb, S::BN);
   const bool vec_c = reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(Out)) == 0 && ldc % 2 == 0;
+  const bool split = P.splits != 1 && splits > 1;
   // The staged epilogue: 16-bit C, beta = 0 (C is not read), C in TMA's layout rules; its map's boxes are 64 rows
   // (128 bytes, swizzled) by 64 columns of C. m must be a multiple of 8: a TMA store clips the rows of a box at C's
   // edge only to whole 16-byte chunks (measured on an H100: rows m .. m rounded up to 8 were written), and a
-  // caller's padding or neighbouring data past row m must keep its bytes.
-  const bool tma_store = P.staged_store && sizeof(Out) == 2 && beta == 0.f && m % 8 == 0 &&
+  // caller's padding or neighbouring data past row m must keep its bytes. A split product's C is written by the
+  // reduction instead.
+  const bool tma_store = P.staged_store && sizeof(Out) == 2 && !split && beta == 0.f && m % 8 == 0 &&
                          reinterpret_cast<std::uintptr_t>(c) % 16 == 0 && (ldc * std::int64_t(sizeof(Out))) % 16 == 0 &&
                          ldc < (std::int64_t(1) << 40) / std::int64_t(sizeof(Out));
   CUtensorMap map_c{};
   if constexpr (sizeof(Out) == 2)
     if (tma_store) map_c = gemm_tensor_map(fn, c, m, n, ldc, S::box);
-  const gemm_sm90_args<Out> g{c, m, n, k, ldc, alpha, beta, vec_c, tma_store};
+  const std::int64_t steps = (k + S::BK - 1) / S::BK;
+  if (split) {  // no empty slice: ceil(steps / ceil(steps / splits)) slices (at most the count the workspace holds)
+    const std::int64_t per = (steps + splits - 1) / splits;
+    splits = int((steps + per - 1) / per);
+  }
+  const gemm_splitk_layout L(m, n, split ? splits : 1);
+  const gemm_sm90_args<Out> g{c,        m,       n,        k,        ldc,   alpha,
+                              beta,     vec_c,   tma_store, partial, L.stride, split ? splits : 1,
+                              int(split ? (steps + splits - 1) / splits : steps)};
   if (!trans_a && !trans_b) gemm_sm90_launch_pair<P, In, Out, false, true>(dev, map_a, map_b, map_c, g, stream);
   if (!trans_a && trans_b) gemm_sm90_launch_pair<P, In, Out, true, true>(dev, map_a, map_b, map_c, g, stream);
   if (trans_a && !trans_b) gemm_sm90_launch_pair<P, In, Out, false, false>(dev, map_a, map_b, map_c, g, stream);
   if (trans_a && trans_b) gemm_sm90_launch_pair<P, In, Out, true, false>(dev, map_a, map_b, map_c, g, stream);
+  if (split && splits > 1) {
+    constexpr int threads = 256;
+    const std::int64_t blocks = std::min<std::int64_t>((m * n + threads - 1) / threads, std::int64_t(dev.sm_count) * 8);
+    gemm_splitk_reduce_kernel<<<unsigned(blocks), threads, 0, stream>>>(partial, L.stride, splits, m, n, alpha, beta,
+                                                                         c, ldc);
+    CUPRIM_CUDA_CHECK(cudaGetLastError());
+  }
 }
 
 }  // namespace cuprim::detail

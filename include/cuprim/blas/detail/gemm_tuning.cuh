@@ -3,6 +3,8 @@
 
 #include <cuprim/core/policy.hpp>
 
+#include <cstdint>
+
 namespace cuprim::blas {
 
 /// The CUDA-core GEMM (true FP32 / FP64: products and sums in the element type): a block computes a tile_m × tile_n
@@ -53,11 +55,13 @@ constexpr gemm_policy gemm_policy_for(int arch) {
   }
 }
 
-/// The Hopper tensor-core GEMM (16-bit inputs, fp32 accumulators; blas/detail/gemm_sm90_kernel.cuh): 256 × 128 tiles
-/// of C, 64 k per stage, one producer and two consumer warpgroups per block, a persistent grid of clusters.
+/// The Hopper tensor-core GEMM (16-bit inputs, fp32 accumulators; blas/detail/gemm_sm90_kernel.cuh): tile_m × (64 ·
+/// consumers) tiles of C (256 × 128 by default), 64 k per stage, one producer and `consumers` consumer warpgroups per
+/// block, a persistent grid of clusters; optionally the k steps split over several blocks (split k).
 struct gemm_sm90_policy {
   static constexpr const char* name = "gemm_sm90_policy";
-  /// Shared-memory stages of 48 KiB (both operands' tiles for 64 k) in flight: at most 4 (227 KiB per block).
+  /// Shared-memory stages (both operands' tiles for 64 k: (tile_m + 64 · consumers) · 128 bytes, 48 KiB for the
+  /// default tile) in flight: 2 to 8, all of them (and the staged epilogue) within 227 KiB per block.
   int stages = 4;
   /// Tiles of rows of C visited together (neighbouring blocks then share operand tiles in L2).
   int group = 8;
@@ -66,7 +70,22 @@ struct gemm_sm90_policy {
   /// 16-bit C with beta = 0: the epilogue stages C in shared memory (32 KiB per consumer) and stores it by TMA while
   /// the next tile's k steps run (stages + staged blocks must fit 227 KiB: 3 stages).
   bool staged_store = false;
+  /// Rows of C per tile (wgmma's N in the transposed product): 64, 128 or 256.
+  int tile_m = 256;
+  /// Consumer warpgroups, 64 columns of C each (the tile's columns: 64 · consumers): 1 or 2.
+  int consumers = 2;
+  /// Split k: 1 never (the kernel is built without it); s ≥ 2 the k steps in s slices (fewer when k has fewer
+  /// steps of 64), each slice's sums in an fp32 workspace, then one reduction applies alpha and beta; 0 the split
+  /// gemm_sm90_splits chooses per call (1 when the tiles alone fill the device). cluster must be 1 unless splits is 1.
+  int splits = 1;
 
+  constexpr int tile_n() const { return 64 * consumers; }
+  constexpr int stage_bytes() const { return (tile_m + tile_n()) * 64 * 2; }
+  /// Dynamic shared memory: the stages, the consumers' staged epilogue blocks (64 × tile_m 16-bit values each), 1 KiB
+  /// of alignment slack, the barriers.
+  constexpr int smem_bytes() const {
+    return stages * stage_bytes() + (staged_store ? consumers * 64 * tile_m * 2 : 0) + 1024 + 2 * stages * 8;
+  }
   friend constexpr bool operator==(const gemm_sm90_policy&, const gemm_sm90_policy&) = default;
   template <class F>
   constexpr void fields(F&& f) const {
@@ -74,6 +93,9 @@ struct gemm_sm90_policy {
     f("group", group);
     f("cluster", cluster);
     f("staged_store", staged_store);
+    f("tile_m", tile_m);
+    f("consumers", consumers);
+    f("splits", splits);
   }
 };
 
@@ -84,6 +106,115 @@ constexpr gemm_sm90_policy gemm_sm90_policy_for(int arch) {
   // epilogue 8192^3 1.022x, 4096^3 0.995x; 4 stages storing from registers 0.951x / 0.843x; with 2-block clusters
   // 0.985x / 0.948x (staged), 0.963x / 0.878x (4 stages); groups of 16 no better.
   return {.stages = 3, .group = 8, .cluster = 1, .staged_store = true};
+}
+
+/// The tile configurations the tuned 16-bit gemm chooses from per call (gemm_sm90_plan_for): row 0 is
+/// gemm_sm90_policy_for's, the large products' tile; the smaller ones split k when their tiles alone leave SMs idle.
+/// `speed`: a full wave's throughput relative to row 0 on a compute-bound product, what the chooser weighs a
+/// configuration's wave and padding efficiency by.
+struct gemm_sm90_tile_row {
+  gemm_sm90_policy policy;
+  double speed;
+};
+inline constexpr int gemm_sm90_tile_rows = 4;
+constexpr gemm_sm90_tile_row gemm_sm90_tile_row_for(int arch, int row) {
+  switch (row) {
+    // 256 x 128, two consumers, 3 stages, staged epilogue: the row above (its provenance there).
+    case 0: return {gemm_sm90_policy_for(arch), 1.0};
+    // 128 x 128, two consumers, 4 stages, split k per call: not yet measured.
+    case 1: return {{.stages = 4, .group = 8, .cluster = 1, .staged_store = true, .tile_m = 128, .consumers = 2,
+                     .splits = 0}, 0.9};
+    // 64 x 128, two consumers, 6 stages, split k per call: not yet measured.
+    case 2: return {{.stages = 6, .group = 8, .cluster = 1, .staged_store = true, .tile_m = 64, .consumers = 2,
+                     .splits = 0}, 0.8};
+    // 64 x 64, one consumer, 8 stages, split k per call: not yet measured.
+    default: return {{.stages = 8, .group = 8, .cluster = 1, .staged_store = true, .tile_m = 64, .consumers = 1,
+                      .splits = 0}, 0.7};
+  }
+}
+
+/// The chooser's other constants: a split slice holds at least min_split_steps k steps of 64 (512 k), at most
+/// max_splits slices; a split plan's score is multiplied by split_cost (the partial sums' traffic and the
+/// reduction's launch). Not yet measured.
+inline constexpr int gemm_sm90_min_split_steps = 8;
+inline constexpr int gemm_sm90_max_splits = 16;
+inline constexpr double gemm_sm90_split_cost = 0.92;
+
+/// A tensor-core plan: which gemm_sm90_tile_row_for row (or -1: the caller's explicit policy), how many k slices.
+struct gemm_sm90_plan {
+  int row = 0;
+  int splits = 1;
+  friend constexpr bool operator==(const gemm_sm90_plan&, const gemm_sm90_plan&) = default;
+};
+
+/// Tiles of a tile_m × tile_n tiling of the m × n product.
+constexpr std::int64_t gemm_sm90_tiles(std::int64_t m, std::int64_t n, int tile_m, int tile_n) {
+  return ((m + tile_m - 1) / tile_m) * ((n + tile_n - 1) / tile_n);
+}
+
+/// The fraction of the persistent grid's block-slots busy over the waves of `units` work units on `sm_count` SMs.
+constexpr double gemm_sm90_wave_efficiency(std::int64_t units, int sm_count) {
+  const std::int64_t slots = sm_count > 0 ? sm_count : 1, waves = (units + slots - 1) / slots;
+  return waves > 0 ? double(units) / double(waves * slots) : 0.0;
+}
+
+/// The k slices a splitting policy takes for (m, n, k) on sm_count SMs. splits = 0: 1 when the tiles alone number
+/// sm_count or more, else the count (1 to max_splits, each slice at least min_split_steps steps) whose work units best fill whole waves, split_cost weighed against one
+/// slice, normalised so that no slice is empty (ceil(steps / ceil(steps / s))). A forced count: min(splits, the k
+/// steps), which the launch normalises the same way (so the workspace it sizes grows with k).
+constexpr int gemm_sm90_splits(const gemm_sm90_policy& p, std::int64_t m, std::int64_t n, std::int64_t k,
+                               int sm_count, double* score = nullptr) {
+  const std::int64_t tiles = gemm_sm90_tiles(m, n, p.tile_m, p.tile_n()), steps = (k + 63) / 64;
+  int best = 1;
+  double best_score = gemm_sm90_wave_efficiency(tiles, sm_count);
+  if (p.splits == 0) {
+    // Only a product whose tiles leave SMs idle splits: at most max_splits slices of min_split_steps steps or more.
+    const std::int64_t by_k = steps / gemm_sm90_min_split_steps;
+    const std::int64_t most = tiles >= sm_count ? 1 : by_k < gemm_sm90_max_splits ? by_k : gemm_sm90_max_splits;
+    for (int s = 2; s <= most; ++s) {
+      const double e = gemm_sm90_wave_efficiency(tiles * s, sm_count) * gemm_sm90_split_cost;
+      if (e > best_score + 1e-9) {
+        best = s;
+        best_score = e;
+      }
+    }
+  } else {
+    best = p.splits;
+    best_score = gemm_sm90_wave_efficiency(tiles * (best < steps ? best : steps), sm_count) *
+                 (best > 1 ? gemm_sm90_split_cost : 1.0);
+  }
+  if (best > steps) best = int(steps > 0 ? steps : 1);
+  if (best > 1 && p.splits == 0) {
+    const std::int64_t per = (steps + best - 1) / best;
+    best = int((steps + per - 1) / per);
+  }
+  if (score) *score = best_score;
+  return best;
+}
+
+/// The tuned 16-bit gemm's plan for (m, n, k) on sm_count SMs of tuned architecture `arch`: the row of
+/// gemm_sm90_tile_row_for with the best speed × wave efficiency × padding efficiency (the fraction of the tiles'
+/// elements inside C), ties to the lower row, and its split. The op pair (trans_a, trans_b) takes no part yet.
+constexpr gemm_sm90_plan gemm_sm90_plan_for(int arch, std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
+                                            bool trans_b, int sm_count) {
+  (void)trans_a;
+  (void)trans_b;
+  gemm_sm90_plan best{};
+  double best_score = -1;
+  for (int r = 0; r < gemm_sm90_tile_rows; ++r) {
+    const gemm_sm90_tile_row row = gemm_sm90_tile_row_for(arch, r);
+    const gemm_sm90_policy& p = row.policy;
+    double waves = 0;
+    const int s = gemm_sm90_splits(p, m, n, k, sm_count, &waves);
+    const std::int64_t tiles = gemm_sm90_tiles(m, n, p.tile_m, p.tile_n());
+    const double padding = double(m) * double(n) / (double(tiles) * p.tile_m * p.tile_n());
+    const double score = row.speed * waves * padding;
+    if (score > best_score + 1e-9) {
+      best = {r, s};
+      best_score = score;
+    }
+  }
+  return best;
 }
 
 /// The FP64 tensor-core GEMM (double on sm_90: mma.sync m16n8k8 f64 fed by TMA; blas/detail/gemm_dmma_kernel.cuh):
@@ -148,9 +279,16 @@ constexpr bool gemm_policy_valid() {
 
 template <blas::gemm_sm90_policy P>
 constexpr bool gemm_sm90_policy_valid() {
-  static_assert(P.stages >= 2 && P.stages <= 4, "gemm_sm90_policy: stages must be 2, 3 or 4 (48 KiB each)");
+  static_assert(P.stages >= 2 && P.stages <= 8, "gemm_sm90_policy: stages must be 2 to 8");
   static_assert(P.group >= 1, "gemm_sm90_policy: group must be at least 1");
   static_assert(P.cluster == 1 || P.cluster == 2, "gemm_sm90_policy: cluster must be 1 or 2");
+  static_assert(P.tile_m == 64 || P.tile_m == 128 || P.tile_m == 256, "gemm_sm90_policy: tile_m must be 64, 128 or 256");
+  static_assert(P.consumers == 1 || P.consumers == 2, "gemm_sm90_policy: consumers must be 1 or 2");
+  static_assert(P.splits >= 0, "gemm_sm90_policy: splits must be 0 (chosen per call), 1 (never) or at least 2");
+  static_assert(P.splits == 1 || P.cluster == 1, "gemm_sm90_policy: split k takes cluster 1");
+  static_assert(P.tile_m / P.cluster >= 8, "gemm_sm90_policy: a cluster's share of the rows tile is too small");
+  static_assert(P.smem_bytes() <= 227 * 1024,
+                "gemm_sm90_policy: the stages (and the staged epilogue) exceed 227 KiB of shared memory");
   return true;
 }
 
