@@ -215,9 +215,25 @@ TEST_F(BlasGemmTensor, UnalignedPointersTakeTheFallback) {
 TEST_F(BlasGemmTensor, SizesPastTheFourThousands) {
   CUPRIM_TEST_RNG(r);
   constexpr std::int64_t big = (1 << 12) + 3;
-  run_case<bf16, bf16>({op::N, op::N, big, big, big, 1.0, 0.0, 5, 0, true}, r);   // ld 4104: tensor cores
+  run_case<bf16, bf16>({op::N, op::N, big, big, big, 1.0, 0.0, 5, 0, true}, r);   // ld 4104: repacked to 4160
   run_case<bf16, float>({op::T, op::N, big, big, big, -1.0, 0.0, 5, 0, true}, r);
-  run_case<__half, float>({op::N, op::T, big, 300, big, 0.5, 1.0, 0, 0}, r);      // ld 4099: the fallback
+  run_case<__half, float>({op::N, op::T, big, 300, big, 0.5, 1.0, 0, 0}, r);      // ld 4099: repacked
+}
+
+// The plain form repacks operands whose columns are not 128-byte aligned (odd leading dimensions, multiples of 8 that
+// are not of 64, pointers off 128 bytes) once the product reaches gemm_sm90_pack_min_volume; the workspace form
+// keeps them as they are (the fallback for the odd ones).
+TEST_F(BlasGemmTensor, PackedOperandsOddLeadingDimensions) {
+  CUPRIM_TEST_RNG(r);
+  static_assert(520.0 * 530.0 * 515.0 >= cuprim::blas::gemm_sm90_pack_min_volume);
+  for (op oa : {op::N, op::T})
+    for (op ob : {op::N, op::T}) {
+      run_case<bf16, float>({oa, ob, 520, 530, 515, 1.0, 0.0, 1, 0, true}, r);    // odd ld: TMA cannot take them
+      run_case<bf16, bf16>({oa, ob, 530, 515, 520, -1.0, 0.5, 8, 0}, r);         // ld a multiple of 8, not of 64
+      run_case<__half, float>({oa, ob, 515, 520, 530, 0.5, 0.0, 0, 1, true}, r);  // pointers 2 bytes off
+    }
+  run_case<bf16, float>({op::N, op::T, 520, 530, 515, 1.0, 0.0, 1, 0, false, true}, r);        // row-major
+  run_case<bf16, float>({op::T, op::N, 520, 530, 515, 1.0, 0.0, 1, 0, true, false, true}, r);  // workspace form
 }
 
 TEST_F(BlasGemmTensor, AlphaBetaEdgesFollowBlas) {

@@ -39,6 +39,11 @@
 // 16-byte aligned, lda and ldb multiples of 8 and m, n, k below 2^31, the Hopper kernel runs (wgmma fed by TMA,
 // blas/detail/gemm_sm90_kernel.cuh; it needs the binary built for sm_90a, e.g. CMAKE_CUDA_ARCHITECTURES=90a);
 // anything else takes a CUDA-core kernel with the same semantics (gemm_mixed_kernel: correct, much slower). The
+// plain form (no workspace argument) first copies an operand whose columns are not 128-byte aligned (a leading
+// dimension not a multiple of 64, or a pointer off 128 bytes: TMA reads such columns slowly, or not at all when ld
+// is not a multiple of 8) into a temporary from the current memory resource with ld rounded up to 64, when the
+// product has at least blas::gemm_sm90_pack_min_volume (2^27) multiply-adds and the operand 64 stored rows or more;
+// the workspace form takes the operands as they are. The
 // sum's order depends on the path and the plan below, not on the run: repeated calls give the same bits. Batched
 // forms take float and double only.
 //
@@ -54,8 +59,8 @@
 // Workspace (16-bit inputs). gemm_workspace_bytes<In, Out, Policy>(op_a, op_b, m, n, k) is 0 unless the plan splits
 // k, then s · m · n · 4 bytes (each slice rounded up to 256 bytes); with cuprim::tuned it reads the current device (0
 // without one, or where the Hopper kernel cannot run), an explicit policy that forces its split needs no device. The
-// plain form takes that much from the current memory resource (stream-ordered) only when it splits, and nothing
-// otherwise; the workspace overload takes the caller's (at least gemm_workspace_bytes, 256-byte aligned, contents
+// plain form takes that much from the current memory resource (stream-ordered) only when it splits (and what it
+// repacks, above), and nothing otherwise; the workspace overload takes the caller's (at least gemm_workspace_bytes, 256-byte aligned, contents
 // need not be initialised), allocates nothing and can be captured in a CUDA graph. A workspace smaller than
 // gemm_workspace_bytes of the call's arguments (or with null data when that is not 0) is an invalid_argument, even
 // where the call would not split (unaligned operands taking the CUDA-core kernel).
@@ -299,6 +304,14 @@ gemm_tensor_plan gemm_tensor_plan_for(std::int64_t m, std::int64_t n, std::int64
   return plan;
 }
 
+/// Whether the plain 16-bit gemm repacks an operand of `rows` stored rows (blas::gemm_sm90_pack_min_volume): columns
+/// not 128-byte aligned, and at least 64 rows (a narrower operand would grow by the padding).
+template <class In>
+bool gemm_pack_wanted(const In* p, std::int64_t rows, std::int64_t ld) {
+  constexpr std::int64_t per_128 = 128 / sizeof(In);
+  return rows >= 64 && (ld % per_128 != 0 || reinterpret_cast<std::uintptr_t>(p) % 128 != 0);
+}
+
 /// gemm of 16-bit inputs: validate, plan (the caller's workspace checked against the plan's bytes), then the
 /// scaling kernel (k = 0 or alpha = 0), the tensor-core kernel where it takes the operands (its split-k sums in the
 /// caller's workspace, or in one from the current memory resource when ws is null), or the CUDA-core fallback.
@@ -313,7 +326,14 @@ void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::
   check_workspace(fn, ws, plan.bytes, "gemm_workspace_bytes(op_a, op_b, m, n, k)");
   const bool product = m > 0 && n > 0 && k > 0 && alpha != 0.f;
   const device_info& dev = get_device_info();
-  const bool tensor = product && gemm_sm90_eligible<In, Out>(dev, m, n, k, a, lda, b, ldb);
+  // The plain form repacks operands whose columns are not 128-byte aligned (blas::gemm_sm90_pack_min_volume).
+  const std::int64_t a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
+  const bool runs_here = product && gemm_sm90_runs_here<In, Out>(dev, m, n, k);
+  const bool big = double(m) * double(n) * double(k) >= blas::gemm_sm90_pack_min_volume;
+  const bool pack_a = runs_here && !ws && big && gemm_pack_wanted(a, a_rows, lda);
+  const bool pack_b = runs_here && !ws && big && gemm_pack_wanted(b, b_rows, ldb);
+  const std::int64_t lda_p = pack_a ? (a_rows + 63) / 64 * 64 : lda, ldb_p = pack_b ? (b_rows + 63) / 64 * 64 : ldb;
+  const bool tensor = runs_here && (pack_a || gemm_sm90_operand_ok(a, lda)) && (pack_b || gemm_sm90_operand_ok(b, ldb));
   constexpr std::int64_t tile = 64;  // the fallback's tile (the tensor-core grid is persistent)
   if (product && !tensor) {
     if ((std::uint64_t(m) + tile - 1) / tile > 0x7fffffffu) throw_invalid(fn, nm.m, "too large for one launch");
@@ -344,7 +364,29 @@ void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::
       });
     };
     static_assert(blas::gemm_sm90_tile_rows == 4, "gemm_tensor_run: dispatch every row of gemm_sm90_tile_row_for");
-    if (plan.splits > 1) {
+    if (pack_a || pack_b) {
+      // One temporary: the split's sums, then the packed copies (each 256-byte aligned); TMA reads nothing of the
+      // padding rows (its maps end at the stored rows).
+      const auto round = [](std::size_t x) { return (x + 255) / 256 * 256; };
+      const std::size_t bytes_a = pack_a ? round(std::size_t(lda_p) * std::size_t(a_cols) * sizeof(In)) : 0;
+      const std::size_t bytes_b = pack_b ? round(std::size_t(ldb_p) * std::size_t(b_cols) * sizeof(In)) : 0;
+      with_workspace(nullptr, plan.bytes + bytes_a + bytes_b, stream, [&](const workspace& w) {
+        auto* base = static_cast<unsigned char*>(w.data);
+        const auto pack = [&](const In* src, std::int64_t ld, std::int64_t rows, std::int64_t cols, std::int64_t ld_p,
+                              std::size_t offset) {
+          In* dst = reinterpret_cast<In*>(base + offset);
+          CUPRIM_CUDA_CHECK(cudaMemcpy2DAsync(dst, std::size_t(ld_p) * sizeof(In), src, std::size_t(ld) * sizeof(In),
+                                              std::size_t(rows) * sizeof(In), std::size_t(cols),
+                                              cudaMemcpyDeviceToDevice, stream));
+          return static_cast<const In*>(dst);
+        };
+        if (pack_a) a = pack(a, lda, a_rows, a_cols, lda_p, plan.bytes);
+        if (pack_b) b = pack(b, ldb, b_rows, b_cols, ldb_p, plan.bytes + bytes_a);
+        lda = lda_p;
+        ldb = ldb_p;
+        launch(plan.splits > 1 ? static_cast<float*>(w.data) : nullptr);
+      });
+    } else if (plan.splits > 1) {
       with_workspace(ws, plan.bytes, stream, [&](const workspace& w) { launch(static_cast<float*>(w.data)); });
     } else {
       launch(nullptr);

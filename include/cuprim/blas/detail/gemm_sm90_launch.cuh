@@ -3,6 +3,7 @@
 //
 //   gemm_sm90_eligible(...)   the operands' layout suits TMA (16-byte aligned, leading dimensions of whole 16-byte
 //                             vectors, sizes below 2^31) on an sm_90 device, and this binary holds sm_90a code
+//                             (gemm_sm90_runs_here: the device and sizes; gemm_sm90_operand_ok: one operand)
 //   gemm_sm90_launch<P>(...)  encodes both tensor maps and launches the kernel of the op pair
 #pragma once
 
@@ -78,16 +79,28 @@ bool gemm_sm90_built() {
   return built;
 }
 
+/// Whether the tensor-core kernel runs m × n × k products on this device (sizes below 2^31, an sm_90 device, the
+/// driver's tensor-map encoder, sm_90a code in this binary), whatever the operands' layout.
+template <class In, class Out>
+bool gemm_sm90_runs_here(const device_info& dev, std::int64_t m, std::int64_t n, std::int64_t k) {
+  constexpr std::int64_t limit = std::int64_t(1) << 31;
+  return dev.arch() == 90 && m < limit && n < limit && k < limit && gemm_tensor_map_encoder_or_null() != nullptr &&
+         gemm_sm90_built<In, Out>();
+}
+
+/// Whether TMA takes an operand at p with leading dimension ld: 16-byte aligned, whole 16-byte vectors per column,
+/// a stride below TMA's limit.
+template <class In>
+bool gemm_sm90_operand_ok(const In* p, std::int64_t ld) {
+  constexpr std::int64_t vec = 16 / sizeof(In), max_ld = (std::int64_t(1) << 40) / std::int64_t(sizeof(In));
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % vec == 0 && ld < max_ld;
+}
+
 /// Whether the tensor-core kernel takes these operands on this device.
 template <class In, class Out>
 bool gemm_sm90_eligible(const device_info& dev, std::int64_t m, std::int64_t n, std::int64_t k, const In* a,
                         std::int64_t lda, const In* b, std::int64_t ldb) {
-  constexpr std::int64_t limit = std::int64_t(1) << 31, vec = 16 / sizeof(In);
-  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  constexpr std::int64_t max_ld = (std::int64_t(1) << 40) / std::int64_t(sizeof(In));  // TMA's stride limit
-  return dev.arch() == 90 && m < limit && n < limit && k < limit && aligned(a) && aligned(b) && lda % vec == 0 &&
-         ldb % vec == 0 && lda < max_ld && ldb < max_ld && gemm_tensor_map_encoder_or_null() != nullptr &&
-         gemm_sm90_built<In, Out>();
+  return gemm_sm90_runs_here<In, Out>(dev, m, n, k) && gemm_sm90_operand_ok(a, lda) && gemm_sm90_operand_ok(b, ldb);
 }
 
 /// Bytes of dynamic shared memory of a `stages`-deep kernel of tile S: the stages, the consumers' epilogue blocks when

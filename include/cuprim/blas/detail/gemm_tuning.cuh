@@ -133,12 +133,23 @@ constexpr gemm_sm90_tile_row gemm_sm90_tile_row_for(int arch, int row) {
   }
 }
 
-/// The chooser's other constants: a split slice holds at least min_split_steps k steps of 64 (512 k), at most
+/// The chooser's other constants: a split slice holds at least min_split_steps k steps of 64 (1024 k), at most
 /// max_splits slices; a split plan's score is multiplied by split_cost (the partial sums' traffic and the
-/// reduction's launch). Not yet measured.
-inline constexpr int gemm_sm90_min_split_steps = 8;
+/// reduction's launch). H100, bf16 NN, forced sweep (bench/studies/blas/h100-gemm-shapes-caa8435.txt): slices of 8
+/// steps lose to an unsplit smaller tile (1024^3: 128 x 128 in 2 slices 0.48x cuBLAS, 64 x 128 unsplit 0.85x);
+/// slices of 16+ steps win on skinny products (16 x 4096 x 8192: 64 x 128 unsplit 0.72x, in 8 slices 0.91x).
+inline constexpr int gemm_sm90_min_split_steps = 16;
 inline constexpr int gemm_sm90_max_splits = 16;
 inline constexpr double gemm_sm90_split_cost = 0.92;
+
+/// The plain 16-bit gemm (no caller's workspace) copies an operand whose columns are not 128-byte aligned (a
+/// leading dimension that is not a multiple of 64 elements, or a pointer off 128 bytes; also one TMA cannot take,
+/// ld not a multiple of 8) into a temporary with the leading dimension rounded up to 64, when the product has at
+/// least gemm_sm90_pack_min_volume multiply-adds and the operand at least 64 stored rows. H100, bf16 NN, against
+/// cublasGemmEx in the same run (bench/studies/blas/h100-gemm-odd-ld.txt): 5000^3 with ld 5000
+/// 0.585x, ld 5056 0.853x; 3000^3 0.515x / 0.743x (ld 3008); 8191^3 with ld 8191 (CUDA-core kernel) 0.106x, ld
+/// 8192 5.35x (cuBLAS is slow there). A copy of both operands costs about 0.15 of a 5000^3 product.
+inline constexpr double gemm_sm90_pack_min_volume = double(1 << 27);
 
 /// A tensor-core plan: which gemm_sm90_tile_row_for row (or -1: the caller's explicit policy), how many k slices.
 struct gemm_sm90_plan {
