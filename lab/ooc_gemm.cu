@@ -334,18 +334,17 @@ void add_register_only() {
   add_case(std::move(c));
 }
 
-void add_in_core() {
-  case_def c = base_case("in-core-cublas");
+/// An in-core DGEMM row (the compute side of a bound): the operands copied to the device once, `engine` makes the
+/// call (C = alpha A B + beta C on a stream) from the device arrays, each timed call one DGEMM.
+using in_core_gemm = std::function<void(cudaStream_t, const double*, const double*, double*)>;
+void add_in_core(const char* name, std::function<in_core_gemm()> engine) {
+  case_def c = base_case(name);
   c.flops = 2.0 * double(M) * double(N) * double(K);
   c.quick = false;
-  c.setup = [] {
+  c.setup = [engine, name = std::string(name)] {
     auto ctx = shared_context();
     struct state {
       device_memory a, b, c;
-      cublasHandle_t h = nullptr;
-      ~state() {
-        if (h) cublasDestroy(h);
-      }
     };
     auto st = std::make_shared<state>();
     st->a = device_memory(ctx->A.size() * 8);
@@ -353,60 +352,48 @@ void add_in_core() {
     st->c = device_memory(ctx->C0.size() * 8);
     check(cudaMemcpy(st->a.get(), ctx->A.data(), st->a.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
     check(cudaMemcpy(st->b.get(), ctx->B.data(), st->b.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
-    cublas_check(cublasCreate(&st->h), "cublasCreate");
-    auto gemm = [st](cudaStream_t s) {
-      const double al = alpha, be = beta;
-      cublas_check(cublasSetStream(st->h, s), "cublasSetStream");
-      cublas_check(cublasDgemm(st->h, CUBLAS_OP_N, CUBLAS_OP_N, int(M), int(N), int(K), &al, st->a.as<double>(),
-                               int(M), st->b.as<double>(), int(K), &be, st->c.as<double>(), int(M)),
-                   "cublasDgemm");
+    auto gemm = [st, call = engine()](cudaStream_t s) {
+      call(s, st->a.as<double>(), st->b.as<double>(), st->c.as<double>());
     };
     bench b;
     b.run = [gemm](cudaStream_t s, int) { gemm(s); };
-    b.verify = [st, ctx, gemm] {
+    b.verify = [st, ctx, gemm, name] {
       check(cudaMemcpy(st->c.get(), ctx->C0.data(), st->c.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
       gemm(nullptr);
+      check(cudaDeviceSynchronize(), name.c_str());
       auto got = to_host(st->c.as<double>(), ctx->C0.size());
-      return compare(got.data(), *ctx, "in-core");
+      return compare(got.data(), *ctx, name.c_str());
     };
     return b;
   };
   add_case(std::move(c));
 }
 
-/// cuprim::blas::gemm in-core: the compute side of the -cuprim rows' bound.
-void add_in_core_cuprim() {
-  case_def c = base_case("in-core-cuprim");
-  c.flops = 2.0 * double(M) * double(N) * double(K);
-  c.quick = false;
-  c.setup = [] {
-    auto ctx = shared_context();
-    struct state {
-      device_memory a, b, c;
-    };
-    auto st = std::make_shared<state>();
-    st->a = device_memory(ctx->A.size() * 8);
-    st->b = device_memory(ctx->B.size() * 8);
-    st->c = device_memory(ctx->C0.size() * 8);
-    check(cudaMemcpy(st->a.get(), ctx->A.data(), st->a.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
-    check(cudaMemcpy(st->b.get(), ctx->B.data(), st->b.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
-    auto gemm = [st](cudaStream_t s) {
-      using cuprim::blas::op;
-      cuprim::blas::gemm(op::N, op::N, M, N, K, alpha, st->a.as<double>(), M, st->b.as<double>(), K, beta,
-                         st->c.as<double>(), M, s);
-    };
-    bench b;
-    b.run = [gemm](cudaStream_t s, int) { gemm(s); };
-    b.verify = [st, ctx, gemm] {
-      check(cudaMemcpy(st->c.get(), ctx->C0.data(), st->c.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
-      gemm(nullptr);
-      check(cudaDeviceSynchronize(), "cuprim::blas::gemm");
-      auto got = to_host(st->c.as<double>(), ctx->C0.size());
-      return compare(got.data(), *ctx, "in-core cuprim");
-    };
-    return b;
+/// cublasDgemm in-core: the compute side of the cuBLAS rows' bound (one handle per row, destroyed with it).
+in_core_gemm cublas_in_core() {
+  struct handle {
+    cublasHandle_t h = nullptr;
+    handle() { cublas_check(cublasCreate(&h), "cublasCreate"); }
+    ~handle() {
+      if (h) cublasDestroy(h);
+    }
   };
-  add_case(std::move(c));
+  auto h = std::make_shared<handle>();
+  return [h](cudaStream_t s, const double* a, const double* b, double* c) {
+    const double al = alpha, be = beta;
+    cublas_check(cublasSetStream(h->h, s), "cublasSetStream");
+    cublas_check(cublasDgemm(h->h, CUBLAS_OP_N, CUBLAS_OP_N, int(M), int(N), int(K), &al, a, int(M), b, int(K), &be, c,
+                             int(M)),
+                 "cublasDgemm");
+  };
+}
+
+/// cuprim::blas::gemm in-core: the compute side of the -cuprim rows' bound.
+in_core_gemm cuprim_in_core() {
+  return [](cudaStream_t s, const double* a, const double* b, double* c) {
+    using cuprim::blas::op;
+    cuprim::blas::gemm(op::N, op::N, M, N, K, alpha, a, M, b, K, beta, c, M, s);
+  };
 }
 
 std::string fmt(const char* f, double a) {
@@ -575,8 +562,8 @@ void register_ooc_gemm() {
   add_transfer("transfer", true, true);
   add_transfer("h2d-only", true, false);
   add_transfer("d2h-only", false, true);
-  add_in_core();
-  add_in_core_cuprim();
+  add_in_core("in-core-cublas", cublas_in_core);
+  add_in_core("in-core-cuprim", cuprim_in_core);
   add_note(prefix, "ooc/gemm: out-of-core cases (serial .. 4-way, transfer) block the host and are timed by the wall "
                    "clock (median after one warm-up); A, B, C in pinned host memory (the -pageable rows: std::vector, "
                    "passed the default way (auto), locked in place in pieces (register) or whole (register-whole), or "
