@@ -535,8 +535,9 @@ def gemm(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0
         if beta != 0:
             raise ValueError(f"{fn}: beta = {beta} reads C: pass out=")
     obj, o = _output(fn, "out", out, alloc, (m, n), out_code)
-    _ext.gemm(A.device, A.code, out_code, trans_a, trans_b, m, n, k, float(alpha), A.ptr, A.shape[1], B.ptr,
-              B.shape[1], float(beta), o.ptr, n, s)
+    ld = lambda cols: cols if cols > 1 else 1  # row-major leading dimensions (BLAS wants at least 1)
+    _ext.gemm(A.device, A.code, out_code, trans_a, trans_b, m, n, k, float(alpha), A.ptr, ld(A.shape[1]), B.ptr,
+              ld(B.shape[1]), float(beta), o.ptr, ld(n), s)
     return obj
 
 
