@@ -95,7 +95,7 @@ def view(fn: str, arg: str, x: Any) -> DeviceArray:
         code = _torch_codes.get(x.dtype)
         if code is None:
             raise TypeError(f"{fn}: {arg} has dtype {x.dtype}, which cuprim does not handle")
-        return DeviceArray(x, TORCH, x.data_ptr(), tuple(x.shape), x.numel(), code, x.device.index)
+        return DeviceArray(x, TORCH, x.data_ptr(), x.shape, x.numel(), code, x.get_device())
     cupy = sys.modules.get("cupy")
     if cupy is not None and isinstance(x, cupy.ndarray):
         if not x.flags.c_contiguous:

@@ -59,9 +59,15 @@ class Framework:
 
     def numpy(self, x) -> np.ndarray:
         if self.name == "torch":
+            torch = self.mod
             t = x.detach().cpu()
-            if t.dtype == self.mod.bfloat16:
+            if t.dtype == torch.bfloat16:
                 t = t.float()
+            wide_unsigned = {getattr(torch, f"uint{b}", None): (getattr(torch, f"int{b}"), f"uint{b}")
+                             for b in (16, 32, 64)}
+            if t.dtype in wide_unsigned:  # torch's own conversion of these is recent: view the bits instead
+                signed, name = wide_unsigned[t.dtype]
+                return t.view(signed).numpy().view(name)
             return t.numpy()
         return self.mod.asnumpy(x)
 
