@@ -9,7 +9,8 @@ means cuprim is faster. Library calls that wait for the GPU themselves (torch.ma
 torch.unique, torch.bincount without a known length, x[mask] in CuPy) are timed as they are; cuprim's select, nonzero
 and unique are timed both asynchronously (count left on the device) and in their _sync form.
 
-Then the host overhead of a call on a small array: cuprim.sum from Python (with out=, and allocating its result),
+Then the same kernels through the Python API and through the bare extension call on preallocated memory (the
+Python layer's whole cost at large n), and the host overhead of a call on a small array: cuprim.sum from Python (with out=, and allocating its result),
 the same C++ entry point called in a loop inside the extension (_ext._time_reduce_calls), an empty extension call,
 and torch.sum / cupy.sum; the overhead over C++ is the difference of the first and the second.
 
@@ -25,8 +26,14 @@ import statistics
 import sys
 import time
 
-import cuprim
-from cuprim import _ext
+import os
+
+# The installed package, not the source folder next to this script (which has no compiled module).
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
+
+import cuprim  # noqa: E402
+from cuprim import _ext  # noqa: E402
 
 
 def _load(name):
@@ -242,6 +249,44 @@ def bench_gemm(args, torch, cupy, rows):
                 del a, b
 
 
+def python_vs_raw(args, torch, cupy, rows):
+    """The same kernels through the Python API (allocating its output through the library) and through the bare
+    extension call on preallocated memory (what C++ would call): their ratio is the whole cost of the Python layer at
+    large n (the issue's target: within 3%)."""
+    lib = Lib("torch", torch) if torch is not None else Lib("cupy", cupy)
+    I32, F32 = 2, 10
+    for exp in args.sizes:
+        n = 1 << exp
+        t, c = make_inputs(torch, cupy, n, "int32")
+        x = t if t is not None else c
+        if lib.name == "torch":
+            out = torch.empty_like(x)
+            scalar = torch.empty((), dtype=torch.int64, device="cuda")
+            dev, px, po, ps = x.get_device(), x.data_ptr(), out.data_ptr(), scalar.data_ptr()
+            stream = torch.cuda.current_stream().cuda_stream
+        else:
+            out = cupy.empty_like(x)
+            scalar = cupy.empty((), dtype=cupy.int64)
+            dev, px, po, ps = x.device.id, x.data.ptr, out.data.ptr, scalar.data.ptr
+            stream = cupy.cuda.get_current_stream().ptr
+        cases = {
+            "sort/int32": (lambda: cuprim.sort(x), lambda: _ext.sort(dev, I32, px, po, n, False, 0, -1, stream)),
+            "cumsum/int32": (lambda: cuprim.cumsum(x, dtype="int32"),
+                             lambda: _ext.inclusive_sum(dev, I32, I32, px, po, n, stream)),
+            "sum/int32": (lambda: cuprim.sum(x), lambda: _ext.reduce(dev, 0, I32, 3, px, ps, n, stream)),
+        }
+        for name, (api, raw) in cases.items():
+            t_api = lib.time(api, args.reps, args.warmup)
+            t_raw = lib.time(raw, args.reps, args.warmup)
+            print(f"{name:32s} n=2^{exp} {lib.name:5s}: python API {t_api:9.3f} ms  bare extension call {t_raw:9.3f} ms"
+                  f"  API/bare {t_api / t_raw:6.3f}", flush=True)
+            rows.append({"op": name, "n": n, "library": lib.name, "api_ms": t_api, "bare_ms": t_raw,
+                         "api_over_bare": t_api / t_raw})
+        del x, t, c, out, scalar
+        if torch is not None:
+            torch.cuda.empty_cache()
+
+
 def host_overhead(torch, cupy, reps, out_rows):
     """Per-call host microseconds on a small array (see the module docstring)."""
     n = 1024
@@ -325,14 +370,17 @@ def main():
               + (f", cupy {cupy.__version__}" if cupy is not None else ""))
     else:
         print(f"# cupy {cupy.__version__}")
-    rows, overhead = [], []
+    rows, overhead, api_rows = [], [], []
     bench_ops(args, torch, cupy, rows)
     bench_gemm(args, torch, cupy, rows)
+    if args.ops == "all":
+        print()
+        python_vs_raw(args, torch, cupy, api_rows)
     if not args.no_overhead:
         host_overhead(torch, cupy, args.overhead_reps, overhead)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"rows": rows, "overhead": overhead}, f, indent=1)
+            json.dump({"rows": rows, "python_vs_bare": api_rows, "overhead": overhead}, f, indent=1)
     slower = [r for r in rows if r["ratio"] < 1.0]
     print(f"\n{len(rows)} rows; cuprim slower than the library in {len(slower)}:")
     for r in slower:

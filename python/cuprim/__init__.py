@@ -29,7 +29,11 @@ from __future__ import annotations
 
 from typing import Any, Optional, Tuple
 
-from . import _ext
+try:
+    from . import _ext
+except ImportError as e:  # the source folder python/cuprim, or a build for another Python
+    raise ImportError(f"cuprim's compiled module (cuprim._ext) does not load from {__path__[0]}: install the package "
+                      f"(pip install ./python) and import it from outside the python/ folder ({e})") from e
 from . import _arrays as _a
 from ._arrays import (B8, BF16, F16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, FLOATS, INTEGERS, ITEMSIZE,
                       SIGNED, UINT_OF_WIDTH, DTYPE_NAMES)
