@@ -165,3 +165,25 @@ def test_torch_cpu_tensor_refused():
         cuprim.sort(x)
     with pytest.raises(ValueError, match="not a CUDA device"):
         cuprim.cumsum(x)
+
+
+def test_dtype_arguments():
+    assert cuprim._dtype_arg("f", "int32") == _arrays.I32
+    assert cuprim._dtype_arg("f", np.int64) == _arrays.I64
+    assert cuprim._dtype_arg("f", np.dtype("float32")) == _arrays.F32
+    assert cuprim._dtype_arg("f", np.uint8) == _arrays.U8
+    with pytest.raises(TypeError, match="not one cuprim handles"):
+        cuprim._dtype_arg("f", np.complex64)
+
+
+def test_stub_signatures_match():
+    """Each public function's keyword arguments appear in its stub line."""
+    import inspect
+    import pathlib
+    stub = (pathlib.Path(cuprim.__file__).parent / "__init__.pyi").read_text()
+    flat = " ".join(stub.split())
+    for name in cuprim.__all__:
+        start = flat.index(f"def {name}(")
+        decl = flat[start:flat.index(") ->", start)]
+        for p in inspect.signature(getattr(cuprim, name)).parameters:
+            assert f"{p}:" in decl or f"{p}," in decl or decl.endswith(p), f"{name}: {p} missing from the stub"
