@@ -27,6 +27,7 @@ Example::
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Optional, Tuple
 
 try:
@@ -472,8 +473,13 @@ def histogram_even(x: Any, bins: int, lower, upper, *, out: Any = None, stream: 
     """
     fn = "cuprim.histogram_even"
     a, s, alloc = _call(fn, x, stream)
-    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1 or bins > 2**31 - 1:
-        raise ValueError(f"{fn}: bins must be an int from 1 to 2^31 - 1, not {bins!r}")
+    try:
+        count = operator.index(bins) if not isinstance(bins, bool) else -1
+    except TypeError:
+        count = -1
+    if not 1 <= count <= 2**31 - 1:
+        raise ValueError(f"{fn}: bins must be an integer from 1 to 2^31 - 1, not {bins!r}")
+    bins = count
     obj, o = _output(fn, "out", out, alloc, (bins,), I64, (I64, U64))
     if a.code in INTEGERS:
         if int(lower) != lower or int(upper) != upper:
