@@ -246,7 +246,7 @@ def bench_gemm(args, torch, cupy, rows):
                       f"{lib_name} {t_theirs:9.3f} ms  ratio {ratio:6.2f}x", flush=True)
                 rows.append({"op": f"gemm/{dtype}", "n": side, "library": lib_name, "cuprim_ms": t_ours,
                              "library_ms": t_theirs, "ratio": ratio, "tflops": tflops})
-                del a, b
+                a = b = None  # free before the next size
 
 
 def python_vs_raw(args, torch, cupy, rows):
@@ -254,7 +254,7 @@ def python_vs_raw(args, torch, cupy, rows):
     extension call on preallocated memory (what C++ would call): their ratio is the whole cost of the Python layer at
     large n (the issue's target: within 3%)."""
     lib = Lib("torch", torch) if torch is not None else Lib("cupy", cupy)
-    I32, F32 = 2, 10
+    I32 = 2
     for exp in args.sizes:
         n = 1 << exp
         t, c = make_inputs(torch, cupy, n, "int32")
@@ -282,7 +282,7 @@ def python_vs_raw(args, torch, cupy, rows):
                   f"  API/bare {t_api / t_raw:6.3f}", flush=True)
             rows.append({"op": name, "n": n, "library": lib.name, "api_ms": t_api, "bare_ms": t_raw,
                          "api_over_bare": t_api / t_raw})
-        del x, t, c, out, scalar
+        x = t = c = out = scalar = None  # free before the next size
         if torch is not None:
             torch.cuda.empty_cache()
 

@@ -36,8 +36,7 @@ except ImportError as e:  # the source folder python/cuprim, or a build for anot
     raise ImportError(f"cuprim's compiled module (cuprim._ext) does not load from {__path__[0]}: install the package "
                       f"(pip install ./python) and import it from outside the python/ folder ({e})") from e
 from . import _arrays as _a
-from ._arrays import (B8, BF16, F16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, FLOATS, INTEGERS, ITEMSIZE,
-                      SIGNED, UINT_OF_WIDTH, DTYPE_NAMES)
+from ._arrays import B8, F32, F64, I8, I64, U8, U64, INTEGERS, ITEMSIZE, SIGNED, UINT_OF_WIDTH, DTYPE_NAMES
 
 __version__ = "0.1.0"
 
@@ -96,7 +95,7 @@ def _output(fn: str, arg: str, out: Any, alloc: _a.Allocator, shape, code, allow
     """(the output object, its view): the caller's out= checked, or a new array from the input's library."""
     if out is None:
         obj = alloc.empty(shape, code)
-        return obj, _a.view(fn, arg, obj)
+        return obj, alloc.ptr(obj)
     o = _a.check_out(fn, arg, out, alloc.like, _a._prod(shape), code if allowed is None else allowed, shape)
     return out, o
 
@@ -256,7 +255,7 @@ def _reduce(fn: str, op: int, x, out, stream):
         return obj
     # argmin / argmax: the kernel writes (value, int64 index) into 16 bytes; the index is the second int64.
     pair = alloc.empty((2,), I64)
-    _ext.reduce(a.device, op, code, code, a.ptr, _a.view(fn, "pair", pair).ptr, a.size, s)
+    _ext.reduce(a.device, op, code, code, a.ptr, alloc.ptr(pair).ptr, a.size, s)
     index = pair[1]
     if out is None:
         return index
@@ -316,7 +315,7 @@ def argmax(x: Any, *, out: Any = None, stream: Any = None):
 def _count_output(fn, count_out, alloc, like):
     if count_out is None:
         obj = alloc.empty((), I64)
-        return obj, _a.view(fn, "count_out", obj)
+        return obj, alloc.ptr(obj)
     return count_out, _a.check_out(fn, "count_out", count_out, like, 1, I64)
 
 
@@ -389,7 +388,7 @@ def nonzero(x: Any, *, out: Any = None, count_out: Any = None, stream: Any = Non
     obj, o = _output(fn, "out", out, alloc, (a.size,), I64)
     cobj, c = _count_output(fn, count_out, alloc, a)
     idx = alloc.arange(a.size)
-    _ext.select_flagged(a.device, 8, flag, _a.view(fn, "indices", idx).ptr, a.ptr, o.ptr, c.ptr, a.size, s)
+    _ext.select_flagged(a.device, 8, flag, alloc.ptr(idx).ptr, a.ptr, o.ptr, c.ptr, a.size, s)
     return obj, cobj
 
 
@@ -421,7 +420,7 @@ def unique(x: Any, *, sorted: bool = False, out: Any = None, count_out: Any = No
     src = a
     if not sorted and a.size > 1:
         tmp = alloc.empty((a.size,), a.code)
-        t = _a.view(fn, "sorted", tmp)
+        t = alloc.ptr(tmp)
         _ext.sort(a.device, U8 if a.code == B8 else a.code, a.ptr, t.ptr, a.size, False, 0, -1, s)
         src = t
     obj, o = _output(fn, "out", out, alloc, (a.size,), a.code)

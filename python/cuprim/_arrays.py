@@ -12,7 +12,7 @@ checks look them up in ``sys.modules``.
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional, Tuple
+from typing import Any, Tuple
 
 from . import _ext
 
@@ -275,6 +275,10 @@ class Allocator:
         raise TypeError(f"{self.fn}: cuprim allocates outputs through PyTorch or CuPy; for a "
                         f"{type(like.obj).__name__} pass out= (and the other output arguments)")
 
+    def ptr(self, obj) -> "Ptr":
+        """The device address of an array this allocator made (no second look at the object)."""
+        return Ptr(obj.data_ptr() if self.like.kind == TORCH else obj.data.ptr)
+
     def arange(self, n: int):
         """int64 0, 1, ..., n-1 through the library (nonzero's indices)."""
         like = self.like
@@ -290,6 +294,15 @@ class Allocator:
                 return cupy.arange(n, dtype="int64")
         raise TypeError(f"{self.fn}: cuprim allocates through PyTorch or CuPy; this input is a "
                         f"{type(like.obj).__name__}")
+
+
+class Ptr:
+    """A device address (what the compiled module takes of an output cuprim allocated itself)."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
 
 
 def check_out(fn: str, arg: str, out: Any, like: DeviceArray, size: int, code, shape=None) -> DeviceArray:

@@ -509,7 +509,7 @@ def test_cuda_array_interface_and_dlpack_inputs(fw):
     else:
         cai, cai_out = x.__cuda_array_interface__, out.__cuda_array_interface__
     fw.synchronize()
-    r = cuprim.sort(CAIOnly(x, cai), out=CAIOnly(out, cai_out), stream=0)
+    cuprim.sort(CAIOnly(x, cai), out=CAIOnly(out, cai_out), stream=0)
     fw.synchronize()
     np.testing.assert_array_equal(fw.numpy(out), np.sort(h))
 
