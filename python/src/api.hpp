@@ -70,9 +70,9 @@ void gemm(int dev, int in_dtype, int out_dtype, bool trans_a, bool trans_b, std:
           std::int64_t k, double alpha, addr a, std::int64_t lda, addr b, std::int64_t ldb, double beta, addr c,
           std::int64_t ldc, addr stream);
 
-/// Host microseconds per call of `reps` back-to-back reduce(...) calls made from C++ (no synchronisation inside;
-/// the stream is synchronised once before and once after the loop, outside the timing of the loop itself is not
-/// possible, so the loop's wall time is returned divided by reps).
+/// Host microseconds per call of `reps` back-to-back reduce(...) calls made from C++: the loop's wall time divided
+/// by reps, nothing synchronised inside it (the stream is synchronised after one warm-up call before the loop, and
+/// after the loop, outside the timing).
 double time_reduce_calls(int dev, int op, int in_dtype, int out_dtype, addr in, addr out, std::int64_t n, addr stream,
                          int reps);
 
