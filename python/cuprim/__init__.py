@@ -1,0 +1,555 @@
+"""cuprim: GPU primitives (radix sort, scans, reductions, stream compaction, histograms, GEMM) on the arrays of
+PyTorch, CuPy and anything speaking ``__cuda_array_interface__`` or DLPack: zero-copy, on the caller's stream.
+
+Conventions of every function:
+
+- Inputs are device arrays, C-contiguous. Host arrays and non-contiguous arrays are refused with a ValueError
+  (cuprim never copies an input); a dtype it has no kernel for is a TypeError.
+- Outputs are allocated through the input's own library (``torch.empty``, ``cupy.empty``: PyTorch's caching
+  allocator and CuPy's pool see them) and returned as its array type, or written into the caller's ``out=``
+  (the returned object is then ``out`` itself).
+- Work is ordered on the library's current stream (``torch.cuda.current_stream()``,
+  ``cupy.cuda.get_current_stream()``), or on ``stream=`` (an int handle, a ``torch.cuda.Stream``, a
+  ``cupy.cuda.Stream`` or an object with ``__cuda_stream__``). Nothing waits for the GPU, except the functions whose
+  name ends in ``_sync`` and ``bincount`` without ``length=``, whose docstrings say so.
+- Reductions return 0-d device arrays (no synchronisation); call ``.item()`` to read one on the host.
+- Errors: cuprim's argument errors are ValueError, CUDA errors RuntimeError, allocation failures MemoryError, with
+  cuprim's message.
+
+Example::
+
+    import torch, cuprim
+    x = torch.randint(0, 1 << 30, (1 << 24,), device="cuda", dtype=torch.int32)
+    y = cuprim.sort(x)                       # torch tensor, on torch's current stream
+    i = cuprim.argmax(x)                     # 0-d int64 tensor, still on the device
+    c = cuprim.cumsum(x, dtype=torch.int32)  # int32 running sums (default: int64, as NumPy and PyTorch)
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Optional, Tuple
+
+try:
+    from . import _ext
+except ImportError as e:  # the source folder python/cuprim, or a build for another Python
+    raise ImportError(f"cuprim's compiled module (cuprim._ext) does not load from {__path__[0]}: install the package "
+                      f"(pip install ./python) and import it from outside the python/ folder ({e})") from e
+from . import _arrays as _a
+from ._arrays import B8, F32, F64, I8, I64, U8, U64, INTEGERS, ITEMSIZE, SIGNED, UINT_OF_WIDTH, DTYPE_NAMES
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "sort", "argsort", "sort_pairs",
+    "cumsum", "inclusive_scan", "exclusive_scan",
+    "sum", "min", "max", "argmin", "argmax",
+    "select", "select_sync", "nonzero", "nonzero_sync", "unique", "unique_sync",
+    "run_length_encode", "run_length_encode_sync",
+    "bincount", "histogram_even",
+    "gemm", "matmul",
+    "supported_dtypes", "device_count",
+]
+
+_SUM, _MIN, _MAX, _ARGMIN, _ARGMAX = range(5)
+
+
+def device_count() -> int:
+    """Number of CUDA devices visible to cuprim (0 without a driver or a device)."""
+    return _ext.device_count()
+
+
+def supported_dtypes() -> dict:
+    """What this build has kernels for: {operation: sorted list of dtype names, or of 'in>out' pairs}."""
+    table: dict = {}
+    for entry in _ext.supported():
+        op, types = entry.split(":", 1)
+        table.setdefault(op, set()).add(types)
+    return {op: sorted(v) for op, v in table.items()}
+
+
+def _dtype_arg(fn: str, dtype: Any) -> int:
+    """The code of a dtype= argument: a name, a NumPy dtype or type, or a torch.dtype."""
+    name = dtype if isinstance(dtype, str) else getattr(dtype, "name", None)
+    if name is None:
+        text = str(dtype)
+        name = text[6:] if text.startswith("torch.") else getattr(dtype, "__name__", text)
+    code = _a.CODE.get(name)
+    if code is None:
+        raise TypeError(f"{fn}: dtype {dtype!r} is not one cuprim handles")
+    return code
+
+
+def _call(fn: str, x: Any, stream: Any) -> Tuple[_a.DeviceArray, int, _a.Allocator]:
+    a = _a.view(fn, "x", x)
+    handle, explicit = _a.resolve_stream(fn, stream, a)
+    return a, handle, _a.Allocator(fn, a, handle, explicit)
+
+
+def _need_1d(fn: str, a: _a.DeviceArray, arg: str = "x") -> None:
+    if len(a.shape) != 1:
+        raise ValueError(f"{fn}: {arg} must be 1-D (shape {a.shape}); cuprim sorts and compacts one flat array")
+
+
+def _output(fn: str, arg: str, out: Any, alloc: _a.Allocator, shape, code, allowed=None):
+    """(the output object, its view): the caller's out= checked, or a new array from the input's library."""
+    if out is None:
+        obj = alloc.empty(shape, code)
+        return obj, alloc.ptr(obj)
+    o = _a.check_out(fn, arg, out, alloc.like, _a._prod(shape), code if allowed is None else allowed, shape)
+    return out, o
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Sorting
+
+
+def sort(x: Any, *, descending: bool = False, out: Any = None, stream: Any = None, begin_bit: int = 0,
+         end_bit: Optional[int] = None):
+    """The elements of the 1-D array x in sorted order (a stable LSD radix sort); x is not modified.
+
+    Floating point sorts in IEEE total order (-0.0 before +0.0), every NaN last in both directions. begin_bit and
+    end_bit restrict the sort to bits [begin_bit, end_bit) of the ordered key (default: all of them).
+
+    >>> x = torch.tensor([3, 1, 2], device="cuda")
+    >>> cuprim.sort(x)
+    tensor([1, 2, 3], device='cuda:0')
+    >>> cuprim.sort(x, descending=True, out=torch.empty_like(x))   # written into (and returning) out
+    tensor([3, 2, 1], device='cuda:0')
+    """
+    fn = "cuprim.sort"
+    a, s, alloc = _call(fn, x, stream)
+    _need_1d(fn, a)
+    obj, o = _output(fn, "out", out, alloc, a.shape, a.code)
+    _ext.sort(a.device, a.code, a.ptr, o.ptr, a.size, descending, begin_bit, -1 if end_bit is None else end_bit, s)
+    return obj
+
+
+def argsort(x: Any, *, descending: bool = False, out: Any = None, stream: Any = None):
+    """int64 indices that sort the 1-D array x (stable: equal keys keep their order; NaNs last).
+
+    >>> cuprim.argsort(torch.tensor([3., 1., 2.], device="cuda"))
+    tensor([1, 2, 0], device='cuda:0')
+    """
+    fn = "cuprim.argsort"
+    a, s, alloc = _call(fn, x, stream)
+    _need_1d(fn, a)
+    obj, o = _output(fn, "out", out, alloc, a.shape, I64)
+    _ext.argsort(a.device, a.code, a.ptr, o.ptr, a.size, descending, s)
+    return obj
+
+
+def sort_pairs(keys: Any, values: Any, *, descending: bool = False, keys_out: Any = None, values_out: Any = None,
+               stream: Any = None):
+    """(sorted keys, values in the keys' order): a stable sort of the pairs (keys[i], values[i]) by key.
+
+    Keys: int32, int64, uint32, uint64, float32, float64; values: any dtype of 4 or 8 bytes (moved, not compared).
+
+    >>> k, v = cuprim.sort_pairs(torch.tensor([2, 1], device="cuda"), torch.tensor([.5, .25], device="cuda"))
+    >>> v
+    tensor([0.2500, 0.5000], device='cuda:0')
+    """
+    fn = "cuprim.sort_pairs"
+    k, s, alloc = _call(fn, keys, stream)
+    v = _a.view(fn, "values", values)
+    _need_1d(fn, k, "keys")
+    if v.shape != k.shape:
+        raise ValueError(f"{fn}: values has shape {v.shape}, keys {k.shape}; they must match")
+    if v.size and k.size and v.device != k.device:
+        raise ValueError(f"{fn}: values is on device {v.device}, keys on device {k.device}")
+    kobj, ko = _output(fn, "keys_out", keys_out, alloc, k.shape, k.code)
+    if values_out is None:
+        vobj = alloc.empty(v.shape, v.code) if v.kind == k.kind else _a.Allocator(fn, v, s, True).empty(v.shape,
+                                                                                                      v.code)
+        vo = _a.view(fn, "values_out", vobj)
+    else:
+        vobj, vo = values_out, _a.check_out(fn, "values_out", values_out, k, v.size, v.code, v.shape)
+    _ext.sort_pairs(k.device, k.code, ITEMSIZE[v.code], k.ptr, ko.ptr, v.ptr, vo.ptr, k.size, descending, s)
+    return kobj, vobj
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Scans
+
+
+def _scan_out_code(fn: str, a: _a.DeviceArray, dtype: Any) -> Tuple[int, int]:
+    """(the kernel's input code, the output code) of a sum over a (bool sums as uint8 into int64, as NumPy)."""
+    code = a.code
+    if code == B8:
+        if dtype is not None and _dtype_arg(fn, dtype) != I64:
+            raise TypeError(f"{fn}: bool sums go to int64")
+        return U8, I64
+    widened = I64 if code in SIGNED else U64 if code in INTEGERS else code
+    if dtype is None:
+        return code, widened
+    want = _dtype_arg(fn, dtype)
+    if want not in (code, widened):
+        names = " or ".join(sorted({DTYPE_NAMES[code], DTYPE_NAMES[widened]}))
+        raise TypeError(f"{fn}: the sums of {DTYPE_NAMES[code]} go to {names}, not {DTYPE_NAMES[want]}")
+    return code, want
+
+
+def _scan(fn: str, exclusive: bool, x, dtype, out, stream):
+    a, s, alloc = _call(fn, x, stream)
+    in_code, out_code = _scan_out_code(fn, a, dtype)
+    if out is not None and dtype is None:  # out= decides between the type itself and its widened type
+        o = _a.view(fn, "out", out)
+        if o.code in (a.code, out_code) and not (a.code == B8):
+            out_code = o.code
+    result_code = I64 if a.code == B8 else out_code
+    obj, o = _output(fn, "out", out, alloc, (a.size,), result_code)
+    kernel_out = U64 if a.code == B8 else out_code
+    (_ext.exclusive_sum if exclusive else _ext.inclusive_sum)(a.device, in_code, kernel_out, a.ptr, o.ptr, a.size, s)
+    return obj
+
+
+def cumsum(x: Any, *, dtype: Any = None, out: Any = None, stream: Any = None):
+    """Running sums of x (flattened): out[i] = x[0] + ... + x[i], as numpy.cumsum(x) with axis=None.
+
+    dtype: the output's dtype: by default NumPy's (int64 for signed integers narrower than 64 bits, uint64 for
+    unsigned ones, int64 for bool, the input's own type for floats; 16-bit floats accumulate in float32); or x's own
+    dtype (faster for 4-byte types: one pass that keeps 4 bytes per element).
+
+    >>> cuprim.cumsum(torch.tensor([1, 2, 3], device="cuda", dtype=torch.int32))
+    tensor([1, 3, 6], device='cuda:0')
+    """
+    return _scan("cuprim.cumsum", False, x, dtype, out, stream)
+
+
+def inclusive_scan(x: Any, *, dtype: Any = None, out: Any = None, stream: Any = None):
+    """The inclusive prefix sum of x (flattened); the same as cumsum."""
+    return _scan("cuprim.inclusive_scan", False, x, dtype, out, stream)
+
+
+def exclusive_scan(x: Any, *, dtype: Any = None, out: Any = None, stream: Any = None):
+    """The exclusive prefix sum of x (flattened): out[0] = 0, out[i] = x[0] + ... + x[i-1]; dtype as cumsum's.
+
+    >>> cuprim.exclusive_scan(torch.tensor([1, 2, 3], device="cuda"))
+    tensor([0, 1, 3], device='cuda:0')
+    """
+    return _scan("cuprim.exclusive_scan", True, x, dtype, out, stream)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Reductions
+
+
+def _reduce(fn: str, op: int, x, out, stream):
+    a, s, alloc = _call(fn, x, stream)
+    if op != _SUM and a.size == 0:
+        raise ValueError(f"{fn}: x is empty (zero-size array): there is no {fn[7:]}")
+    code = a.code
+    if code == B8:
+        if op != _SUM:
+            raise TypeError(f"{fn}: bool has no {fn[7:]} here; use sum or view the mask as uint8")
+        code = U8
+    if op == _SUM:
+        out_code = I64 if a.code == B8 or code in SIGNED else U64 if code in INTEGERS else code
+        obj, o = _output(fn, "out", out, alloc, (), out_code)
+        kernel_out = U64 if a.code == B8 else out_code
+        _ext.reduce(a.device, op, code, kernel_out, a.ptr, o.ptr, a.size, s)
+        return obj
+    if op in (_MIN, _MAX):
+        obj, o = _output(fn, "out", out, alloc, (), code)
+        _ext.reduce(a.device, op, code, code, a.ptr, o.ptr, a.size, s)
+        return obj
+    # argmin / argmax: the kernel writes (value, int64 index) into 16 bytes; the index is the second int64.
+    pair = alloc.empty((2,), I64)
+    _ext.reduce(a.device, op, code, code, a.ptr, alloc.ptr(pair).ptr, a.size, s)
+    index = pair[1]
+    if out is None:
+        return index
+    _a.check_out(fn, "out", out, a, 1, I64)
+    out[...] = index
+    return out
+
+
+def sum(x: Any, *, out: Any = None, stream: Any = None):
+    """The sum of all elements of x, as a 0-d device array (no synchronisation: .item() reads it).
+
+    Integers sum into int64 (signed, bool) or uint64 (unsigned), exactly modulo 2^64; floats in their own type
+    (float16 and bfloat16 accumulate in float32), in an order fixed for a given n, alignment and GPU model.
+
+    >>> cuprim.sum(torch.arange(10, device="cuda", dtype=torch.int32)).item()
+    45
+    """
+    return _reduce("cuprim.sum", _SUM, x, out, stream)
+
+
+def min(x: Any, *, out: Any = None, stream: Any = None):
+    """The smallest element of x (0-d device array, x's dtype). NaNs are not propagated (use argmin for them).
+    An empty x is a ValueError."""
+    return _reduce("cuprim.min", _MIN, x, out, stream)
+
+
+def max(x: Any, *, out: Any = None, stream: Any = None):
+    """The largest element of x (0-d device array, x's dtype). NaNs are not propagated (use argmax for them).
+    An empty x is a ValueError."""
+    return _reduce("cuprim.max", _MAX, x, out, stream)
+
+
+def argmin(x: Any, *, out: Any = None, stream: Any = None):
+    """The flat index of the smallest element of x (the first one; the first NaN if any, as NumPy), as a 0-d int64
+    device array. An empty x is a ValueError.
+
+    >>> cuprim.argmin(torch.tensor([3., 1., 1.], device="cuda")).item()
+    1
+    """
+    return _reduce("cuprim.argmin", _ARGMIN, x, out, stream)
+
+
+def argmax(x: Any, *, out: Any = None, stream: Any = None):
+    """The flat index of the largest element of x (the first one; the first NaN if any, as NumPy), as a 0-d int64
+    device array. An empty x is a ValueError.
+
+    >>> cuprim.argmax(torch.tensor([3., 5., 5.], device="cuda")).item()
+    1
+    """
+    return _reduce("cuprim.argmax", _ARGMAX, x, out, stream)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Stream compaction
+
+
+def _count_output(fn, count_out, alloc, like):
+    if count_out is None:
+        obj = alloc.empty((), I64)
+        return obj, alloc.ptr(obj)
+    return count_out, _a.check_out(fn, "count_out", count_out, like, 1, I64)
+
+
+def select(x: Any, mask: Any, *, out: Any = None, count_out: Any = None, stream: Any = None):
+    """(out, count): the elements of x where mask is true, in order, at the start of out (x.size elements), and their
+    number as a 0-d int64 device array. Asynchronous: nothing waits for the count; select_sync trims for you.
+
+    x: any dtype; mask: bool, int8 or uint8 (nonzero selects) of x's shape; out is 1-D.
+
+    >>> out, count = cuprim.select(x, x > 0)
+    >>> out[:count.item()]      # .item() waits for the stream
+    """
+    fn = "cuprim.select"
+    a, s, alloc = _call(fn, x, stream)
+    m = _a.view(fn, "mask", mask)
+    if m.shape != a.shape:
+        raise ValueError(f"{fn}: mask has shape {m.shape}, x {a.shape}; they must match")
+    if m.code not in (B8, I8, U8):
+        raise TypeError(f"{fn}: mask has dtype {m.dtype_name}; it must be bool, int8 or uint8")
+    if m.size and a.size and m.device != a.device:
+        raise ValueError(f"{fn}: mask is on device {m.device}, x on device {a.device}")
+    obj, o = _output(fn, "out", out, alloc, (a.size,), a.code)
+    cobj, c = _count_output(fn, count_out, alloc, a)
+    _ext.select_flagged(a.device, ITEMSIZE[a.code], U8, a.ptr, m.ptr, o.ptr, c.ptr, a.size, s)
+    return obj, cobj
+
+
+def select_sync(x: Any, mask: Any, *, out: Any = None, stream: Any = None):
+    """x[mask] as a 1-D array (a view of the selection's buffer), like torch.masked_select. SYNCHRONISES the stream
+    to read the count on the host."""
+    buf, count = select(x, mask, out=out, stream=stream)
+    return buf[:_read_count(count, stream, buf)]
+
+
+def _read_count(count, stream, like) -> int:
+    # .item() on the library's current stream waits for that stream; with an explicit stream= the work went there.
+    if stream is not None:
+        _synchronize(stream)
+    return int(count.item())
+
+
+def _synchronize(stream: Any) -> None:
+    import sys
+    torch, cupy = sys.modules.get("torch"), sys.modules.get("cupy")
+    handle = _a.stream_handle("cuprim", stream)
+    if torch is not None and hasattr(stream, "synchronize"):
+        stream.synchronize()
+    elif cupy is not None:
+        cupy.cuda.ExternalStream(handle).synchronize()
+    elif torch is not None:
+        torch.cuda.ExternalStream(handle).synchronize()
+
+
+def nonzero(x: Any, *, out: Any = None, count_out: Any = None, stream: Any = None):
+    """(indices, count): the int64 indices i of the 1-D array x with x[i] != 0, in order, at the start of `indices`
+    (x.size elements), and their number as a 0-d int64 device array. Asynchronous; nonzero_sync trims.
+
+    x: bool, any integer, float32 or float64 (-0.0 is zero, NaN is nonzero, as NumPy)."""
+    fn = "cuprim.nonzero"
+    a, s, alloc = _call(fn, x, stream)
+    _need_1d(fn, a)
+    if a.code in (B8, I8, U8):
+        flag = U8
+    elif a.code in INTEGERS:
+        flag = UINT_OF_WIDTH[ITEMSIZE[a.code]]
+    elif a.code in (F32, F64):
+        flag = a.code
+    else:
+        raise TypeError(f"{fn}: x has dtype {a.dtype_name}; nonzero takes bool, integers, float32, float64")
+    obj, o = _output(fn, "out", out, alloc, (a.size,), I64)
+    cobj, c = _count_output(fn, count_out, alloc, a)
+    idx = alloc.arange(a.size)
+    _ext.select_flagged(a.device, 8, flag, alloc.ptr(idx).ptr, a.ptr, o.ptr, c.ptr, a.size, s)
+    return obj, cobj
+
+
+def nonzero_sync(x: Any, *, out: Any = None, stream: Any = None):
+    """The int64 indices of the nonzero elements of the 1-D array x (numpy.flatnonzero). SYNCHRONISES the stream to
+    read their number on the host."""
+    buf, count = nonzero(x, out=out, stream=stream)
+    return buf[:_read_count(count, stream, buf)]
+
+
+def _unique_code(fn: str, a: _a.DeviceArray) -> int:
+    if a.code in INTEGERS or a.code == B8:
+        return UINT_OF_WIDTH[ITEMSIZE[a.code]]
+    if a.code in (F32, F64):
+        return a.code
+    raise TypeError(f"{fn}: x has dtype {a.dtype_name}; unique takes bool, integers, float32, float64")
+
+
+def unique(x: Any, *, sorted: bool = False, out: Any = None, count_out: Any = None, stream: Any = None):
+    """(out, count): the distinct values of x (flattened) in ascending order at the start of out (x.size elements),
+    and their number as a 0-d int64 device array. Asynchronous; unique_sync trims.
+
+    sorted=True: x is already sorted, and only adjacent duplicates are dropped (no sort). Otherwise x is first
+    sorted into a temporary array (radix sort). Floats: -0.0 and 0.0 are one value; each NaN is its own.
+    """
+    fn = "cuprim.unique"
+    a, s, alloc = _call(fn, x, stream)
+    code = _unique_code(fn, a)
+    src = a
+    if not sorted and a.size > 1:
+        tmp = alloc.empty((a.size,), a.code)
+        t = alloc.ptr(tmp)
+        _ext.sort(a.device, U8 if a.code == B8 else a.code, a.ptr, t.ptr, a.size, False, 0, -1, s)
+        src = t
+    obj, o = _output(fn, "out", out, alloc, (a.size,), a.code)
+    cobj, c = _count_output(fn, count_out, alloc, a)
+    _ext.unique(a.device, code, src.ptr, o.ptr, c.ptr, a.size, s)
+    return obj, cobj
+
+
+def unique_sync(x: Any, *, sorted: bool = False, out: Any = None, stream: Any = None):
+    """numpy.unique(x): the sorted distinct values of x. SYNCHRONISES the stream to read their number."""
+    buf, count = unique(x, sorted=sorted, out=out, stream=stream)
+    return buf[:_read_count(count, stream, buf)]
+
+
+def run_length_encode(x: Any, *, values_out: Any = None, counts_out: Any = None, count_out: Any = None,
+                      stream: Any = None):
+    """(values, counts, num_runs): for each run of equal adjacent elements of x (flattened), its value and its
+    int64 length, at the start of values and counts (x.size elements each); the number of runs as a 0-d int64
+    device array. Asynchronous; run_length_encode_sync trims.
+    """
+    fn = "cuprim.run_length_encode"
+    a, s, alloc = _call(fn, x, stream)
+    code = _unique_code(fn, a)
+    vobj, vo = _output(fn, "values_out", values_out, alloc, (a.size,), a.code)
+    kobj, ko = _output(fn, "counts_out", counts_out, alloc, (a.size,), I64)
+    cobj, c = _count_output(fn, count_out, alloc, a)
+    _ext.run_length_encode(a.device, code, a.ptr, vo.ptr, ko.ptr, c.ptr, a.size, s)
+    return vobj, kobj, cobj
+
+
+def run_length_encode_sync(x: Any, *, stream: Any = None):
+    """(values, counts) of the runs of x, trimmed. SYNCHRONISES the stream to read the number of runs."""
+    values, counts, num = run_length_encode(x, stream=stream)
+    k = _read_count(num, stream, values)
+    return values[:k], counts[:k]
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Histograms
+
+
+def histogram_even(x: Any, bins: int, lower, upper, *, out: Any = None, stream: Any = None):
+    """int64 counts of x (flattened) in `bins` equal-width bins over [lower, upper); values outside, and NaNs, are
+    not counted. Integer x with integer levels: exact bins; float32 / float64 x: the floating-point rule of
+    cuprim/device/histogram.cuh (bit-identical to its host reference).
+
+    >>> cuprim.histogram_even(torch.tensor([0., .5, 1.5], device="cuda"), 2, 0., 2.)
+    tensor([2, 1], device='cuda:0')
+    """
+    fn = "cuprim.histogram_even"
+    a, s, alloc = _call(fn, x, stream)
+    try:
+        count = operator.index(bins) if not isinstance(bins, bool) else -1
+    except TypeError:
+        count = -1
+    if not 1 <= count <= 2**31 - 1:
+        raise ValueError(f"{fn}: bins must be an integer from 1 to 2^31 - 1, not {bins!r}")
+    bins = count
+    obj, o = _output(fn, "out", out, alloc, (bins,), I64, (I64, U64))
+    if a.code in INTEGERS:
+        if int(lower) != lower or int(upper) != upper:
+            raise ValueError(f"{fn}: integer samples take integer levels (lower {lower!r}, upper {upper!r})")
+        _ext.histogram_even_int(a.device, a.code, a.ptr, a.size, o.ptr, bins, int(lower), int(upper), s)
+    else:
+        _ext.histogram_even_float(a.device, a.code, a.ptr, a.size, o.ptr, bins, float(lower), float(upper), s)
+    return obj
+
+
+def bincount(x: Any, *, minlength: int = 0, length: Optional[int] = None, out: Any = None, stream: Any = None):
+    """int64 counts of each value 0, 1, ... in the integer array x (numpy.bincount without weights).
+
+    length: the number of bins (values ≥ length, and negative values, are not counted; numpy would raise for
+    negatives). Without it, the length is max(x) + 1 (at least minlength), which cuprim reads from the device:
+    bincount without length= SYNCHRONISES the stream.
+    """
+    fn = "cuprim.bincount"
+    a, s, alloc = _call(fn, x, stream)
+    if a.code not in INTEGERS:
+        raise TypeError(f"{fn}: x has dtype {a.dtype_name}; bincount takes integers")
+    if length is None:
+        top = int(max(x, stream=stream).item()) if a.size else -1
+        if stream is not None:
+            _synchronize(stream)
+        length = top + 1 if top + 1 > minlength else minlength
+    if length == 0:  # numpy.bincount of an empty array
+        return _output(fn, "out", out, alloc, (0,), I64, (I64, U64))[0]
+    return histogram_even(x, int(length), 0, int(length), out=out, stream=stream)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# BLAS
+
+
+def gemm(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0.0, trans_a: bool = False,
+         trans_b: bool = False, out_dtype: Any = None, stream: Any = None):
+    """C = alpha · op(a) · op(b) + beta · C over row-major (C-contiguous) 2-D arrays; op transposes when trans_*.
+
+    dtypes: float32 and float64 (computed in their type: true FP32 / FP64); bfloat16 and float16 inputs, multiplied
+    on tensor cores with float32 accumulation, into their own type or float32 (out_dtype=, or out='s dtype).
+    beta ≠ 0 reads out (which must then be given); beta = 0 never reads it.
+
+    >>> c = cuprim.gemm(a, b)                        # a @ b
+    >>> cuprim.gemm(a, b, out=c, alpha=2, beta=1)   # c = 2 a b + c
+    """
+    fn = "cuprim.gemm"
+    A, s, alloc = _call(fn, a, stream)
+    B = _a.view(fn, "b", b)
+    if len(A.shape) != 2 or len(B.shape) != 2:
+        raise ValueError(f"{fn}: a and b must be 2-D (shapes {A.shape}, {B.shape})")
+    if B.code != A.code:
+        raise TypeError(f"{fn}: a is {A.dtype_name}, b {B.dtype_name}; they must have one dtype")
+    m, k = (A.shape[1], A.shape[0]) if trans_a else A.shape
+    kb, n = (B.shape[1], B.shape[0]) if trans_b else B.shape
+    if kb != k:
+        raise ValueError(f"{fn}: op(a) is {m}×{k} but op(b) is {kb}×{n}")
+    if out is not None:
+        oc = _a.view(fn, "out", out).code
+        out_code = oc if out_dtype is None else _dtype_arg(fn, out_dtype)
+    else:
+        out_code = A.code if out_dtype is None else _dtype_arg(fn, out_dtype)
+        if beta != 0:
+            raise ValueError(f"{fn}: beta = {beta} reads C: pass out=")
+    obj, o = _output(fn, "out", out, alloc, (m, n), out_code)
+    ld = lambda cols: cols if cols > 1 else 1  # row-major leading dimensions (BLAS wants at least 1)
+    _ext.gemm(A.device, A.code, out_code, trans_a, trans_b, m, n, k, float(alpha), A.ptr, ld(A.shape[1]), B.ptr,
+              ld(B.shape[1]), float(beta), o.ptr, ld(n), s)
+    return obj
+
+
+def matmul(a: Any, b: Any, *, out: Any = None, stream: Any = None):
+    """a @ b for 2-D row-major arrays (gemm with alpha = 1, beta = 0)."""
+    return gemm(a, b, out=out, stream=stream)
