@@ -60,8 +60,8 @@
 // k, then s · m · n · 4 bytes (each slice rounded up to 256 bytes); with cuprim::tuned it reads the current device (0
 // without one, or where the Hopper kernel cannot run), an explicit policy that forces its split needs no device. The
 // plain form takes that much from the current memory resource (stream-ordered) only when it splits (and what it
-// repacks, above), and nothing otherwise; the workspace overload takes the caller's (at least gemm_workspace_bytes, 256-byte aligned, contents
-// need not be initialised), allocates nothing and can be captured in a CUDA graph. A workspace smaller than
+// repacks, above), and nothing otherwise; the workspace overload takes the caller's (at least gemm_workspace_bytes,
+// 256-byte aligned, contents need not be initialised), allocates nothing and can be captured in a CUDA graph. A workspace smaller than
 // gemm_workspace_bytes of the call's arguments (or with null data when that is not 0) is an invalid_argument, even
 // where the call would not split (unaligned operands taking the CUDA-core kernel).
 //
