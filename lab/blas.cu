@@ -7,6 +7,8 @@
 // main one; the 16-bit shape sweep (squares, skinny products, odd sizes) with its geometric mean and minimum ratio,
 // and its forced tile configurations as sweep rows.
 //
+//   cuprim-lab run 'blas/gemm/float-tf32*'        floats on tensor cores (math::tf32 against cuBLAS's TF32 mode,
+//                                                  math::tf32x3 against cublasSgemm, each with its measured error)
 //   cuprim-lab run blas/shapes
 //   cuprim-lab sweep blas 'blas/sweep/shape-*'
 //   cuprim-lab run blas/
@@ -148,6 +150,113 @@ void add_gemm(std::int64_t s, bool quick, const char* sweep_label = nullptr) {
     if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(Policy)>, cuprim::tuned_t>) return record_policy(Policy);
     else if constexpr (sizeof(T) == 8) return record_policy(cuprim::blas::gemm_dmma_policy_for(cuprim::current_tuned_arch()));
     else return record_policy(cuprim::blas::gemm_policy_for<T>(cuprim::current_tuned_arch()));
+  };
+  add_case(std::move(c));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Floats on tensor cores (blas::math::tf32, tf32x3): blas/gemm/float-<mode>/<op pair>/<n>, square column-major
+// products, alpha 1, beta 0. tf32 against cuBLAS in its TF32 mode (cublasGemmEx, CUBLAS_COMPUTE_32F_FAST_TF32),
+// tf32x3 against cublasSgemm (true FP32: what it replaces). The verification prints each side's worst error on 256
+// sampled elements, relative to Σ|a·b| (a double host sum), beside the bound.
+
+template <cuprim::blas::math Mode>
+void add_gemm_math(std::int64_t s, bool ta, bool quick) {
+  constexpr bool x3 = Mode == cuprim::blas::math::tf32x3;
+  const std::string pair = ta ? "TN" : "NN";
+  case_def c;
+  c.name = std::string("blas/gemm/") + (x3 ? "float-tf32x3/" : "float-tf32/") + pair + "/" + std::to_string(s);
+  c.family = "blas";
+  c.op = "gemm";
+  c.variant = x3 ? "3xTF32 tensor cores" : "TF32 tensor cores";
+  c.dtype = "float";
+  c.n = s;
+  c.bytes = 0;
+  c.flops = 2.0 * double(s) * double(s) * double(s);
+  c.quick = quick;
+  c.baseline = x3 ? "cublasSgemm" : "cublasGemmEx-tf32";
+  c.setup = [s, ta, name = c.name]() -> bench {
+    struct state {
+      device_memory a, b, c, base_c;
+      cublas_handle blas;
+    };
+    auto st = std::make_shared<state>();
+    const std::size_t e = std::size_t(s) * std::size_t(s);
+    st->a = device_memory(e * sizeof(float));
+    st->b = device_memory(e * sizeof(float));
+    st->c = device_memory(e * sizeof(float));
+    st->base_c = device_memory(e * sizeof(float));
+    fill_uniform<<<1024, 256>>>(st->a.template as<float>(), e, 17u);
+    fill_uniform<<<1024, 256>>>(st->b.template as<float>(), e, 18u);
+    check(cudaGetLastError(), "launch of fill_uniform");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (gemm inputs)");
+    const auto op_a = ta ? cuprim::blas::op::T : cuprim::blas::op::N;
+    bench b;
+    b.run = [st, s, op_a](cudaStream_t stream, int) {
+      cuprim::blas::gemm(Mode, op_a, cuprim::blas::op::N, s, s, s, 1.f, st->a.template as<float>(), s, st->b.template as<float>(), s,
+                         0.f, st->c.template as<float>(), s, stream);
+    };
+    b.baseline = [st, s, ta](cudaStream_t stream, int) {
+      const float one = 1, zero = 0;
+      cublasSetStream(st->blas.h, stream);
+      const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+      cublasStatus_t r;
+      if constexpr (x3)
+        r = cublasSgemm(st->blas.h, oa, CUBLAS_OP_N, int(s), int(s), int(s), &one, st->a.template as<float>(), int(s),
+                        st->b.template as<float>(), int(s), &zero, st->base_c.template as<float>(), int(s));
+      else
+        r = cublasGemmEx(st->blas.h, oa, CUBLAS_OP_N, int(s), int(s), int(s), &one, st->a.template as<float>(), CUDA_R_32F,
+                         int(s), st->b.template as<float>(), CUDA_R_32F, int(s), &zero, st->base_c.template as<float>(), CUDA_R_32F,
+                         int(s), CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+      if (r != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS gemm failed");
+    };
+    b.verify = [st, s, ta, name, run = b.run, base = b.baseline]() {
+      st->c.poison();
+      st->base_c.poison();
+      run(0, 0);
+      base(0, 0);
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (gemm verify)");
+      const std::size_t e = std::size_t(s) * std::size_t(s);
+      std::vector<float> a(e), bm(e), c(e), cb(e);
+      check(cudaMemcpy(a.data(), st->a.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy A");
+      check(cudaMemcpy(bm.data(), st->b.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy B");
+      check(cudaMemcpy(c.data(), st->c.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy C");
+      check(cudaMemcpy(cb.data(), st->base_c.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy cuBLAS C");
+      std::mt19937_64 g(5);
+      // The header's bounds: tf32 (2^-9 + 4 k 2^-24) Σ|a b|, tf32x3 (2^-19 + 4 k 2^-24) Σ|a b|; cuBLAS held to its
+      // mode's (TF32 as tf32, SGEMM as FP32: (k + 4) 2^-24).
+      const double k_term = 4.0 * double(s) * 0x1p-24;
+      const double tol_cuprim = (x3 ? 0x1p-19 : 0x1p-9) + k_term;
+      const double tol_base = x3 ? double(s + 4) * 0x1p-24 : 0x1p-9 + k_term;
+      verify_result v;
+      int bad = 0, bad_base = 0;
+      double worst = 0, worst_base = 0;
+      for (int t = 0; t < 256; ++t) {
+        const std::int64_t i = std::int64_t(g() % std::uint64_t(s)), j = std::int64_t(g() % std::uint64_t(s));
+        const auto ref = cuprim::host::gemm_element<float>(ta ? 'T' : 'N', 'N', s, 1.f, a.data(), s, bm.data(), s,
+                                                           0.f, nullptr, s, i, j);
+        const double err = std::fabs(double(c[std::size_t(i + j * s)]) - ref.value) / ref.bound;
+        const double err_base = std::fabs(double(cb[std::size_t(i + j * s)]) - ref.value) / ref.bound;
+        worst = std::max(worst, err);
+        worst_base = std::max(worst_base, err_base);
+        bad += !(err <= tol_cuprim);
+        bad_base += !(err_base <= tol_base);
+      }
+      v.ok = bad == 0;
+      v.baseline_ok = bad_base == 0;
+      char line[256];
+      std::snprintf(line, sizeof line, "%s: worst |error| / sum|a b| on 256 sampled elements: cuprim %.3g, %s %.3g "
+                                       "(bound %.3g)", name.c_str(), worst, x3 ? "cublasSgemm" : "cuBLAS TF32",
+                    worst_base, tol_cuprim);
+      std::printf("  %s\n", line);
+      v.detail = line;
+      return v;
+    };
+    return b;
+  };
+  c.policy = [] {
+    constexpr int parts = x3 ? 2 : 1;
+    return record_policy(cuprim::blas::gemm_tf32_policy(cuprim::blas::gemm_sm90_policy_for(cuprim::current_tuned_arch()), parts));
   };
   add_case(std::move(c));
 }
@@ -461,6 +570,11 @@ void register_blas() {
     add_gemm<double, d_k16>(s, false, "dmma-128x128x16-5s");
     add_gemm<double, d_k16s4>(s, false, "dmma-128x128x16-4s");
   }
+  for (std::int64_t s : {4096, 8192})
+    for (bool ta : {false, true}) {
+      add_gemm_math<cuprim::blas::math::tf32>(s, ta, s == 8192 && !ta);
+      add_gemm_math<cuprim::blas::math::tf32x3>(s, ta, s == 8192 && !ta);
+    }
   add_gemm_tensor<__nv_bfloat16>(4096, false, false);
   add_gemm_tensor<__nv_bfloat16>(8192, false, true);
   add_gemm_tensor<__nv_bfloat16>(8192, true, false);

@@ -15,12 +15,16 @@
 //        and C (const T* const*, const T* const*, T* const*) are arrays of `batch` pointers in device memory.
 //   cuprim::blas::gemm_strided_batched_row_major(...), gemm_batched_row_major(...)   the batched forms over
 //        row-major arrays (as gemm_row_major; the arguments in the same order as their column-major forms).
+//   cuprim::blas::gemm(math mode, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream)
+//   cuprim::blas::gemm_row_major(math mode, ...)
+//        float operands in the math mode `mode` (blas::math::fp32, tf32 or tf32x3; see "Math modes" below).
 //   cuprim::blas::gemm(..., C, ldc, workspace ws, stream), gemm_row_major(..., workspace ws, stream)
 //        16-bit inputs only: the same product in the caller's workspace, sized by
 //        cuprim::blas::gemm_workspace_bytes<In, Out>(op_a, op_b, m, n, k) (gemm_row_major_workspace_bytes for the
 //        row-major form; see "Workspace" below).
 //
-// Types: float and double, computed in the element type (true FP32 and FP64, no reduced-precision inputs): float on
+// Types: float and double, computed in the element type (true FP32 and FP64, no reduced-precision inputs; float may
+// opt into tensor cores by a math mode, below): float on
 // CUDA cores, each element's sum over k in increasing order of fused multiply-adds; double on Hopper's FP64 tensor
 // cores where the operands allow (below), whose products are exact and sums in FP64, else on CUDA cores like float.
 // Results are the same bits from run to run and |error| ≤ k·u·(|alpha|·Σ|a||b|) + u·|beta·c| to first order
@@ -56,6 +60,27 @@
 // when beta ≠ 0, so NaN in C still does not propagate with beta = 0). A split sums in another order than an unsplit
 // product (within the same bound), the same bits from run to run.
 //
+// Math modes (float operands, the overloads taking a blas::math first; cuBLAS's math modes, explicit per call).
+//   math::fp32     true FP32 on CUDA cores, exactly the overload without a mode (above).
+//   math::tf32     tensor cores, each float read as tf32 (its sign, exponent and top 10 mantissa bits: the low 13
+//                  bits are dropped, a relative change of less than 2^-10 per operand), the products exact and summed
+//                  in fp32. The tests hold every element to (2^-9 + 4·k·2^-24)·|alpha|·Σ|a||b| + 2^-24·|beta·c|.
+//   math::tf32x3   tensor cores, each float split into a tf32 high part and a tf32 low part (both rounded to
+//                  nearest; blas/detail/gemm_tf32_pack_kernel.cuh), three products per pair, lo·hi + hi·lo + hi·hi,
+//                  summed in fp32: each product within about 3·2^-22 of |a·b| (the dropped lo·lo and the low parts'
+//                  roundings), so the sum's error is that of FP32 summation for any k past a few dozen. The tests
+//                  hold every element to (2^-19 + 4·k·2^-24)·|alpha|·Σ|a||b| + 2^-24·|beta·c|; the lab shows the
+//                  measured error beside cuBLAS SGEMM's.
+// They run on the Hopper kernel (sm_90a, as 16-bit inputs do), which reads 32-bit operands K-major only: an operand
+// that is not (A with op N, B with op T) or that TMA cannot read (not 16-byte aligned, ld not a multiple of 4), and
+// under tf32x3 every operand (its two parts), is first packed into a temporary K-major copy from the current memory
+// resource (stream-ordered; about 8 bytes moved per element of A and B, 12 under tf32x3). The tile and split are
+// chosen as for 16-bit inputs (blas::gemm_sm90_plan_for), the stages refitted (blas::gemm_tf32_policy); a split
+// takes its fp32 sums from the same temporary. Where that kernel cannot run (another device, a binary without
+// sm_90a code, sizes of 2^31 or more) every mode computes in true FP32: a mode allows the reduced precision, it does
+// not demand it. The same bits from run to run for one device and shape; Inf and NaN in A or B propagate as in FP32
+// (tf32x3 keeps them in the high part), and beta = 0 never reads C. No workspace overload yet.
+//
 // Workspace (16-bit inputs). gemm_workspace_bytes<In, Out, Policy>(op_a, op_b, m, n, k) is 0 unless the plan splits
 // k, then s · m · n · 4 bytes (each slice rounded up to 256 bytes); with cuprim::tuned it reads the current device (0
 // without one, or where the Hopper kernel cannot run), an explicit policy that forces its split needs no device. The
@@ -88,7 +113,7 @@
 // Algorithm (blas/detail/gemm_kernel.cuh): a block per tile of C, both operands' tiles staged through shared memory
 // with the next tiles' loads in flight, 2-D register blocking (float: 16-byte loads and stores where the operands
 // are 16-byte aligned with leading dimensions of whole 16-byte vectors; any other layout takes element accesses). 16-bit
-// inputs and double on FP64 tensor cores: see above. A TF32 path is not built yet.
+// inputs and double on FP64 tensor cores: see above; float in the tf32 modes: see "Math modes".
 //
 // Policy. Each entry point takes an optional cuprim::blas::gemm_policy as its first template argument (default
 // cuprim::tuned: gemm_policy_for<T> for the device; blas/detail/gemm_tuning.cuh); the 16-bit forms take a
@@ -109,6 +134,7 @@
 #include <cuprim/blas/detail/gemm_dmma_launch.cuh>
 #include <cuprim/blas/detail/gemm_kernel.cuh>
 #include <cuprim/blas/detail/gemm_sm90_launch.cuh>
+#include <cuprim/blas/detail/gemm_tf32_pack_kernel.cuh>
 #include <cuprim/blas/detail/gemm_tuning.cuh>
 #include <cuprim/core/device.hpp>
 #include <cuprim/core/error.hpp>
@@ -127,6 +153,14 @@ namespace cuprim::blas {
 
 /// op(X): X itself or its transpose (BLAS 'N' and 'T'; for real types 'C' is 'T').
 enum class op { N, T };
+
+/// The arithmetic a float gemm may use (see the file comment, "Math modes"): what it allows, not what it demands
+/// (where the tensor-core kernel cannot run, every mode computes in true FP32).
+enum class math {
+  fp32,    ///< true FP32 on CUDA cores (the default of the overloads without a mode)
+  tf32,    ///< tensor cores on the floats read as tf32 (10 mantissa bits): about 2^-10 of |a·b| per product
+  tf32x3,  ///< tensor cores on each float split into two tf32 parts, three products: about 2^-20 of |a·b|
+};
 
 }  // namespace cuprim::blas
 
@@ -348,8 +382,8 @@ void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::
     const auto launch = [&](float* partial) {
       with_tuned_arch([&]<int Arch>() {
         const auto run = [&]<blas::gemm_sm90_policy P>() {
-          gemm_sm90_launch<P>(fn, dev, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, plan.splits, partial,
-                              stream);
+          gemm_sm90_launch<P, In, Out>(fn, dev, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, plan.splits,
+                                       partial, stream);
         };
         if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t>) {
           switch (plan.row) {
@@ -399,6 +433,99 @@ void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::
   check_launch(fn);
 }
 
+
+/// The tf32 math modes' plan: the tile row (as gemm_tensor_plan_for; its policy refitted by blas::gemm_tf32_policy)
+/// and the temporaries: the split's sums, then each packed operand (256-byte aligned).
+struct gemm_tf32_layout {
+  bool pack_a = false, pack_b = false;
+  std::int64_t ld_p = 0;  // the packed operands' leading dimension: k rounded up to 32 (128-byte rows)
+  std::size_t split_bytes = 0, a_bytes = 0, b_bytes = 0;
+  std::size_t bytes() const { return split_bytes + a_bytes + b_bytes; }
+};
+
+/// gemm of floats in a tf32 mode (In = gemm_tf32 or gemm_tf32x3): validate, then as gemm_tensor_run: the scaling
+/// kernel, or the tensor-core kernel on K-major operands (an MN-major or TMA-unfit operand, and under tf32x3 every
+/// operand, packed by gemm_tf32_pack_kernel into a temporary from the current memory resource), or, where the
+/// tensor-core kernel cannot run, the true-FP32 gemm.
+template <auto Policy, class In>
+void gemm_tf32_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m,
+                   std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda, const float* b,
+                   std::int64_t ldb, float beta, float* c, std::int64_t ldc, cudaStream_t stream) {
+  using P_t = std::remove_cvref_t<decltype(Policy)>;
+  static_assert(std::is_same_v<P_t, tuned_t> || std::is_same_v<P_t, blas::gemm_sm90_policy>,
+                "cuprim::blas::gemm: the tf32 modes take cuprim::tuned or a cuprim::blas::gemm_sm90_policy");
+  constexpr int parts = gemm_sm90_input<In>::parts;
+  gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
+  const bool ta = op_a == blas::op::T, tb = op_b == blas::op::T;
+  const bool product = m > 0 && n > 0 && k > 0 && alpha != 0.f;
+  // tf32x3's packed operands hold 2m and 2n rows: TMA's coordinates are 32-bit.
+  const bool fits = parts == 1 || (m < (std::int64_t(1) << 30) && n < (std::int64_t(1) << 30));
+  if (!product || !fits || !has_device() || !gemm_sm90_runs_here<In, float>(get_device_info(), m, n, k))
+    return gemm_run<tuned>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+  const device_info& dev = get_device_info();
+  const gemm_tensor_plan plan = gemm_tensor_plan_for<Policy, In, float>(m, n, k, ta, tb);
+  gemm_tf32_layout L;
+  L.pack_a = parts == 2 || !ta || !gemm_sm90_operand_ok(a, lda);   // op(A)ᵀ K-major: A stored k × m (op T)
+  L.pack_b = parts == 2 || tb || !gemm_sm90_operand_ok(b, ldb);    // op(B)ᵀ K-major: B stored k × n (op N)
+  L.ld_p = (k + 31) / 32 * 32;
+  const auto round = [](std::size_t x) { return (x + 255) / 256 * 256; };
+  L.split_bytes = plan.bytes;
+  if (L.pack_a) L.a_bytes = round(std::size_t(parts) * std::size_t(m) * std::size_t(L.ld_p) * sizeof(float));
+  if (L.pack_b) L.b_bytes = round(std::size_t(parts) * std::size_t(n) * std::size_t(L.ld_p) * sizeof(float));
+  check_no_pending_error(fn);
+  const auto launch = [&](const float* pa, std::int64_t lda_k, const float* pb, std::int64_t ldb_k, float* partial) {
+    with_tuned_arch([&]<int Arch>() {
+      const auto run = [&]<blas::gemm_sm90_policy P>() {
+        gemm_sm90_launch<P, In, float>(fn, dev, true, false, m, n, k, alpha, pa, lda_k, pb, ldb_k, beta, c, ldc,
+                                       plan.splits, partial, stream);
+      };
+      if constexpr (std::is_same_v<P_t, tuned_t>) {
+        constexpr auto row = [](int r) { return blas::gemm_tf32_policy(blas::gemm_sm90_tile_row_for(Arch, r).policy, parts); };
+        switch (plan.row) {
+          case 1: return run.template operator()<row(1)>();
+          case 2: return run.template operator()<row(2)>();
+          case 3: return run.template operator()<row(3)>();
+          default: return run.template operator()<row(0)>();
+        }
+      } else {
+        run.template operator()<Policy>();
+      }
+    });
+  };
+  if (L.bytes() == 0) return launch(a, lda, b, ldb, nullptr);
+  with_workspace(nullptr, L.bytes(), stream, [&](const workspace& w) {
+    auto* base = static_cast<unsigned char*>(w.data);
+    const auto pack = [&](const float* src, std::int64_t ld, bool mn_major, std::int64_t rows, std::size_t offset) {
+      float* dst = reinterpret_cast<float*>(base + offset);
+      const std::int64_t tiles = ((k + 31) / 32) * ((rows + 31) / 32);
+      const unsigned blocks = unsigned(std::min<std::int64_t>(tiles, std::int64_t(dev.sm_count) * 16));
+      gemm_tf32_pack_kernel<parts><<<blocks, dim3(32, 8), 0, stream>>>(src, ld, mn_major, rows, k, dst, L.ld_p);
+      check_launch(fn);
+      return static_cast<const float*>(dst);
+    };
+    const float* pa = L.pack_a ? pack(a, lda, !ta, m, L.split_bytes) : a;
+    const float* pb = L.pack_b ? pack(b, ldb, tb, n, L.split_bytes + L.a_bytes) : b;
+    launch(pa, L.pack_a ? L.ld_p : lda, pb, L.pack_b ? L.ld_p : ldb,
+           plan.splits > 1 ? static_cast<float*>(w.data) : nullptr);
+  });
+}
+
+/// A float gemm in math mode `mode`: the true-FP32 gemm or gemm_tf32_run (an unknown mode is an invalid_argument).
+template <auto Policy>
+void gemm_math_run(const char* fn, const gemm_names& nm, blas::math mode, blas::op op_a, blas::op op_b,
+                   std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda,
+                   const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc, cudaStream_t stream) {
+  switch (mode) {
+    case blas::math::fp32:
+      return gemm_run<tuned>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+    case blas::math::tf32:
+      return gemm_tf32_run<Policy, gemm_tf32>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+    case blas::math::tf32x3:
+      return gemm_tf32_run<Policy, gemm_tf32x3>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                                                stream);
+  }
+  throw_invalid(fn, "mode", "must be blas::math::fp32, blas::math::tf32 or blas::math::tf32x3");
+}
 
 /// The caller's names of the strides (the row-major forms swap A's and B's, as gemm_names does).
 struct gemm_stride_names {
@@ -610,6 +737,27 @@ void gemm_row_major(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64
                     cudaStream_t stream = 0) {
   detail::gemm_run<Policy>("cuprim::blas::gemm_row_major", detail::gemm_row_major_view, op_b, op_a, n, m, k, alpha, B, ldb, A, lda, beta, C, ldc,
                            stream);
+}
+
+/// C = alpha · op(A) · op(B) + beta · C of floats in math mode `mode` (see the file comment, "Math modes"): math::fp32
+/// as the overload without a mode; math::tf32 and math::tf32x3 on tensor cores where the Hopper kernel runs (their
+/// packed operands in a temporary from the current memory resource). Policy: cuprim::tuned or, for the tf32 modes,
+/// a cuprim::blas::gemm_sm90_policy (math::fp32 then takes the tuned CUDA-core kernel).
+template <auto Policy = tuned>
+void gemm(math mode, op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* A,
+          std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc,
+          cudaStream_t stream = 0) {
+  detail::gemm_math_run<Policy>("cuprim::blas::gemm", detail::gemm_column_major, mode, op_a, op_b, m, n, k, alpha, A,
+                                lda, B, ldb, beta, C, ldc, stream);
+}
+
+/// gemm in math mode `mode` over row-major arrays (as gemm_row_major).
+template <auto Policy = tuned>
+void gemm_row_major(math mode, op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                    const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
+                    std::int64_t ldc, cudaStream_t stream = 0) {
+  detail::gemm_math_run<Policy>("cuprim::blas::gemm_row_major", detail::gemm_row_major_view, mode, op_b, op_a, n, m, k,
+                                alpha, B, ldb, A, lda, beta, C, ldc, stream);
 }
 
 /// batch products C_z = alpha · op(A_z) · op(B_z) + beta · C_z, z = 0 .. batch - 1, with A_z = A + z·stride_a,

@@ -22,6 +22,14 @@
 // slice the consumers store their unscaled fp32 sums into the slice's part of a workspace and
 // gemm_splitk_reduce_kernel (below) adds the slices and applies alpha and beta.
 //
+// Float operands (the tf32 math modes; In = gemm_tf32 or gemm_tf32x3): the same kernel with 32 k per stage (128-byte
+// rows of floats) and wgmma k8 steps in tf32, both tiles K-major (wgmma cannot transpose 32-bit operands: the host
+// packs an MN-major operand first, blas/detail/gemm_tf32_pack_kernel.cuh). gemm_tf32 multiplies the floats as they
+// are (the tensor cores read each one's sign, exponent and top 10 mantissa bits); gemm_tf32x3 reads operands packed
+// as two parts, a tf32 high part and a tf32 low part (rows [0, R) and [R, 2R) of the packed array, R = the
+// operand's rows), whose tiles both arrive in each stage, and sums three products per k8 step, lo·hi + hi·lo + hi·hi,
+// which carries the products to about 2^-20 of |a·b| (the fp32 sums as for 16-bit inputs).
+//
 // Requirements (checked on the host by gemm_sm90_eligible): A, B 16-byte aligned, lda and ldb multiples of 8
 // elements, m, n, k below 2^31; a binary built for sm_90a (gemm_sm90_built).
 #pragma once
@@ -41,18 +49,51 @@
 
 namespace cuprim::detail {
 
+/// The float operands' tags (see the file comment): In = gemm_tf32 or gemm_tf32x3, their elements float.
+struct gemm_tf32 {};
+struct gemm_tf32x3 {};
+
+/// What the kernel reads for In: the element type and its bytes, the parts each operand is packed as (2: high and
+/// low tf32 parts), whether the math is tf32.
+template <class In>
+struct gemm_sm90_input {
+  using element = In;
+  static constexpr int bytes = 2, parts = 1;
+  static constexpr bool tf32 = false;
+};
+template <>
+struct gemm_sm90_input<gemm_tf32> {
+  using element = float;
+  static constexpr int bytes = 4, parts = 1;
+  static constexpr bool tf32 = true;
+};
+template <>
+struct gemm_sm90_input<gemm_tf32x3> {
+  using element = float;
+  static constexpr int bytes = 4, parts = 2;
+  static constexpr bool tf32 = true;
+};
+
 /// The tensor-core GEMM's tile: BM rows of C (wgmma's N: 64, 128 or 256) by BN = 64 · Consumers columns of C (one
-/// wgmma M of 64 per consumer warpgroup), BK = 64 k per stage (blas/detail/gemm_tuning.cuh documents the policies).
-template <int Rows = 256, int Consumers = 2>
+/// wgmma M of 64 per consumer warpgroup), BK k per stage: one 128-byte swizzled row (64 16-bit elements, 32 floats;
+/// blas/detail/gemm_tuning.cuh documents the policies). Parts: the operands' packed parts, whose tiles a stage holds
+/// one after the other (cols hi | cols lo | rows hi | rows lo).
+template <int Rows = 256, int Consumers = 2, int Bytes = 2, int Parts = 1>
 struct gemm_sm90_shape {
-  static constexpr int BM = Rows, BN = 64 * Consumers, BK = 64;  // rows of C, columns of C, k per stage
+  static constexpr int BM = Rows, BN = 64 * Consumers, BK = 128 / Bytes;  // rows of C, columns of C, k per stage
   static constexpr int consumers = Consumers, threads = 128 * (consumers + 1);
-  static constexpr int box = 64;                      // 16-bit elements per 128-byte swizzled row
+  static constexpr int box = BK;                      // elements per 128-byte swizzled row
   static constexpr int acc = BM / 2;                  // fp32 accumulators per consumer thread (64 × BM per warpgroup)
-  static constexpr int rows_bytes = BM * BK * 2, cols_bytes = BN * BK * 2, stage_bytes = rows_bytes + cols_bytes;
+  static constexpr int part_rows_bytes = BM * 128, part_cols_bytes = BN * 128;
+  static constexpr int rows_bytes = Parts * part_rows_bytes, cols_bytes = Parts * part_cols_bytes;
+  static constexpr int stage_bytes = rows_bytes + cols_bytes;
   /// A consumer's staged 64 × BM block of Cᵀ (16-bit C): BM / 64 TMA boxes of 64 columns × 64 rows of C.
   static constexpr int epilogue_bytes = 64 * BM * 2;
 };
+/// The shape of the kernel of In with Rows × (64 · Consumers) tiles.
+template <class In, int Rows, int Consumers>
+using gemm_sm90_shape_of =
+    gemm_sm90_shape<Rows, Consumers, gemm_sm90_input<In>::bytes, gemm_sm90_input<In>::parts>;
 
 /// What the tensor-core kernel needs besides its two tensor maps.
 template <class Out>
@@ -68,15 +109,18 @@ struct gemm_sm90_args {
   float* partial;
   std::int64_t split_stride;
   int splits, split_steps;
+  // gemm_tf32x3: the low parts' first row in each operand's map (op(A)ᵀ: m, op(B)ᵀ: n); 0 otherwise.
+  int lo_a = 0, lo_b = 0;
 };
 
 #ifdef CUPRIM_HAS_WGMMA
-// wgmma m64n256k16, fp32 accumulators d[128]; desc_a / desc_b: shared-memory matrix descriptors; TransA / TransB:
-// the operand is MN-major. accumulate = false writes d = A·B (ignoring d's old values).
-#define CUPRIM_WGMMA_M64N256K16(TYPE) \
+// wgmma m64n256 (SHAPE: "m64n256k16.f32.bf16.bf16", ...), fp32 accumulators d[128]; desc_a / desc_b: shared-memory
+// matrix descriptors; TransA / TransB: the operand is MN-major, passed by TAIL (", %131, %132" for 16-bit inputs;
+// tf32 takes none: ""). accumulate = false writes d = A·B (ignoring d's old values).
+#define CUPRIM_WGMMA_M64N256(SHAPE, TAIL) \
   asm volatile( \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" \
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " {" \
+      "wgmma.mma_async.sync.aligned." SHAPE " {" \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
@@ -85,7 +129,7 @@ struct gemm_sm90_args {
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95," \
       "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111," \
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
-      "}, %128, %129, p, 1, 1, %131, %132;\n}\n" \
+      "}, %128, %129, p, 1, 1" TAIL ";\n}\n" \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
         "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
@@ -104,61 +148,64 @@ struct gemm_sm90_args {
         "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
       : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)), "n"(int(TransA)), "n"(int(TransB)));
 
-// m64n128k16 (d[64]) and m64n64k16 (d[32]): the smaller tiles of rows of C.
+// N = 128 (d[64]) and N = 64 (d[32]): the smaller tiles of rows of C.
 #define CUPRIM_WGMMA_D8(i) \
   "+f"(d[(i) + 0]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]), "+f"(d[(i) + 5]), \
       "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
 #define CUPRIM_WGMMA_D32(i) CUPRIM_WGMMA_D8(i), CUPRIM_WGMMA_D8((i) + 8), CUPRIM_WGMMA_D8((i) + 16), CUPRIM_WGMMA_D8((i) + 24)
-#define CUPRIM_WGMMA_M64N128K16(TYPE) \
+#define CUPRIM_WGMMA_M64N128(SHAPE, TAIL) \
   asm volatile( \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " {" \
+      "wgmma.mma_async.sync.aligned." SHAPE " {" \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
-      "}, %64, %65, p, 1, 1, %67, %68;\n}\n" \
+      "}, %64, %65, p, 1, 1" TAIL ";\n}\n" \
       : CUPRIM_WGMMA_D32(0), CUPRIM_WGMMA_D32(32) \
       : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)), "n"(int(TransA)), "n"(int(TransB)));
-#define CUPRIM_WGMMA_M64N64K16(TYPE) \
+#define CUPRIM_WGMMA_M64N64(SHAPE, TAIL) \
   asm volatile( \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " {" \
+      "wgmma.mma_async.sync.aligned." SHAPE " {" \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
-      "}, %32, %33, p, 1, 1, %35, %36;\n}\n" \
+      "}, %32, %33, p, 1, 1" TAIL ";\n}\n" \
       : CUPRIM_WGMMA_D32(0) \
       : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)), "n"(int(TransA)), "n"(int(TransB)));
 
-/// One wgmma m64nNk16 of In (bf16 or f16) with N = 2 · Acc (Acc fp32 accumulators per thread: 128, 64 or 32).
+/// One wgmma step of In with N = 2 · Acc (Acc fp32 accumulators per thread: 128, 64 or 32): m64nNk16 of bf16 or
+/// f16, or m64nNk8 of tf32 (gemm_tf32, gemm_tf32x3; both operands K-major). Either covers 32 bytes of k.
 template <class In, bool TransA, bool TransB, int Acc>
-__device__ __forceinline__ void wgmma_k16(float (&d)[Acc], std::uint64_t desc_a, std::uint64_t desc_b,
-                                          bool accumulate) {
-  constexpr bool bf = std::is_same_v<In, __nv_bfloat16>;
-  if constexpr (Acc == 128) {
-    if constexpr (bf) {
-      CUPRIM_WGMMA_M64N256K16("bf16")
-    } else {
-      CUPRIM_WGMMA_M64N256K16("f16")
-    }
-  } else if constexpr (Acc == 64) {
-    if constexpr (bf) {
-      CUPRIM_WGMMA_M64N128K16("bf16")
-    } else {
-      CUPRIM_WGMMA_M64N128K16("f16")
-    }
-  } else {
-    static_assert(Acc == 32, "wgmma_k16: N must be 64, 128 or 256");
-    if constexpr (bf) {
-      CUPRIM_WGMMA_M64N64K16("bf16")
-    } else {
-      CUPRIM_WGMMA_M64N64K16("f16")
-    }
+__device__ __forceinline__ void wgmma_step(float (&d)[Acc], std::uint64_t desc_a, std::uint64_t desc_b,
+                                           bool accumulate) {
+// TRANS: whether the instruction takes the transpose immediates (operands TransA, TransB of each macro).
+#define CUPRIM_WGMMA_N(N, SHAPE, TRANS) \
+  if constexpr (N == 256) { \
+    CUPRIM_WGMMA_M64N256("m64n256" SHAPE, TRANS(", %131, %132")) \
+  } else if constexpr (N == 128) { \
+    CUPRIM_WGMMA_M64N128("m64n128" SHAPE, TRANS(", %67, %68")) \
+  } else { \
+    CUPRIM_WGMMA_M64N64("m64n64" SHAPE, TRANS(", %35, %36")) \
   }
+#define CUPRIM_WGMMA_WITH(x) x
+#define CUPRIM_WGMMA_WITHOUT(x) ""
+  static_assert(Acc == 128 || Acc == 64 || Acc == 32, "wgmma_step: N must be 64, 128 or 256");
+  if constexpr (gemm_sm90_input<In>::tf32) {
+    static_assert(!TransA && !TransB, "wgmma_step: tf32 operands are K-major");
+    CUPRIM_WGMMA_N(2 * Acc, "k8.f32.tf32.tf32", CUPRIM_WGMMA_WITHOUT)
+  } else if constexpr (std::is_same_v<In, __nv_bfloat16>) {
+    CUPRIM_WGMMA_N(2 * Acc, "k16.f32.bf16.bf16", CUPRIM_WGMMA_WITH)
+  } else {
+    CUPRIM_WGMMA_N(2 * Acc, "k16.f32.f16.f16", CUPRIM_WGMMA_WITH)
+  }
+#undef CUPRIM_WGMMA_N
+#undef CUPRIM_WGMMA_WITH
+#undef CUPRIM_WGMMA_WITHOUT
 }
-#undef CUPRIM_WGMMA_M64N256K16
-#undef CUPRIM_WGMMA_M64N128K16
-#undef CUPRIM_WGMMA_M64N64K16
+#undef CUPRIM_WGMMA_M64N256
+#undef CUPRIM_WGMMA_M64N128
+#undef CUPRIM_WGMMA_M64N64
 #undef CUPRIM_WGMMA_D32
 #undef CUPRIM_WGMMA_D8
 
@@ -214,11 +261,25 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
 /// A K-major tile is one box (BK × its rows); an MN-major tile is one box of 64 × BK per 64 rows (8 KiB apart). In a
 /// cluster of Cluster blocks (same rows, neighbouring columns), block `rank` loads 1/Cluster of the rows tile and
 /// multicasts it to every block of the cluster.
-template <class S, int Cluster, bool ColsMN, bool RowsMN>
+/// Packed parts (gemm_tf32x3, K-major): the low parts' tiles follow the high parts' (S::part_*_bytes on), from rows
+/// lo_b and lo_a on of the same maps.
+template <class S, int Cluster, bool ColsMN, bool RowsMN, int Parts = 1>
 __device__ __forceinline__ void gemm_sm90_load_stage(unsigned char* cols, unsigned char* rows, const CUtensorMap* map_b,
                                                      const CUtensorMap* map_a, unsigned long long* full, int col0,
-                                                     int row0, int k0, unsigned rank) {
+                                                     int row0, int k0, unsigned rank, int lo_b = 0, int lo_a = 0) {
 #ifdef CUPRIM_HAS_WGMMA
+  static_assert(Parts == 1 || (!ColsMN && !RowsMN), "gemm_sm90_load_stage: packed parts are K-major");
+  if constexpr (Parts == 2) {
+    tma_load_2d(cols + S::part_cols_bytes, map_b, full, k0, col0 + lo_b);
+    if constexpr (Cluster == 1) {
+      tma_load_2d(rows + S::part_rows_bytes, map_a, full, k0, row0 + lo_a);
+    } else {
+      constexpr int part = S::BM / Cluster;
+      const int first = int(rank) * part;
+      tma_load_2d_multicast(rows + S::part_rows_bytes + first * 128, map_a, full, k0, row0 + lo_a + first,
+                            (1u << Cluster) - 1);
+    }
+  }
   if constexpr (ColsMN) {
 #pragma unroll
     for (int b = 0; b < S::BN / S::box; ++b) tma_load_2d(cols + b * 8192, map_b, full, col0 + b * S::box, k0);
@@ -361,8 +422,10 @@ __global__ void __launch_bounds__(gemm_sm90_shape<Rows, Consumers>::threads, 1)
     gemm_sm90_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                      const __grid_constant__ CUtensorMap map_c, gemm_sm90_args<Out> g) {
 #ifdef CUPRIM_HAS_WGMMA
-  using S = gemm_sm90_shape<Rows, Consumers>;
+  using I = gemm_sm90_input<In>;
+  using S = gemm_sm90_shape_of<In, Rows, Consumers>;
   static_assert(!Split || Cluster == 1, "gemm_sm90_kernel: split k runs without clusters");
+  static_assert(!I::tf32 || (!ColsMN && !RowsMN), "gemm_sm90_kernel: tf32 operands are K-major");
   extern __shared__ unsigned char smem_raw[];
   // Stages of [cols tile | rows tile], 1024-byte aligned (the 128-byte swizzle's period), then the barriers.
   unsigned char* smem =
@@ -424,8 +487,9 @@ __global__ void __launch_bounds__(gemm_sm90_shape<Rows, Consumers>::threads, 1)
           if (it >= Stages) mbarrier_wait(&empty[s], ((it / Stages) - 1) & 1);
           unsigned char* stage = smem + s * S::stage_bytes;
           mbarrier_arrive_expect_tx(&full[s], S::stage_bytes);
-          gemm_sm90_load_stage<S, Cluster, ColsMN, RowsMN>(stage, stage + S::cols_bytes, &map_b, &map_a, &full[s],
-                                                           tile.col0, tile.row0, t * S::BK, rank);
+          gemm_sm90_load_stage<S, Cluster, ColsMN, RowsMN, I::parts>(stage, stage + S::cols_bytes, &map_b, &map_a,
+                                                                     &full[s], tile.col0, tile.row0, t * S::BK, rank,
+                                                                     g.lo_b, g.lo_a);
         }
       }
     }
@@ -433,7 +497,8 @@ __global__ void __launch_bounds__(gemm_sm90_shape<Rows, Consumers>::threads, 1)
     // Consumers: warpgroup c owns columns col0 + 64c ... + 63 of C (rows 64c.. of the cols tile: 8 KiB in).
     if constexpr (move_registers) setmaxnreg_inc<232>();
     const int c = wg - 1;
-    // k16 steps within a stage: +32 bytes along a K-major row, +16 rows of 128 bytes in an MN-major box.
+    // wgmma steps within a stage (k16 of 16-bit inputs, k8 of tf32): +32 bytes along a K-major row, +16 rows of 128
+    // bytes in an MN-major box.
     constexpr unsigned cols_step = ColsMN ? 2048 : 32, rows_step = RowsMN ? 2048 : 32;
     const auto release = [&](int s) {
       if (threadIdx.x % 32 != 0) return;
@@ -457,10 +522,19 @@ __global__ void __launch_bounds__(gemm_sm90_shape<Rows, Consumers>::threads, 1)
         const unsigned char* rows = smem + s * S::stage_bytes + S::cols_bytes;
         wgmma_fence();
 #pragma unroll
-        for (int q = 0; q < S::BK / 16; ++q) {
+        for (int q = 0; q < 4; ++q) {  // four wgmma steps of 32 bytes of k
           const std::uint64_t da = wgmma_desc(cols + q * cols_step, ColsMN ? 8192 : 16, 1024);
           const std::uint64_t db = wgmma_desc(rows + q * rows_step, RowsMN ? 8192 : 16, 1024);
-          wgmma_k16<In, ColsMN, RowsMN>(d, da, db, t > u.begin || q > 0);
+          const bool accumulate = t > u.begin || q > 0;
+          if constexpr (I::parts == 2) {  // lo·hi + hi·lo + hi·hi: the small terms first
+            const std::uint64_t da_lo = wgmma_desc(cols + S::part_cols_bytes + q * cols_step, 16, 1024);
+            const std::uint64_t db_lo = wgmma_desc(rows + S::part_rows_bytes + q * rows_step, 16, 1024);
+            wgmma_step<In, false, false>(d, da_lo, db, accumulate);
+            wgmma_step<In, false, false>(d, da, db_lo, true);
+            wgmma_step<In, false, false>(d, da, db, true);
+          } else {
+            wgmma_step<In, ColsMN, RowsMN>(d, da, db, accumulate);
+          }
         }
         wgmma_commit();
         wgmma_wait<1>(d);
@@ -473,7 +547,7 @@ __global__ void __launch_bounds__(gemm_sm90_shape<Rows, Consumers>::threads, 1)
         if (g.splits > 1) {  // this unit's share of the sum, unscaled, into its split's slice
           const int split = index / tiles;
           const gemm_sm90_args<float> part{g.partial + split * g.split_stride, g.m, g.n, g.k, g.m, 1.f, 0.f,
-                                           g.m % 2 == 0, false, nullptr, 0, 0, 0};
+                                           g.m % 2 == 0, false, nullptr, 0, 0, 0, 0, 0};
           gemm_sm90_epilogue(part, d, tile.row0, std::int64_t(tile.col0) + 64 * c);
           continue;
         }

@@ -26,6 +26,7 @@ namespace cuprim::detail {
 
 template <class In>
 constexpr CUtensorMapDataType gemm_tensor_map_type() {
+  if constexpr (std::is_same_v<In, float>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;  // the tf32 modes: floats as stored
   return std::is_same_v<In, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
 }
 
@@ -48,15 +49,16 @@ inline PFN_cuTensorMapEncodeTiled_v12000 gemm_tensor_map_encoder(const char* fn)
   return encode;
 }
 
-/// A 2-D tensor map over a column-major array of 16-bit elements: `inner` contiguous elements by `outer` columns
-/// ld elements apart, boxes of 64 × box_outer elements in 128-byte swizzled rows, zeros outside the array.
+/// A 2-D tensor map over a column-major array of 16-bit elements or floats: `inner` contiguous elements by `outer`
+/// columns ld elements apart, boxes of one 128-byte swizzled row (64 or 32 elements) × box_outer, zeros outside the
+/// array.
 template <class In>
 CUtensorMap gemm_tensor_map(const char* fn, const In* p, std::int64_t inner, std::int64_t outer, std::int64_t ld,
                             int box_outer) {
   CUtensorMap map{};
   const cuuint64_t dims[2] = {cuuint64_t(inner), cuuint64_t(outer)};
   const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(In)};
-  const cuuint32_t box[2] = {cuuint32_t(gemm_sm90_shape<>::box), cuuint32_t(box_outer)};
+  const cuuint32_t box[2] = {cuuint32_t(128 / sizeof(In)), cuuint32_t(box_outer)};
   const cuuint32_t steps[2] = {1, 1};
   const CUresult r = gemm_tensor_map_encoder(fn)(
       &map, gemm_tensor_map_type<In>(), 2, const_cast<In*>(p), dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -67,12 +69,15 @@ CUtensorMap gemm_tensor_map(const char* fn, const In* p, std::int64_t inner, std
 }
 
 /// True when the tensor-core kernels of In and Out were compiled for sm_90a (the other builds declare a marker in
-/// static shared memory; every instantiation of a binary is built alike, so one tells, read once).
+/// static shared memory; every instantiation of a binary is built alike, so one tells, read once). The kernel asked
+/// is the default tile's, NN for 16-bit inputs and K-major (the only pair) for tf32, built anyway.
 template <class In, class Out>
 bool gemm_sm90_built() {
   static const bool built = [] {
     cudaFuncAttributes attr{};
-    const bool ok = cudaFuncGetAttributes(&attr, gemm_sm90_kernel<In, Out, 3, 8, 1, true, false, true>) == cudaSuccess;
+    constexpr bool tf32 = gemm_sm90_input<In>::tf32;
+    constexpr int stages = tf32 ? blas::gemm_tf32_policy(blas::gemm_sm90_policy_for(90), gemm_sm90_input<In>::parts).stages : 3;
+    const bool ok = cudaFuncGetAttributes(&attr, gemm_sm90_kernel<In, Out, stages, 8, 1, !tf32, false, !tf32>) == cudaSuccess;
     (void)cudaGetLastError();
     return ok && attr.sharedSizeBytes == 0;
   }();
@@ -106,7 +111,7 @@ bool gemm_sm90_eligible(const device_info& dev, std::int64_t m, std::int64_t n, 
 /// Bytes of dynamic shared memory of a `stages`-deep kernel of tile S: the stages, the consumers' epilogue blocks when
 /// staged, 1 KiB of alignment slack, the barriers.
 template <class S>
-constexpr int gemm_sm90_smem(int stages, bool staged) {
+constexpr int gemm_sm90_smem(int stages, bool staged) {  // staged: 16-bit C only
   return stages * S::stage_bytes + (staged ? S::consumers * S::epilogue_bytes : 0) + 1024 + 2 * stages * 8;
 }
 
@@ -123,7 +128,7 @@ struct gemm_splitk_layout {
 template <blas::gemm_sm90_policy P, class In, class Out, bool ColsMN, bool RowsMN>
 void gemm_sm90_launch_pair(const device_info& dev, const CUtensorMap& map_a, const CUtensorMap& map_b,
                            const CUtensorMap& map_c, const gemm_sm90_args<Out>& g, cudaStream_t stream) {
-  using S = gemm_sm90_shape<P.tile_m, P.consumers>;
+  using S = gemm_sm90_shape_of<In, P.tile_m, P.consumers>;
   constexpr bool staged = P.staged_store && sizeof(Out) == 2;
   auto* kernel = gemm_sm90_kernel<In, Out, P.stages, P.group, P.cluster, staged, ColsMN, RowsMN, P.tile_m,
                                   P.consumers, (P.splits != 1)>;
@@ -160,20 +165,27 @@ void gemm_sm90_launch_pair(const device_info& dev, const CUtensorMap& map_a, con
 
 /// C = alpha · op(A) · op(B) + beta · C on tensor cores (arguments validated, gemm_sm90_eligible true, m, n, k > 0),
 /// the k steps in `splits` slices (1: none; more only for a policy with splits ≠ 1), their sums in `partial`
-/// (gemm_splitk_layout(m, n, splits).bytes(), 256-byte aligned; null for one slice).
+/// (gemm_splitk_layout(m, n, splits).bytes(), 256-byte aligned; null for one slice). The tf32 modes (In =
+/// gemm_tf32, gemm_tf32x3: float operands) take K-major operands only (trans_a, !trans_b), gemm_tf32x3's packed in
+/// two parts: an operand of R rows (m for A, n for B) has its low parts in rows R .. 2R - 1 (gemm_tf32_pack).
 template <blas::gemm_sm90_policy P, class In, class Out>
 void gemm_sm90_launch(const char* fn, const device_info& dev, bool trans_a, bool trans_b, std::int64_t m,
-                      std::int64_t n, std::int64_t k, float alpha, const In* a, std::int64_t lda, const In* b,
-                      std::int64_t ldb, float beta, Out* c, std::int64_t ldc, int splits, float* partial,
-                      cudaStream_t stream) {
+                      std::int64_t n, std::int64_t k, float alpha, const typename gemm_sm90_input<In>::element* a,
+                      std::int64_t lda, const typename gemm_sm90_input<In>::element* b, std::int64_t ldb, float beta,
+                      Out* c, std::int64_t ldc, int splits, float* partial, cudaStream_t stream) {
   static_assert(gemm_sm90_policy_valid<P>());
-  using S = gemm_sm90_shape<P.tile_m, P.consumers>;
+  using I = gemm_sm90_input<In>;
+  using S = gemm_sm90_shape_of<In, P.tile_m, P.consumers>;
+  if (I::tf32 && (!trans_a || trans_b))
+    throw cuda_error(cudaErrorInvalidValue, std::string(fn) + ": tf32 operands must be K-major", std::source_location::current());
+  const std::int64_t parts = I::parts;
   // op(A)ᵀ, the wgmma B operand (rows of C): MN-major (m contiguous) when op_a = N; K-major when op_a = T, its box
   // 1/cluster of the tile's rows (each block of a cluster loads its part for all).
-  const CUtensorMap map_a = trans_a ? gemm_tensor_map(fn, a, k, m, lda, S::BM / P.cluster)
+  const CUtensorMap map_a = trans_a ? gemm_tensor_map(fn, a, k, parts * m, lda, S::BM / P.cluster)
                                     : gemm_tensor_map(fn, a, m, k, lda, S::BK);
   // op(B)ᵀ, the wgmma A operand (columns of C): K-major when op_b = N; MN-major when op_b = T.
-  const CUtensorMap map_b = trans_b ? gemm_tensor_map(fn, b, n, k, ldb, S::BK) : gemm_tensor_map(fn, b, k, n, ldb, S::BN);
+  const CUtensorMap map_b =
+      trans_b ? gemm_tensor_map(fn, b, n, k, ldb, S::BK) : gemm_tensor_map(fn, b, k, parts * n, ldb, S::BN);
   const bool vec_c = reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(Out)) == 0 && ldc % 2 == 0;
   const bool split = P.splits != 1 && splits > 1;
   // The staged epilogue: 16-bit C, beta = 0 (C is not read), C in TMA's layout rules; its map's boxes are 64 rows
@@ -195,11 +207,16 @@ void gemm_sm90_launch(const char* fn, const device_info& dev, bool trans_a, bool
   const gemm_splitk_layout L(m, n, split ? splits : 1);
   const gemm_sm90_args<Out> g{c,        m,       n,        k,        ldc,   alpha,
                               beta,     vec_c,   tma_store, partial, L.stride, split ? splits : 1,
-                              int(split ? (steps + splits - 1) / splits : steps)};
-  if (!trans_a && !trans_b) gemm_sm90_launch_pair<P, In, Out, false, true>(dev, map_a, map_b, map_c, g, stream);
-  if (!trans_a && trans_b) gemm_sm90_launch_pair<P, In, Out, true, true>(dev, map_a, map_b, map_c, g, stream);
-  if (trans_a && !trans_b) gemm_sm90_launch_pair<P, In, Out, false, false>(dev, map_a, map_b, map_c, g, stream);
-  if (trans_a && trans_b) gemm_sm90_launch_pair<P, In, Out, true, false>(dev, map_a, map_b, map_c, g, stream);
+                              int(split ? (steps + splits - 1) / splits : steps),
+                              int(parts == 2 ? m : 0), int(parts == 2 ? n : 0)};
+  if constexpr (I::tf32) {
+    gemm_sm90_launch_pair<P, In, Out, false, false>(dev, map_a, map_b, map_c, g, stream);
+  } else {
+    if (!trans_a && !trans_b) gemm_sm90_launch_pair<P, In, Out, false, true>(dev, map_a, map_b, map_c, g, stream);
+    if (!trans_a && trans_b) gemm_sm90_launch_pair<P, In, Out, true, true>(dev, map_a, map_b, map_c, g, stream);
+    if (trans_a && !trans_b) gemm_sm90_launch_pair<P, In, Out, false, false>(dev, map_a, map_b, map_c, g, stream);
+    if (trans_a && trans_b) gemm_sm90_launch_pair<P, In, Out, true, false>(dev, map_a, map_b, map_c, g, stream);
+  }
   if (split && splits > 1) {
     constexpr int threads = 256;
     const std::int64_t blocks = std::min<std::int64_t>((m * n + threads - 1) / threads, std::int64_t(dev.sm_count) * 8);

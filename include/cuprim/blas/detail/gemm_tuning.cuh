@@ -133,6 +133,17 @@ constexpr gemm_sm90_tile_row gemm_sm90_tile_row_for(int arch, int row) {
   }
 }
 
+/// The tf32 math modes run the rows of gemm_sm90_tile_row_for with stages refitted to their stage size (C is float:
+/// no staged epilogue): 32 floats of k per stage take the bytes of 64 16-bit elements, and tf32x3's two parts per
+/// operand twice that; as many stages as fit 227 KiB, at most 8. Not swept yet: the 16-bit rows' shapes, the stages
+/// that fit (256 x 128: 4 for tf32, 2 for tf32x3).
+constexpr gemm_sm90_policy gemm_tf32_policy(gemm_sm90_policy p, int parts) {
+  const int stage = (p.tile_m + p.tile_n()) * 128 * parts;
+  int stages = (227 * 1024 - 1024 - 128) / stage;
+  p.stages = stages < 2 ? 2 : stages > 8 ? 8 : stages;
+  p.staged_store = false;
+  return p;
+}
 /// The chooser's other constants: a split slice holds at least min_split_steps k steps of 64 (1024 k), at most
 /// max_splits slices; a split plan's score is multiplied by split_cost (the partial sums' traffic and the
 /// reduction's launch). H100, bf16 NN, forced sweep (bench/studies/blas/h100-gemm-shapes-caa8435.txt): slices of 8
