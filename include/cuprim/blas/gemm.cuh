@@ -110,6 +110,7 @@
 #include <cuprim/blas/detail/gemm_kernel.cuh>
 #include <cuprim/blas/detail/gemm_sm90_launch.cuh>
 #include <cuprim/blas/detail/gemm_tuning.cuh>
+#include <cuprim/blas/op.hpp>
 #include <cuprim/core/device.hpp>
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/memory.hpp>
@@ -122,13 +123,6 @@
 #include <string>
 #include <type_traits>
 #include <utility>
-
-namespace cuprim::blas {
-
-/// op(X): X itself or its transpose (BLAS 'N' and 'T'; for real types 'C' is 'T').
-enum class op { N, T };
-
-}  // namespace cuprim::blas
 
 namespace cuprim::detail {
 
