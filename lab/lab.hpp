@@ -239,6 +239,7 @@ void register_radix_sort_sweep();
 void register_histogram();
 void register_blas();
 void register_blas_shapes();
+void register_blas_gemv();
 inline void register_all() {
   register_reduce();
   register_reduce_sweep();
@@ -252,6 +253,7 @@ inline void register_all() {
   register_histogram();
   register_blas();
   register_blas_shapes();
+  register_blas_gemv();
 }
 
 /// Studies outside the case registry (synchronous host-memory work that the stream-timed cases cannot express):

@@ -136,6 +136,7 @@
 #include <cuprim/blas/detail/gemm_sm90_launch.cuh>
 #include <cuprim/blas/detail/gemm_tf32_pack_kernel.cuh>
 #include <cuprim/blas/detail/gemm_tuning.cuh>
+#include <cuprim/blas/op.hpp>
 #include <cuprim/core/device.hpp>
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/memory.hpp>
@@ -150,9 +151,6 @@
 #include <utility>
 
 namespace cuprim::blas {
-
-/// op(X): X itself or its transpose (BLAS 'N' and 'T'; for real types 'C' is 'T').
-enum class op { N, T };
 
 /// The arithmetic a float gemm may use (see the file comment, "Math modes"): what it allows, not what it demands
 /// (where the tensor-core kernel cannot run, every mode computes in true FP32).

@@ -1,0 +1,88 @@
+// cuprim/blas/detail/gemv_tuning.cuh: the policies of gemv and dot (BLAS levels 2 and 1) and their tables.
+#pragma once
+
+#include <cuprim/core/policy.hpp>
+
+namespace cuprim::blas {
+
+/// The matrix-vector product's kernels (blas/detail/gemv_kernel.cuh). A block of `threads` threads covers a tile of
+/// A: for op N, lanes of rows (each thread `vector_bytes` of consecutive rows, one 16-byte load per column) times
+/// groups of columns; for op T, groups of lanes per column (each lane `vector_bytes` of consecutive rows of its
+/// column) times columns. Each thread keeps `unroll` loads of A in flight. When the tiles alone give fewer than
+/// blocks_per_sm × SMs blocks, the summed dimension (n for op N, m for op T) is split over more blocks, whose
+/// partial sums a second kernel adds in a fixed order.
+struct gemv_policy {
+  static constexpr const char* name = "gemv_policy";
+  int threads = 256;       ///< a power of two in [32, 1024]
+  int vector_bytes = 16;   ///< 4, 8 or 16 (the element size or more); loads of A and of a unit-stride x
+  int unroll = 4;          ///< 1 to 8 loads of A in flight per thread
+  int blocks_per_sm = 4;   ///< the grid the split aims for: blocks_per_sm × SMs blocks, 1 to 32
+
+  friend constexpr bool operator==(const gemv_policy&, const gemv_policy&) = default;
+  template <class F>
+  constexpr void fields(F&& f) const {
+    f("threads", threads);
+    f("vector_bytes", vector_bytes);
+    f("unroll", unroll);
+    f("blocks_per_sm", blocks_per_sm);
+  }
+};
+
+/// The dot product's kernel (blas/detail/dot_kernel.cuh): a grid of at most blocks_per_sm × SMs blocks strides
+/// over the vectors, each thread keeping `unroll` pairs of loads in flight (16-byte vectors when both vectors have
+/// unit stride and 16-byte alignment), then one partial per block and a single block over the partials.
+struct dot_policy {
+  static constexpr const char* name = "dot_policy";
+  int threads = 512;      ///< a multiple of 32, at most 1024
+  int unroll = 4;         ///< 1 to 8
+  int blocks_per_sm = 4;  ///< 1 to 8 (the workspace holds 8 partials per SM)
+
+  friend constexpr bool operator==(const dot_policy&, const dot_policy&) = default;
+  template <class F>
+  constexpr void fields(F&& f) const {
+    f("threads", threads);
+    f("unroll", unroll);
+    f("blocks_per_sm", blocks_per_sm);
+  }
+};
+
+namespace detail_rules {
+template <gemv_policy P>
+constexpr bool gemv_policy_valid() {
+  static_assert(P.threads >= 32 && P.threads <= 1024 && (P.threads & (P.threads - 1)) == 0,
+                "gemv_policy: threads must be a power of two in [32, 1024]");
+  static_assert(P.vector_bytes == 4 || P.vector_bytes == 8 || P.vector_bytes == 16,
+                "gemv_policy: vector_bytes must be 4, 8 or 16");
+  static_assert(P.unroll >= 1 && P.unroll <= 8, "gemv_policy: unroll must be in [1, 8]");
+  static_assert(P.blocks_per_sm >= 1 && P.blocks_per_sm <= 32, "gemv_policy: blocks_per_sm must be in [1, 32]");
+  return true;
+}
+template <dot_policy P>
+constexpr bool dot_policy_valid() {
+  static_assert(P.threads % 32 == 0 && P.threads >= 32 && P.threads <= 1024,
+                "dot_policy: threads must be a multiple of 32 in [32, 1024]");
+  static_assert(P.unroll >= 1 && P.unroll <= 8, "dot_policy: unroll must be in [1, 8]");
+  static_assert(P.blocks_per_sm >= 1 && P.blocks_per_sm <= 8, "dot_policy: blocks_per_sm must be in [1, 8]");
+  return true;
+}
+}  // namespace detail_rules
+
+/// The table: the policy of a gemv over elements of T on a device of tuned architecture `arch`.
+template <class T>
+constexpr gemv_policy gemv_policy_for(int arch) {
+  (void)arch;  // sm_90 rows serve every architecture until another is measured
+  // sm_90, every type: 256 threads, 16-byte loads, 4 in flight, 4 blocks per SM: not measured yet (first rows;
+  // `cuprim-lab run 'blas/gemv/*'` against cublas<S|D>gemv measures them, docs/tuning/blas.md).
+  return {.threads = 256, .vector_bytes = 16, .unroll = 4, .blocks_per_sm = 4};
+}
+
+/// The table: the policy of a dot over elements of T on a device of tuned architecture `arch`.
+template <class T>
+constexpr dot_policy dot_policy_for(int arch) {
+  (void)arch;
+  // sm_90, every type: the reduction's row (512 threads, 4 loads in flight, 4 blocks per SM; reduce_tuning.cuh) for
+  // two inputs: not measured yet (`cuprim-lab run 'blas/dot/*'` against cublas<S|D>dot).
+  return {.threads = 512, .unroll = 4, .blocks_per_sm = 4};
+}
+
+}  // namespace cuprim::blas

@@ -1,0 +1,154 @@
+// cuprim/blas/dot.cuh: the dot product with BLAS conventions (level 1; host entry points).
+//
+//   cuprim::blas::dot(n, x, incx, y, incy, result, stream)        *result = Σ_k x_k·y_k, k = 0 .. n - 1
+//   cuprim::blas::dot(n, x, incx, y, incy, result, workspace, stream)   the same in a caller's workspace
+//   cuprim::blas::dot_workspace_bytes<T>(n)                      how much workspace that needs
+//   cuprim::blas::dot_sync(n, x, incx, y, incy, stream)          returns the result to the host (synchronises)
+//
+// Vectors as in BLAS: element k of x is x[k·incx] for incx > 0, x[(n - 1 - k)·|incx|] for incx < 0 (the traversal
+// from the end), and x[0] for incx = 0 (allowed: both vectors are only read); likewise y. x points to the element
+// with the lowest address in every case. n = 0 writes 0.
+//
+// Types: x and y of float or double, summed in that type; __half or __nv_bfloat16, each product and the sum in
+// float. *result is of the accumulator type (float for the 16-bit types) or of the input type (the float sum
+// rounded once). Results go to device memory (`result`, stream-ordered: the call returns without waiting for the
+// GPU); dot_sync, whose name says so, waits and returns the value.
+//
+// Determinism: as the reductions' (device/reduce.cuh): the order of the additions depends on n, the increments,
+// the alignment of x and y (16-byte vectors when both have unit stride and 16-byte alignment), the policy and the
+// SM count, never on timing, so results are bitwise identical run to run on one GPU model. The error is that of a
+// blocked pairwise sum: |error| ≤ u·(⌈n / lanes⌉ + 2⌈log2 n⌉ + few)·Σ|x_k·y_k| to first order (u of the accumulator).
+//
+// Workspace: one partial per block (a few KiB: reduce_workspace_bytes's layout), from the current memory resource,
+// or the caller's (at least dot_workspace_bytes<T>(n), allocation-free and capturable in a CUDA graph).
+//
+// Policy: an optional cuprim::blas::dot_policy as the first template argument (default cuprim::tuned:
+// dot_policy_for<T> of the device; blas/detail/gemv_tuning.cuh).
+//
+// Errors. cuprim::invalid_argument before anything runs: n negative; x or y null when n > 0; result null; an
+// increment whose span exceeds the address space; result overlapping x or y (x and y may overlap: both are only
+// read); a workspace smaller than dot_workspace_bytes. cuprim::cuda_error for a failed launch or an error already
+// pending.
+#pragma once
+
+#include <cuprim/blas/detail/dot_kernel.cuh>
+#include <cuprim/blas/detail/gemv_tuning.cuh>
+#include <cuprim/blas/detail/strided.hpp>
+#include <cuprim/core/device.hpp>
+#include <cuprim/core/error.hpp>
+#include <cuprim/core/functional.cuh>
+#include <cuprim/core/memory.hpp>
+#include <cuprim/core/policy.hpp>
+#include <cuprim/core/validate.hpp>
+#include <cuprim/device/detail/launch.cuh>
+#include <cuprim/device/detail/reduce_kernel.cuh>
+#include <cuprim/device/detail/reduce_tuning.cuh>
+#include <cuprim/device/reduce.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+namespace cuprim::detail {
+
+template <class In>
+inline constexpr bool blas_element_v =
+    std::is_same_v<In, float> || std::is_same_v<In, double> || is_half_like_v<In>;
+
+template <class In, class Out>
+void dot_validate(const char* fn, std::int64_t n, const In* x, std::int64_t incx, const In* y, std::int64_t incy,
+                  const Out* result, bool result_needed = true) {
+  check_size(fn, "n", n, sizeof(In));
+  const std::size_t x_bytes = strided_span_bytes(fn, "incx", n, incx, sizeof(In));
+  const std::size_t y_bytes = strided_span_bytes(fn, "incy", n, incy, sizeof(In));
+  check_pointer(fn, "x", x, n > 0);
+  check_pointer(fn, "y", y, n > 0);
+  check_pointer(fn, "result", result, result_needed);
+  check_overlaps(fn, {{"x", x, x_bytes, read_only}, {"y", y, y_bytes, read_only}, {"result", result, sizeof(Out), written}});
+}
+
+/// Every dot ends here: validate, plan (the partials of reduce_layout), launch the first pass and, for a grid of more
+/// than one block, the reduction's final pass over the partials.
+template <auto Policy, class In, class Out>
+void dot_run(const char* fn, std::int64_t n, const In* x, std::int64_t incx, const In* y, std::int64_t incy,
+             Out* result, const workspace* ws, cudaStream_t stream) {
+  static_assert(blas_element_v<In>, "cuprim::blas::dot: x and y of float, double, __half or __nv_bfloat16");
+  using Acc = accumulator_t<In>;
+  static_assert(std::is_same_v<Out, Acc> || std::is_same_v<Out, In>,
+                "cuprim::blas::dot: the result is of the accumulator type (float for 16-bit inputs) or the input type");
+  dot_validate(fn, n, x, incx, y, incy, result);
+  const reduce_layout<Acc> L{std::uint64_t(n)};
+  check_workspace(fn, ws, L.bytes(), "dot_workspace_bytes(n)");
+  check_no_pending_error(fn);
+  if (n == 0) {
+    write_value_kernel<Out, Acc><<<1, 1, 0, stream>>>(result, Acc(0));
+    check_launch(fn);
+    return;
+  }
+  const In* xb = strided_base(x, n, incx);
+  const In* yb = strided_base(y, n, incy);
+  const auto aligned = [](const In* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  const bool vec = incx == 1 && incy == 1 && aligned(x) && aligned(y);
+  with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
+    with_tuned_arch([&]<int Arch>() {
+      constexpr blas::dot_policy P = pick_policy<Policy>(blas::dot_policy_for<In>(Arch));
+      static_assert(blas::detail_rules::dot_policy_valid<P>());
+      const std::int64_t per_load = vec ? 16 / std::int64_t(sizeof(In)) : 1;
+      const std::int64_t tiles = (n / per_load + std::int64_t(P.threads) * P.unroll - 1) / (std::int64_t(P.threads) * P.unroll);
+      const unsigned grid = unsigned(std::max<std::int64_t>(
+          1, std::min<std::int64_t>(tiles, std::int64_t(get_device_info().sm_count) * P.blocks_per_sm)));
+      Acc* partials = L.partials.in(w);
+      if (vec)
+        dot_kernel<policy_constant<P>, true><<<grid, P.threads, 0, stream>>>(xb, incx, yb, incy, n, result, partials);
+      else
+        dot_kernel<policy_constant<P>, false><<<grid, P.threads, 0, stream>>>(xb, incx, yb, incy, n, result, partials);
+      check_launch(fn);
+      if (grid == 1) return;
+      constexpr reduce_policy final_policy = reduce_policy_for<Acc>(Arch);
+      const Acc* partials_in = partials;
+      auto* finish = reduce_kernel<policy_constant<final_policy>, reduce_finish::partials_only, false, Acc, Acc, Out,
+                                   plus, identity>;
+      launch_dependent(fn, finish, 1, final_policy.threads, stream, partials_in, std::uint64_t(grid), std::uint64_t(0),
+                       result, Acc(0), plus{}, identity{}, static_cast<Acc*>(nullptr), static_cast<unsigned*>(nullptr));
+    });
+  });
+}
+
+}  // namespace cuprim::detail
+
+namespace cuprim::blas {
+
+/// Bytes of workspace the explicit-workspace dot needs for n elements of T on the current device (monotonic in n;
+/// 0 for n = 0).
+template <class T>
+std::size_t dot_workspace_bytes(std::int64_t n) {
+  return detail::reduce_layout<accumulator_t<T>>(n > 0 ? std::uint64_t(n) : 0).bytes();
+}
+
+/// *result = Σ x_k·y_k (see the file comment); workspace from the current memory resource.
+template <auto Policy = tuned, class In, class Out>
+void dot(std::int64_t n, const In* x, std::int64_t incx, const In* y, std::int64_t incy, Out* result,
+         cudaStream_t stream = 0) {
+  detail::dot_run<Policy>("cuprim::blas::dot", n, x, incx, y, incy, result, nullptr, stream);
+}
+
+/// *result = Σ x_k·y_k in the caller's workspace (at least dot_workspace_bytes<In>(n)).
+template <auto Policy = tuned, class In, class Out>
+void dot(std::int64_t n, const In* x, std::int64_t incx, const In* y, std::int64_t incy, Out* result, workspace ws,
+         cudaStream_t stream = 0) {
+  detail::dot_run<Policy>("cuprim::blas::dot", n, x, incx, y, incy, result, &ws, stream);
+}
+
+/// Returns Σ x_k·y_k to the host, in the accumulator type. Synchronises `stream`.
+template <auto Policy = tuned, class In>
+accumulator_t<In> dot_sync(std::int64_t n, const In* x, std::int64_t incx, const In* y, std::int64_t incy,
+                           cudaStream_t stream = 0) {
+  using Acc = accumulator_t<In>;
+  // The argument rules first: a bad call allocates nothing.
+  detail::dot_validate("cuprim::blas::dot_sync", n, x, incx, y, incy, static_cast<const Acc*>(nullptr), false);
+  device_buffer<Acc> r(1, stream);
+  detail::dot_run<Policy>("cuprim::blas::dot_sync", n, x, incx, y, incy, r.data(), nullptr, stream);
+  return r.to_host_sync()[0];
+}
+
+}  // namespace cuprim::blas

@@ -1,0 +1,262 @@
+// cuprim-lab rows for BLAS levels 1 and 2: cuprim::blas::gemv against cublasSgemv / cublasDgemv and
+// cuprim::blas::dot against cublasSdot / cublasDdot (device pointer mode: stream-ordered like cuprim's), calls
+// interleaved in the same run; and the gemv ladder (lab/ladder/gemv.cuh): the seed's CUDA-CHiLL steps (one thread
+// per row; x in shared memory with the sum in a register; a warp per row, the coalescing answer for op T), each
+// against cuBLAS. Memory-bound: the table's GB/s counts A, x and y once (bytes = (m·n + len x + len y)·size) and
+// %copy compares that with the device-to-device copy measured in the same run. Headline shapes exceed L2 (50 MB).
+//
+//   cuprim-lab run 'blas/gemv/*'         the production rows (16384^2 N and T, long, wide, 4096^2, M = 1)
+//   cuprim-lab run 'blas/dot/*'
+//   cuprim-lab run 'blas/gemv-ladder/*'
+#include "blas_common.cuh"
+#include "lab.hpp"
+
+#include "ladder/gemv.cuh"
+
+#include <cuprim/blas/dot.cuh>
+#include <cuprim/blas/gemv.cuh>
+#include <cuprim/host/gemv.hpp>
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lab {
+namespace {
+
+using blas_family::cublas_handle;
+
+template <class T>
+__global__ void fill_uniform_t(T* x, std::size_t n, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed ^ std::uint32_t(i >> 32) * 0x9e3779b9u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    x[i] = T(float(h & 0xffffff) * 0x1p-23f - 1.f);  // [-1, 1)
+  }
+}
+
+template <class T>
+void fill(T* p, std::size_t n, std::uint32_t seed) {
+  fill_uniform_t<<<1024, 256>>>(p, n, seed);
+  check(cudaGetLastError(), "launch of fill_uniform_t");
+}
+
+/// Which implementation a gemv row times: cuprim's production call or a ladder rung.
+enum class gemv_impl { production, rung };
+
+/// One gemv row: y = op(A)·x (alpha 1, beta 0, unit strides, lda = m) against cublas<S|D>gemv, interleaved;
+/// verified on 32 sampled elements of y (the first and last among them) against a long-double host sum.
+template <class T>
+void add_gemv_case(std::string name, bool trans, std::int64_t m, std::int64_t n, gemv_impl impl,
+                   cuprim::ladder::gemv_variant rung, bool quick, int reps) {
+  case_def c;
+  c.name = std::move(name);
+  c.family = "blas";
+  c.op = trans ? "gemv-T" : "gemv-N";
+  c.variant = impl == gemv_impl::production ? "production" : std::string(cuprim::ladder::to_string(rung));
+  c.dtype = sizeof(T) == 4 ? "float" : "double";
+  c.n = m * n;
+  c.bytes = double(m * n + m + n) * sizeof(T);
+  c.quick = quick;
+  c.reps = reps;
+  c.baseline = sizeof(T) == 4 ? "cublasSgemv" : "cublasDgemv";
+  c.setup = [=]() -> bench {
+    struct state {
+      device_memory a, x, y, base_y;
+      cublas_handle blas;
+    };
+    auto st = std::make_shared<state>();
+    const std::int64_t len_x = trans ? m : n, len_y = trans ? n : m;
+    st->a = device_memory(std::size_t(m * n) * sizeof(T));
+    st->x = device_memory(std::size_t(len_x) * sizeof(T));
+    st->y = device_memory(std::size_t(len_y) * sizeof(T));
+    st->base_y = device_memory(std::size_t(len_y) * sizeof(T));
+    fill(st->a.template as<T>(), std::size_t(m * n), 31u);
+    fill(st->x.template as<T>(), std::size_t(len_x), 32u);
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (gemv inputs)");
+    const auto op = trans ? cuprim::blas::op::T : cuprim::blas::op::N;
+    bench b;
+    if (impl == gemv_impl::production)
+      b.run = [st, op, m, n](cudaStream_t s, int) {
+        cuprim::blas::gemv(op, m, n, T(1), st->a.template as<T>(), m, st->x.template as<T>(), 1, T(0),
+                           st->y.template as<T>(), 1, s);
+      };
+    else
+      b.run = [st, rung, trans, m, n](cudaStream_t s, int) {
+        cuprim::ladder::gemv(rung, trans, m, n, st->a.template as<T>(), m, st->x.template as<T>(),
+                             st->y.template as<T>(), s);
+      };
+    b.baseline = [st, trans, m, n](cudaStream_t s, int) {
+      const T one = 1, zero = 0;
+      cublasSetStream(st->blas.h, s);
+      const cublasOperation_t o = trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+      cublasStatus_t r;
+      if constexpr (sizeof(T) == 4)
+        r = cublasSgemv(st->blas.h, o, int(m), int(n), &one, st->a.template as<T>(), int(m), st->x.template as<T>(), 1,
+                        &zero, st->base_y.template as<T>(), 1);
+      else
+        r = cublasDgemv(st->blas.h, o, int(m), int(n), &one, st->a.template as<T>(), int(m), st->x.template as<T>(), 1,
+                        &zero, st->base_y.template as<T>(), 1);
+      if (r != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublas gemv failed");
+    };
+    b.verify = [st, trans, m, n, len_x, len_y, run = b.run, base = b.baseline]() {
+      st->y.poison();
+      st->base_y.poison();
+      run(0, 0);
+      base(0, 0);
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (gemv verify)");
+      const std::vector<T> x = to_host(st->x.template as<T>(), std::size_t(len_x));
+      const std::vector<T> y = to_host(st->y.template as<T>(), std::size_t(len_y));
+      const std::vector<T> yb = to_host(st->base_y.template as<T>(), std::size_t(len_y));
+      std::mt19937_64 g(7);
+      const double u = sizeof(T) == 4 ? 0x1p-24 : 0x1p-53;
+      int bad = 0, bad_base = 0;
+      std::vector<T> row(static_cast<std::size_t>(len_x));
+      for (int s = 0; s < 32; ++s) {
+        const std::int64_t k = s == 0 ? 0 : s == 1 ? len_y - 1 : std::int64_t(g() % std::uint64_t(len_y));
+        // Row k of op(A): a column of A (op T, contiguous) or a row (op N, stride m).
+        if (trans)
+          check(cudaMemcpy(row.data(), st->a.template as<T>() + k * m, std::size_t(m) * sizeof(T), cudaMemcpyDeviceToHost),
+                "copy a column of A");
+        else
+          check(cudaMemcpy2D(row.data(), sizeof(T), st->a.template as<T>() + k, std::size_t(m) * sizeof(T), sizeof(T),
+                             std::size_t(n), cudaMemcpyDeviceToHost),
+                "copy a row of A");
+        const auto ref = cuprim::host::dot(len_x, row.data(), 1, x.data(), 1);
+        const double tol = double(len_x + 8) * u * ref.bound + u * std::fabs(ref.value);
+        bad += !(std::fabs(double(y[std::size_t(k)]) - ref.value) <= tol);
+        bad_base += !(std::fabs(double(yb[std::size_t(k)]) - ref.value) <= tol);
+      }
+      verify_result v;
+      v.ok = bad == 0;
+      v.baseline_ok = bad_base == 0;
+      v.detail = "32 sampled elements of y within (len + 8) u sum|a x| + u |y| of a long-double host sum: " +
+                 std::to_string(32 - bad) + " cuprim, " + std::to_string(32 - bad_base) + " cuBLAS";
+      return v;
+    };
+    return b;
+  };
+  if (impl == gemv_impl::production)
+    c.policy = [] { return record_policy(cuprim::blas::gemv_policy_for<T>(cuprim::current_tuned_arch())); };
+  add_case(std::move(c));
+}
+
+/// One dot row: *r = x·y (unit strides, n elements) against cublas<S|D>dot in device pointer mode, interleaved.
+template <class T>
+void add_dot_case(std::int64_t n, bool quick) {
+  case_def c;
+  c.name = std::string("blas/dot/") + (sizeof(T) == 4 ? "float" : "double") + "/" + size_label(n);
+  c.family = "blas";
+  c.op = "dot";
+  c.variant = "production";
+  c.dtype = sizeof(T) == 4 ? "float" : "double";
+  c.n = n;
+  c.bytes = 2.0 * double(n) * sizeof(T);
+  c.quick = quick;
+  c.baseline = sizeof(T) == 4 ? "cublasSdot" : "cublasDdot";
+  c.setup = [n]() -> bench {
+    struct state {
+      device_memory x, y, r, base_r;
+      cublas_handle blas;
+    };
+    auto st = std::make_shared<state>();
+    st->x = device_memory(std::size_t(n) * sizeof(T));
+    st->y = device_memory(std::size_t(n) * sizeof(T));
+    st->r = device_memory(sizeof(T));
+    st->base_r = device_memory(sizeof(T));
+    fill(st->x.template as<T>(), std::size_t(n), 41u);
+    fill(st->y.template as<T>(), std::size_t(n), 42u);
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (dot inputs)");
+    if (cublasSetPointerMode(st->blas.h, CUBLAS_POINTER_MODE_DEVICE) != CUBLAS_STATUS_SUCCESS)
+      throw std::runtime_error("cublasSetPointerMode failed");
+    bench b;
+    b.run = [st, n](cudaStream_t s, int) {
+      cuprim::blas::dot(n, st->x.template as<T>(), 1, st->y.template as<T>(), 1, st->r.template as<T>(), s);
+    };
+    b.baseline = [st, n](cudaStream_t s, int) {
+      cublasSetStream(st->blas.h, s);
+      cublasStatus_t r;
+      if constexpr (sizeof(T) == 4)
+        r = cublasSdot(st->blas.h, int(n), st->x.template as<T>(), 1, st->y.template as<T>(), 1, st->base_r.template as<T>());
+      else
+        r = cublasDdot(st->blas.h, int(n), st->x.template as<T>(), 1, st->y.template as<T>(), 1, st->base_r.template as<T>());
+      if (r != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublas dot failed");
+    };
+    b.verify = [st, n, run = b.run, base = b.baseline]() {
+      st->r.poison();
+      st->base_r.poison();
+      run(0, 0);
+      base(0, 0);
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (dot verify)");
+      const std::vector<T> x = to_host(st->x.template as<T>(), std::size_t(n));
+      const std::vector<T> y = to_host(st->y.template as<T>(), std::size_t(n));
+      const auto ref = cuprim::host::dot(n, x.data(), 1, y.data(), 1);
+      const double eps = sizeof(T) == 4 ? 0x1p-23 : 0x1p-52;
+      const double tol = sum_tolerance(eps, ref.bound, ref.value, n);
+      const T got = to_host(st->r.template as<T>())[0], got_base = to_host(st->base_r.template as<T>())[0];
+      verify_result v;
+      v.ok = std::fabs(double(got) - ref.value) <= tol;
+      v.baseline_ok = std::fabs(double(got_base) - ref.value) <= tol;
+      v.detail = "x.y within the pairwise-sum bound of a long-double host sum: cuprim " + std::to_string(double(got)) +
+                 ", cuBLAS " + std::to_string(double(got_base)) + ", host " + std::to_string(ref.value);
+      return v;
+    };
+    return b;
+  };
+  c.policy = [] { return record_policy(cuprim::blas::dot_policy_for<T>(cuprim::current_tuned_arch())); };
+  add_case(std::move(c));
+}
+
+std::string shape_label(std::int64_t m, std::int64_t n) { return size_label(m) + "x" + size_label(n); }
+
+}  // namespace
+
+void register_blas_gemv() {
+  using cuprim::ladder::gemv_variant;
+  struct shape {
+    std::int64_t m, n;
+    const char* what;
+  };
+  // Headline shapes above L2 (50 MB): square 16384^2 (1 GiB of float), long and wide (256 MiB), the M = 1 row
+  // (a 2^24-element row of A, 64 MiB), and 4096^2 (64 MiB: a decode-sized layer).
+  const shape shapes[] = {{16384, 16384, "square"}, {1 << 22, 16, "long"}, {16, 1 << 22, "wide"},
+                          {1, 1 << 24, "M=1"},      {4096, 4096, "decode"}};
+  for (bool trans : {false, true})
+    for (const shape& s : shapes) {
+      const std::string op = trans ? "T" : "N";
+      add_gemv_case<float>("blas/gemv/float/" + op + "/" + shape_label(s.m, s.n), trans, s.m, s.n,
+                           gemv_impl::production, gemv_variant::thread_per_row, s.m == 16384, 0);
+    }
+  for (bool trans : {false, true})
+    add_gemv_case<double>(std::string("blas/gemv/double/") + (trans ? "T" : "N") + "/" + shape_label(8192, 8192), trans,
+                          8192, 8192, gemv_impl::production, gemv_variant::thread_per_row, false, 0);
+  // The ladder at 16384^2 float, both ops (rung 1 op T reads a sector per element per thread: few repetitions).
+  for (bool trans : {false, true}) {
+    const std::string op = trans ? "T" : "N";
+    for (gemv_variant v : cuprim::ladder::gemv_variants)
+      add_gemv_case<float>("blas/gemv-ladder/" + std::string(cuprim::ladder::to_string(v)) + "/float/" + op + "/" +
+                               shape_label(16384, 16384),
+                           trans, 16384, 16384, gemv_impl::rung, v, false, 10);
+    add_gemv_case<float>("blas/gemv-ladder/production/float/" + op + "/" + shape_label(16384, 16384), trans, 16384,
+                         16384, gemv_impl::production, gemv_variant::thread_per_row, false, 20);
+  }
+  add_dot_case<float>(std::int64_t(1) << 26, true);
+  add_dot_case<double>(std::int64_t(1) << 25, false);
+  add_dot_case<float>(std::int64_t(1) << 20, false);  // inside L2: the launch and final pass dominate
+  add_note("blas/gemv", "blas/gemv: y = op(A) x, column-major A (lda = m), alpha 1, beta 0, unit strides, inputs "
+                        "uniform in [-1, 1); bytes = (m n + m + n) size, against cublas<S|D>gemv interleaved in the same "
+                        "run; gemv-ladder: the seed's CUDA-CHiLL steps (lab/ladder/gemv.cuh), then the production call");
+  add_note("blas/dot", "blas/dot: x.y, unit strides, bytes = 2 n size, against cublas<S|D>dot in device pointer mode "
+                       "(result in device memory, like cuprim's), interleaved in the same run");
+}
+
+}  // namespace lab
