@@ -160,12 +160,14 @@ void add_gemm(std::int64_t s, bool quick, const char* sweep_label = nullptr) {
 // tf32x3 against cublasSgemm (true FP32: what it replaces). The verification prints each side's worst error on 256
 // sampled elements, relative to Σ|a·b| (a double host sum), beside the bound.
 
-template <cuprim::blas::math Mode>
-void add_gemm_math(std::int64_t s, bool ta, bool quick) {
+template <cuprim::blas::math Mode, auto Policy = cuprim::tuned>
+void add_gemm_math(std::int64_t s, bool ta, bool quick, const char* sweep_label = nullptr) {
   constexpr bool x3 = Mode == cuprim::blas::math::tf32x3;
   const std::string pair = ta ? "TN" : "NN";
   case_def c;
-  c.name = std::string("blas/gemm/") + (x3 ? "float-tf32x3/" : "float-tf32/") + pair + "/" + std::to_string(s);
+  c.name = (sweep_label ? std::string("blas/sweep/") + sweep_label + "/" : std::string("blas/gemm/")) +
+           (x3 ? "float-tf32x3/" : "float-tf32/") + pair + "/" + std::to_string(s);
+  c.sweep = sweep_label != nullptr;
   c.family = "blas";
   c.op = "gemm";
   c.variant = x3 ? "3xTF32 tensor cores" : "TF32 tensor cores";
@@ -193,8 +195,8 @@ void add_gemm_math(std::int64_t s, bool ta, bool quick) {
     const auto op_a = ta ? cuprim::blas::op::T : cuprim::blas::op::N;
     bench b;
     b.run = [st, s, op_a](cudaStream_t stream, int) {
-      cuprim::blas::gemm(Mode, op_a, cuprim::blas::op::N, s, s, s, 1.f, st->a.template as<float>(), s, st->b.template as<float>(), s,
-                         0.f, st->c.template as<float>(), s, stream);
+      cuprim::blas::gemm<Policy>(Mode, op_a, cuprim::blas::op::N, s, s, s, 1.f, st->a.template as<float>(), s,
+                                 st->b.template as<float>(), s, 0.f, st->c.template as<float>(), s, stream);
     };
     b.baseline = [st, s, ta](cudaStream_t stream, int) {
       const float one = 1, zero = 0;
@@ -256,7 +258,8 @@ void add_gemm_math(std::int64_t s, bool ta, bool quick) {
   };
   c.policy = [] {
     constexpr int parts = x3 ? 2 : 1;
-    return record_policy(cuprim::blas::gemm_tf32_policy(cuprim::blas::gemm_sm90_policy_for(cuprim::current_tuned_arch()), parts));
+    if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(Policy)>, cuprim::tuned_t>) return record_policy(Policy);
+    else return record_policy(cuprim::blas::gemm_tf32_policy(cuprim::blas::gemm_sm90_policy_for(cuprim::current_tuned_arch()), parts));
   };
   add_case(std::move(c));
 }
@@ -575,6 +578,19 @@ void register_blas() {
       add_gemm_math<cuprim::blas::math::tf32>(s, ta, s == 8192 && !ta);
       add_gemm_math<cuprim::blas::math::tf32x3>(s, ta, s == 8192 && !ta);
     }
+  {  // the tf32 modes' sweep at 8192^3 NN: clusters multicasting op(A), other stage counts, tf32x3's smaller tiles
+    using cuprim::blas::math;
+    constexpr cuprim::blas::gemm_sm90_policy t1c2{.stages = 4, .group = 8, .cluster = 2};
+    constexpr cuprim::blas::gemm_sm90_policy t1s3{.stages = 3, .group = 8, .cluster = 1};
+    constexpr cuprim::blas::gemm_sm90_policy t3c2{.stages = 3, .group = 8, .cluster = 2, .tile_m = 128};
+    constexpr cuprim::blas::gemm_sm90_policy t3g16{.stages = 3, .group = 16, .cluster = 1, .tile_m = 128};
+    constexpr cuprim::blas::gemm_sm90_policy t3s4{.stages = 4, .group = 8, .cluster = 1, .tile_m = 64};
+    add_gemm_math<math::tf32, t1c2>(8192, false, false, "tf32-256x128-4s-c2");
+    add_gemm_math<math::tf32, t1s3>(8192, false, false, "tf32-256x128-3s");
+    add_gemm_math<math::tf32x3, t3c2>(8192, false, false, "x3-128x128-3s-c2");
+    add_gemm_math<math::tf32x3, t3g16>(8192, false, false, "x3-128x128-3s-g16");
+    add_gemm_math<math::tf32x3, t3s4>(8192, false, false, "x3-64x128-4s");
+  }
   add_gemm_tensor<__nv_bfloat16>(4096, false, false);
   add_gemm_tensor<__nv_bfloat16>(8192, false, true);
   add_gemm_tensor<__nv_bfloat16>(8192, true, false);

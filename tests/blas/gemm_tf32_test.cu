@@ -203,7 +203,7 @@ TEST_F(BlasGemmTf32, SmallTilesAndSplitK) {
   constexpr cuprim::blas::gemm_sm90_policy t128{.stages = 3, .group = 8, .cluster = 1, .tile_m = 128, .consumers = 2};
   constexpr cuprim::blas::gemm_sm90_policy t64s3{.stages = 4, .group = 8, .cluster = 1, .tile_m = 64, .consumers = 1,
                                                  .splits = 3};
-  constexpr cuprim::blas::gemm_sm90_policy c2{.stages = 2, .group = 8, .cluster = 2};
+  constexpr cuprim::blas::gemm_sm90_policy c2{.stages = 3, .group = 8, .cluster = 2, .tile_m = 128};
   for (math mode : {math::tf32, math::tf32x3})
     for (op oa : {op::N, op::T}) {
       run_case<t128>({mode, oa, op::N, 300, 257, 129, 1.0, 0.5, 4}, r);

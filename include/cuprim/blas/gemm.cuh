@@ -441,6 +441,11 @@ struct gemm_tf32_layout {
   std::size_t bytes() const { return split_bytes + a_bytes + b_bytes; }
 };
 
+/// Row r of the tile table refitted for a tf32 mode of `parts` parts.
+constexpr blas::gemm_sm90_policy gemm_tf32_row(int arch, int r, int parts) {
+  return blas::gemm_tf32_policy(blas::gemm_sm90_tile_row_for(arch, r).policy, parts);
+}
+
 /// gemm of floats in a tf32 mode (In = gemm_tf32 or gemm_tf32x3): validate, then as gemm_tensor_run: the scaling
 /// kernel, or the tensor-core kernel on K-major operands (an MN-major or TMA-unfit operand, and under tf32x3 every
 /// operand, packed by gemm_tf32_pack_kernel into a temporary from the current memory resource), or, where the
@@ -478,15 +483,14 @@ void gemm_tf32_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op
                                        plan.splits, partial, stream);
       };
       if constexpr (std::is_same_v<P_t, tuned_t>) {
-        constexpr auto row = [](int r) { return blas::gemm_tf32_policy(blas::gemm_sm90_tile_row_for(Arch, r).policy, parts); };
         switch (plan.row) {
-          case 1: return run.template operator()<row(1)>();
-          case 2: return run.template operator()<row(2)>();
-          case 3: return run.template operator()<row(3)>();
-          default: return run.template operator()<row(0)>();
+          case 1: return run.template operator()<gemm_tf32_row(Arch, 1, parts)>();
+          case 2: return run.template operator()<gemm_tf32_row(Arch, 2, parts)>();
+          case 3: return run.template operator()<gemm_tf32_row(Arch, 3, parts)>();
+          default: return run.template operator()<gemm_tf32_row(Arch, 0, parts)>();
         }
       } else {
-        run.template operator()<Policy>();
+        run.template operator()<blas::gemm_tf32_fit(Policy, parts)>();
       }
     });
   };
@@ -740,7 +744,8 @@ void gemm_row_major(op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64
 /// C = alpha · op(A) · op(B) + beta · C of floats in math mode `mode` (see the file comment, "Math modes"): math::fp32
 /// as the overload without a mode; math::tf32 and math::tf32x3 on tensor cores where the Hopper kernel runs (their
 /// packed operands in a temporary from the current memory resource). Policy: cuprim::tuned or, for the tf32 modes,
-/// a cuprim::blas::gemm_sm90_policy (math::fp32 then takes the tuned CUDA-core kernel).
+/// a cuprim::blas::gemm_sm90_policy, clamped where a mode needs it (blas::gemm_tf32_fit: tf32x3 at most 128 rows,
+/// the stages that fit); math::fp32 then takes the tuned CUDA-core kernel.
 template <auto Policy = tuned>
 void gemm(math mode, op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* A,
           std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc,

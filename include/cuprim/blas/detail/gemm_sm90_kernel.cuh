@@ -28,7 +28,10 @@
 // are (the tensor cores read each one's sign, exponent and top 10 mantissa bits); gemm_tf32x3 reads operands packed
 // as two parts, a tf32 high part and a tf32 low part (rows [0, R) and [R, 2R) of the packed array, R = the
 // operand's rows), whose tiles both arrive in each stage, and sums three products per k8 step, lo·hi + hi·lo + hi·hi,
-// which carries the products to about 2^-20 of |a·b| (the fp32 sums as for 16-bit inputs).
+// which carries the products to about 2^-20 of |a·b|; each stage's sum (32 k) is then added to the accumulators by
+// FP32 adds (rounded to nearest), so the tensor cores' own accumulation, which rounds less carefully, spans 32 k
+// only. Those accumulators and the stage's sums take 2 · BM / 2 registers per thread: tf32x3 tiles have at most 128
+// rows of C.
 //
 // Requirements (checked on the host by gemm_sm90_eligible): A, B 16-byte aligned, lda and ldb multiples of 8
 // elements, m, n, k below 2^31; a binary built for sm_90a (gemm_sm90_built).
@@ -426,6 +429,7 @@ __global__ void __launch_bounds__(gemm_sm90_shape<Rows, Consumers>::threads, 1)
   using S = gemm_sm90_shape_of<In, Rows, Consumers>;
   static_assert(!Split || Cluster == 1, "gemm_sm90_kernel: split k runs without clusters");
   static_assert(!I::tf32 || (!ColsMN && !RowsMN), "gemm_sm90_kernel: tf32 operands are K-major");
+  static_assert(I::parts == 1 || Rows <= 128, "gemm_sm90_kernel: tf32x3 tiles have at most 128 rows (registers)");
   extern __shared__ unsigned char smem_raw[];
   // Stages of [cols tile | rows tile], 1024-byte aligned (the 128-byte swizzle's period), then the barriers.
   unsigned char* smem =
@@ -513,36 +517,56 @@ __global__ void __launch_bounds__(gemm_sm90_shape<Rows, Consumers>::threads, 1)
     for (int index = first; index < units; index += clusters) {
       const unit u = unit_at(index);
       const gemm_sm90_tile tile = gemm_sm90_tile_at<S, Group, Cluster>(u.tile, tiles_m, pairs_n, rank);
-      float d[S::acc];  // written by the unit's first wgmma (accumulate = false)
+      float d[S::acc];  // written by the unit's first wgmma (accumulate = false), or by its first stage's sum
       int previous = 0;
-      for (int t = u.begin; t < u.end; ++t, ++it) {
-        const int s = it % Stages;
-        mbarrier_wait(&full[s], (it / Stages) & 1);
-        const unsigned char* cols = smem + s * S::stage_bytes + c * 8192;
-        const unsigned char* rows = smem + s * S::stage_bytes + S::cols_bytes;
-        wgmma_fence();
+      if constexpr (I::parts == 2) {
+        // tf32x3: each stage's three products summed by the tensor cores into `part` (lo·hi + hi·lo + hi·hi per k8
+        // step, the small terms first), then added to d by FP32 adds, rounded to nearest: the tensor cores' own
+        // accumulation (which does not round like an FP32 add) spans 32 k, not the whole sum.
+        float part[S::acc];
+        for (int t = u.begin; t < u.end; ++t, ++it) {
+          const int s = it % Stages;
+          mbarrier_wait(&full[s], (it / Stages) & 1);
+          const unsigned char* cols = smem + s * S::stage_bytes + c * 8192;
+          const unsigned char* rows = smem + s * S::stage_bytes + S::cols_bytes;
+          wgmma_fence();
 #pragma unroll
-        for (int q = 0; q < 4; ++q) {  // four wgmma steps of 32 bytes of k
-          const std::uint64_t da = wgmma_desc(cols + q * cols_step, ColsMN ? 8192 : 16, 1024);
-          const std::uint64_t db = wgmma_desc(rows + q * rows_step, RowsMN ? 8192 : 16, 1024);
-          const bool accumulate = t > u.begin || q > 0;
-          if constexpr (I::parts == 2) {  // lo·hi + hi·lo + hi·hi: the small terms first
-            const std::uint64_t da_lo = wgmma_desc(cols + S::part_cols_bytes + q * cols_step, 16, 1024);
-            const std::uint64_t db_lo = wgmma_desc(rows + S::part_rows_bytes + q * rows_step, 16, 1024);
-            wgmma_step<In, false, false>(d, da_lo, db, accumulate);
-            wgmma_step<In, false, false>(d, da, db_lo, true);
-            wgmma_step<In, false, false>(d, da, db, true);
-          } else {
-            wgmma_step<In, ColsMN, RowsMN>(d, da, db, accumulate);
+          for (int q = 0; q < 4; ++q) {
+            const std::uint64_t da = wgmma_desc(cols + q * 32, 16, 1024);
+            const std::uint64_t db = wgmma_desc(rows + q * 32, 16, 1024);
+            const std::uint64_t da_lo = wgmma_desc(cols + S::part_cols_bytes + q * 32, 16, 1024);
+            const std::uint64_t db_lo = wgmma_desc(rows + S::part_rows_bytes + q * 32, 16, 1024);
+            wgmma_step<In, false, false>(part, da_lo, db, q > 0);
+            wgmma_step<In, false, false>(part, da, db_lo, true);
+            wgmma_step<In, false, false>(part, da, db, true);
           }
+          wgmma_commit();
+          wgmma_wait<0>(part);
+          release(s);
+#pragma unroll
+          for (int i = 0; i < S::acc; ++i) d[i] = t > u.begin ? d[i] + part[i] : part[i];
         }
-        wgmma_commit();
-        wgmma_wait<1>(d);
-        if (t > u.begin) release(previous);
-        previous = s;
+      } else {
+        for (int t = u.begin; t < u.end; ++t, ++it) {
+          const int s = it % Stages;
+          mbarrier_wait(&full[s], (it / Stages) & 1);
+          const unsigned char* cols = smem + s * S::stage_bytes + c * 8192;
+          const unsigned char* rows = smem + s * S::stage_bytes + S::cols_bytes;
+          wgmma_fence();
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {  // four wgmma steps of 32 bytes of k
+            const std::uint64_t da = wgmma_desc(cols + q * cols_step, ColsMN ? 8192 : 16, 1024);
+            const std::uint64_t db = wgmma_desc(rows + q * rows_step, RowsMN ? 8192 : 16, 1024);
+            wgmma_step<In, ColsMN, RowsMN>(d, da, db, t > u.begin || q > 0);
+          }
+          wgmma_commit();
+          wgmma_wait<1>(d);
+          if (t > u.begin) release(previous);
+          previous = s;
+        }
+        wgmma_wait<0>(d);
+        release(previous);
       }
-      wgmma_wait<0>(d);
-      release(previous);
       if constexpr (Split) {
         if (g.splits > 1) {  // this unit's share of the sum, unscaled, into its split's slice
           const int split = index / tiles;

@@ -135,9 +135,20 @@ constexpr gemm_sm90_tile_row gemm_sm90_tile_row_for(int arch, int row) {
 
 /// The tf32 math modes run the rows of gemm_sm90_tile_row_for with stages refitted to their stage size (C is float:
 /// no staged epilogue): 32 floats of k per stage take the bytes of 64 16-bit elements, and tf32x3's two parts per
-/// operand twice that; as many stages as fit 227 KiB, at most 8. Not swept yet: the 16-bit rows' shapes, the stages
-/// that fit (256 x 128: 4 for tf32, 2 for tf32x3).
+/// operand twice that; as many stages as fit 227 KiB, at most 8. tf32x3 keeps a second set of accumulators (each
+/// stage's sum) and so takes tiles of at most 128 rows (256 x 128 becomes 128 x 128). Not swept yet: the 16-bit rows'
+/// shapes, the stages that fit (256 x 128: 4 for tf32; 128 x 128: 3 for tf32x3).
+/// An explicit policy under a tf32 mode runs as given where the mode can: tf32x3 clamps tile_m to 128 and both modes
+/// the stages to those that fit 227 KiB (no staged epilogue: C is float).
+constexpr gemm_sm90_policy gemm_tf32_fit(gemm_sm90_policy p, int parts) {
+  if (parts == 2 && p.tile_m > 128) p.tile_m = 128;
+  const int fit = (227 * 1024 - 1024 - 128) / ((p.tile_m + p.tile_n()) * 128 * parts);
+  if (p.stages > fit) p.stages = fit < 2 ? 2 : fit;
+  p.staged_store = false;
+  return p;
+}
 constexpr gemm_sm90_policy gemm_tf32_policy(gemm_sm90_policy p, int parts) {
+  if (parts == 2 && p.tile_m > 128) p.tile_m = 128;
   const int stage = (p.tile_m + p.tile_n()) * 128 * parts;
   int stages = (227 * 1024 - 1024 - 128) / stage;
   p.stages = stages < 2 ? 2 : stages > 8 ? 8 : stages;
