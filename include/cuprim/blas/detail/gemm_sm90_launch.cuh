@@ -79,8 +79,9 @@ bool gemm_sm90_built() {
     constexpr blas::gemm_sm90_policy P =
         tf32 ? blas::gemm_tf32_policy(blas::gemm_sm90_policy_for(90), gemm_sm90_input<In>::parts)
              : blas::gemm_sm90_policy{.stages = 3};
-    const auto* kernel = gemm_sm90_kernel<In, Out, P.stages, 8, P.cluster, !tf32, false, !tf32, P.tile_m>;
-    const bool ok = cudaFuncGetAttributes(&attr, kernel) == cudaSuccess;
+    const bool ok =
+        cudaFuncGetAttributes(&attr, gemm_sm90_kernel<In, Out, P.stages, 8, P.cluster, !tf32, false, !tf32, P.tile_m>) ==
+        cudaSuccess;
     (void)cudaGetLastError();
     return ok && attr.sharedSizeBytes == 0;
   }();
