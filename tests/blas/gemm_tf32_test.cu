@@ -1,8 +1,9 @@
 // cuprim::blas::gemm of floats in the tf32 math modes (blas::math::tf32, tf32x3) against a double-precision host
 // reference: every op pair over sizes around the tiles (256 x 128 x 32 for floats), larger shapes with padded, odd
 // and unaligned leading dimensions (packed operands), 2^12 + 3, alpha/beta edges, NaN in C with beta = 0, the
-// row-major form, the small tiles and split k (explicit policies), repeatability, and tf32x3 measurably more accurate
-// than tf32. An element's bound (the header's, "Math modes"):
+// row-major form, the small tiles and split k (explicit policies), repeatability, tf32x3 measurably more accurate
+// than tf32, the workspace forms (exactly gemm_workspace_bytes, nothing allocated; one byte short writes nothing; a
+// CUDA graph). An element's bound (the header's, "Math modes"):
 //   (e + 4·k·2^-24)·|alpha|·Σ|a·b|  +  2^-24·(|result| + |beta·c|)     e: 2^-9 for tf32, 2^-19 for tf32x3
 // and C's padding must keep its bytes. Where the Hopper kernel cannot run (not sm_90, no sm_90a code) the modes
 // compute in FP32 and the same cases hold.
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/graph.hpp"
 #include "common/test_util.hpp"
 
 #include <algorithm>
@@ -38,6 +40,7 @@ struct tf_case {
   std::int64_t shift = 0;  // elements past the allocations' start (not a multiple of 4: unaligned, packed)
   bool nan_c = false;
   bool row_major = false;
+  bool own_workspace = false;  // the workspace overload, given exactly gemm_workspace_bytes (poisoned)
 };
 
 std::string describe(const tf_case& c) {
@@ -75,7 +78,22 @@ double run_case(const tf_case& c, rng& r) {
   CUPRIM_CUDA_CHECK(cudaMemcpy(db.data() + c.shift, b.data(), b.size() * sizeof(float), cudaMemcpyHostToDevice));
   CUPRIM_CUDA_CHECK(cudaMemcpy(dc.data() + c.shift, cin.data(), cin.size() * sizeof(float), cudaMemcpyHostToDevice));
   const float alpha = float(c.alpha), beta = float(c.beta);
-  if (c.row_major)
+  if (c.own_workspace) {
+    const std::size_t bytes =
+        c.row_major ? cuprim::blas::gemm_row_major_workspace_bytes<Policy>(c.mode, c.op_a, c.op_b, c.m, c.n, c.k)
+                    : cuprim::blas::gemm_workspace_bytes<Policy>(c.mode, c.op_a, c.op_b, c.m, c.n, c.k);
+    cuprim::device_buffer<std::byte> ws(bytes);
+    cuprim_test::poison(ws);
+    const cuprim::workspace w{bytes ? ws.data() : nullptr, bytes};
+    cuprim_test::allocations_forbidden guard;
+    if (c.row_major)
+      cuprim::blas::gemm_row_major<Policy>(c.mode, c.op_a, c.op_b, c.m, c.n, c.k, alpha, da.data() + c.shift, lda,
+                                           db.data() + c.shift, ldb, beta, dc.data() + c.shift, ldc, w);
+    else
+      cuprim::blas::gemm<Policy>(c.mode, c.op_a, c.op_b, c.m, c.n, c.k, alpha, da.data() + c.shift, lda,
+                                 db.data() + c.shift, ldb, beta, dc.data() + c.shift, ldc, w);
+    CUPRIM_CUDA_CHECK(cudaDeviceSynchronize());
+  } else if (c.row_major)
     cuprim::blas::gemm_row_major<Policy>(c.mode, c.op_a, c.op_b, c.m, c.n, c.k, alpha, da.data() + c.shift, lda,
                                          db.data() + c.shift, ldb, beta, dc.data() + c.shift, ldc);
   else
@@ -226,6 +244,48 @@ TEST_F(BlasGemmTf32, ThreePassesAreMoreAccurate) {
   EXPECT_LT(e3, 0x1p-16);
 }
 
+// The workspace forms: every op pair, both modes, the split and small tiles, odd and unaligned operands (tf32 then
+// computes in FP32 for a K-major operand TMA cannot read; the bound holds either way), the row-major form.
+TEST_F(BlasGemmTf32, WorkspaceForms) {
+  CUPRIM_TEST_RNG(r);
+  constexpr cuprim::blas::gemm_sm90_policy t64s3{.stages = 4, .group = 8, .cluster = 1, .tile_m = 64, .consumers = 1,
+                                                 .splits = 3};
+  for (math mode : {math::tf32, math::tf32x3})
+    for (op oa : {op::N, op::T})
+      for (op ob : {op::N, op::T}) {
+        run_case({mode, oa, ob, 300, 257, 129, 1.0, 0.5, 4, 0, false, false, true}, r);
+        run_case({mode, oa, ob, 129, 65, 100, -1.0, 0.0, 3, 1, true, false, true}, r);
+        run_case<t64s3>({mode, oa, ob, 65, 129, 1000, 1.5, 0.0, 0, 0, true, false, true}, r);
+        run_case({mode, oa, ob, 200, 136, 72, 1.0, 0.5, 4, 0, false, true, true}, r);
+      }
+}
+
+TEST_F(BlasGemmTf32, WorkspaceTooSmallWritesNothing) {
+  const std::int64_t m = 200, n = 300, k = 256;
+  cuprim::device_buffer<float> a(std::size_t(m * k)), b(std::size_t(k * n)), c(std::size_t(m * n));
+  cuprim_test::poison(a, 0x3c);
+  cuprim_test::poison(b, 0x3c);
+  cuprim_test::poison(c);
+  for (math mode : {math::tf32, math::tf32x3}) {
+    const std::size_t need = cuprim::blas::gemm_workspace_bytes(mode, op::N, op::N, m, n, k);
+    if (cuprim::get_device_info().arch() != 90) GTEST_SKIP() << "the tensor-core path needs an sm_90 device";
+    ASSERT_GT(need, 0u);  // NN: op(A) = A is MN-major, so A is packed
+    cuprim::device_buffer<std::byte> ws(need);
+    try {
+      cuprim::blas::gemm(mode, op::N, op::N, m, n, k, 1.f, a.data(), m, b.data(), k, 0.f, c.data(), m,
+                         cuprim::workspace{ws.data(), need - 1});
+      ADD_FAILURE() << "no invalid_argument for a workspace one byte short";
+    } catch (const cuprim::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("workspace"), std::string::npos) << e.what();
+    }
+    CUPRIM_CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_TRUE(cuprim_test::bytes_are(c.data(), c.bytes()));
+  }
+  EXPECT_EQ(0u, cuprim::blas::gemm_workspace_bytes(math::fp32, op::N, op::N, m, n, k));
+  // tf32, TN, aligned: nothing to pack, no workspace.
+  EXPECT_EQ(0u, cuprim::blas::gemm_workspace_bytes(math::tf32, op::T, op::N, m, n, k));
+}
+
 TEST_F(BlasGemmTf32, BitwiseRepeatable) {
   CUPRIM_TEST_RNG(r);
   const std::int64_t m = 1000, n = 600, k = 2048;
@@ -257,6 +317,55 @@ TEST_F(BlasGemmTf32, BadArgumentsWriteNothing) {
                                   c.data(), 64),
                cuprim::invalid_argument);  // C overlaps A
   EXPECT_TRUE(cuprim_test::bytes_are(c.data(), c.bytes()));
+}
+
+}  // namespace
+
+namespace {
+
+// A tf32x3 call in the caller's workspace (both operands packed, k split) is captured in a CUDA graph (nothing
+// allocated), and the graph computes on the inputs it finds at launch.
+class BlasGemmTf32Graph : public cuprim_test::graph_test {};
+
+TEST_F(BlasGemmTf32Graph, CapturedInAGraph) {
+  constexpr cuprim::blas::gemm_sm90_policy split3{.stages = 4, .group = 8, .cluster = 1, .tile_m = 64, .consumers = 1,
+                                                  .splits = 3};
+  const std::int64_t m = 64, n = 256, k = 1500;
+  auto da = buffer<float>(std::size_t(m * k));
+  auto db = buffer<float>(std::size_t(k * n));
+  auto dc = buffer<float>(std::size_t(m * n));
+  cuprim_test::graph_workspace ws(
+      cuprim::blas::gemm_workspace_bytes<split3>(math::tf32x3, op::N, op::N, m, n, k), stream_);
+  CUPRIM_TEST_RNG(r);
+  std::vector<double> ad, bd;
+  replay(
+      ws,
+      [&](cudaStream_t s) {
+        cuprim::blas::gemm<split3>(math::tf32x3, op::N, op::N, m, n, k, 1.f, da.data(), m, db.data(), k, 0.f,
+                                   dc.data(), m, ws.get(), s);
+      },
+      [&] {
+        std::vector<float> a(da.size()), b(db.size());
+        for (auto& x : a) x = float(r.uniform(-1, 1));
+        for (auto& x : b) x = float(r.uniform(-1, 1));
+        da.copy_from_host(std::span<const float>(a));
+        db.copy_from_host(std::span<const float>(b));
+        ad.assign(a.begin(), a.end());
+        bd.assign(b.begin(), b.end());
+        cuprim_test::poison(dc);
+      },
+      [&] {
+        const auto got = dc.to_host_sync();
+        std::int64_t bad = 0;
+        for (std::int64_t j = 0; j < n; ++j)
+          for (std::int64_t i = 0; i < m; ++i) {
+            const auto e = cuprim::host::gemm_element('N', 'N', k, 1.0, ad.data(), m, bd.data(), k, 0.0,
+                                                      static_cast<const double*>(nullptr), m, i, j);
+            bad += !(std::fabs(double(got[std::size_t(i + j * m)]) - e.value) <=
+                     (0x1p-19 + 4.0 * double(k) * 0x1p-24) * e.bound + 0x1p-24 * std::fabs(e.value));
+          }
+        EXPECT_EQ(bad, 0);
+      });
 }
 
 }  // namespace

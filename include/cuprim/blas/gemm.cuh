@@ -78,8 +78,13 @@
 // chosen as for 16-bit inputs (blas::gemm_sm90_plan_for), the stages refitted (blas::gemm_tf32_policy); a split
 // takes its fp32 sums from the same temporary. Where that kernel cannot run (another device, a binary without
 // sm_90a code, sizes of 2^31 or more) every mode computes in true FP32: a mode allows the reduced precision, it does
-// not demand it. The same bits from run to run for one device and shape; Inf and NaN in A or B propagate as in FP32
-// (tf32x3 keeps them in the high part), and beta = 0 never reads C. No workspace overload yet.
+// not demand it. The same bits from run to run for one device and shape; Inf and NaN in A or B give non-finite
+// results (tf32x3 may give NaN where FP32 gives ±Inf: an infinite part times the other operand's zero low part), and
+// beta = 0 never reads C. Workspace: gemm_workspace_bytes(mode, op_a, op_b, m, n, k) (gemm_row_major_workspace_bytes
+// for the row-major form) sizes the packed operands and a split's sums for the op pair; the overloads taking a
+// `workspace` use the caller's (allocating nothing; graph-capturable), the plain ones allocate that much (and a copy
+// of an operand TMA cannot read) from the current memory resource. A workspace call under math::tf32 whose K-major
+// operand TMA cannot read (not 16-byte aligned, ld not a multiple of 4) computes in true FP32 instead of packing it.
 //
 // Workspace (16-bit inputs). gemm_workspace_bytes<In, Out, Policy>(op_a, op_b, m, n, k) is 0 unless the plan splits
 // k, then s · m · n · 4 bytes (each slice rounded up to 256 bytes); with cuprim::tuned it reads the current device (0
@@ -432,8 +437,7 @@ void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::
 }
 
 
-/// The tf32 math modes' plan: the tile row (as gemm_tensor_plan_for; its policy refitted by blas::gemm_tf32_policy)
-/// and the temporaries: the split's sums, then each packed operand (256-byte aligned).
+/// The tf32 math modes' temporaries: the split's sums, then each packed operand (256-byte aligned).
 struct gemm_tf32_layout {
   bool pack_a = false, pack_b = false;
   std::int64_t ld_p = 0;  // the packed operands' leading dimension: k rounded up to 32 (128-byte rows)
@@ -441,40 +445,64 @@ struct gemm_tf32_layout {
   std::size_t bytes() const { return split_bytes + a_bytes + b_bytes; }
 };
 
+/// Whether a tf32 mode runs m × n × k on the tensor cores here (gemm_sm90_runs_here; tf32x3's packed operands hold 2m
+/// and 2n rows, and TMA's coordinates are 32-bit).
+template <class In>
+bool gemm_tf32_runs_here(std::int64_t m, std::int64_t n, std::int64_t k) {
+  constexpr int parts = gemm_sm90_input<In>::parts;
+  const bool fits = parts == 1 || (m < (std::int64_t(1) << 30) && n < (std::int64_t(1) << 30));
+  return m > 0 && n > 0 && k > 0 && fits && has_device() && gemm_sm90_runs_here<In, float>(get_device_info(), m, n, k);
+}
+
+/// The layout for packing what the op pair needs (an MN-major operand; under tf32x3 both), plus under the plain
+/// form an operand TMA cannot read (a_fit / b_fit false). What gemm_workspace_bytes sizes: a_fit = b_fit = true.
+template <auto Policy, class In>
+gemm_tf32_layout gemm_tf32_layout_for(std::int64_t m, std::int64_t n, std::int64_t k, bool ta, bool tb, bool a_fit,
+                                      bool b_fit) {
+  constexpr int parts = gemm_sm90_input<In>::parts;
+  gemm_tf32_layout L;
+  if (!gemm_tf32_runs_here<In>(m, n, k)) return L;
+  L.split_bytes = gemm_tensor_plan_for<Policy, In, float>(m, n, k, ta, tb).bytes;
+  L.pack_a = parts == 2 || !ta || !a_fit;  // op(A)ᵀ K-major: A stored k × m (op T)
+  L.pack_b = parts == 2 || tb || !b_fit;   // op(B)ᵀ K-major: B stored k × n (op N)
+  L.ld_p = (k + 31) / 32 * 32;
+  const auto round = [](std::size_t x) { return (x + 255) / 256 * 256; };
+  if (L.pack_a) L.a_bytes = round(std::size_t(parts) * std::size_t(m) * std::size_t(L.ld_p) * sizeof(float));
+  if (L.pack_b) L.b_bytes = round(std::size_t(parts) * std::size_t(n) * std::size_t(L.ld_p) * sizeof(float));
+  return L;
+}
+
 /// Row r of the tile table refitted for a tf32 mode of `parts` parts.
 constexpr blas::gemm_sm90_policy gemm_tf32_row(int arch, int r, int parts) {
   return blas::gemm_tf32_policy(blas::gemm_sm90_tile_row_for(arch, r).policy, parts);
 }
 
-/// gemm of floats in a tf32 mode (In = gemm_tf32 or gemm_tf32x3): validate, then as gemm_tensor_run: the scaling
-/// kernel, or the tensor-core kernel on K-major operands (an MN-major or TMA-unfit operand, and under tf32x3 every
-/// operand, packed by gemm_tf32_pack_kernel into a temporary from the current memory resource), or, where the
-/// tensor-core kernel cannot run, the true-FP32 gemm.
+/// gemm of floats in a tf32 mode (In = gemm_tf32 or gemm_tf32x3): validate (the caller's workspace against
+/// gemm_workspace_bytes), then as gemm_tensor_run: the tensor-core kernel on K-major operands (an MN-major operand,
+/// under tf32x3 every operand, and in the plain form one TMA cannot read, packed by gemm_tf32_pack_kernel into the
+/// caller's workspace or a temporary from the current memory resource), or the true-FP32 gemm where that kernel
+/// cannot run (and, in the workspace form under tf32, for a K-major operand TMA cannot read).
 template <auto Policy, class In>
 void gemm_tf32_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m,
                    std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda, const float* b,
-                   std::int64_t ldb, float beta, float* c, std::int64_t ldc, cudaStream_t stream) {
+                   std::int64_t ldb, float beta, float* c, std::int64_t ldc, const workspace* ws, cudaStream_t stream) {
   using P_t = std::remove_cvref_t<decltype(Policy)>;
   static_assert(std::is_same_v<P_t, tuned_t> || std::is_same_v<P_t, blas::gemm_sm90_policy>,
                 "cuprim::blas::gemm: the tf32 modes take cuprim::tuned or a cuprim::blas::gemm_sm90_policy");
   constexpr int parts = gemm_sm90_input<In>::parts;
   gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
   const bool ta = op_a == blas::op::T, tb = op_b == blas::op::T;
+  check_workspace(fn, ws, gemm_tf32_layout_for<Policy, In>(m, n, k, ta, tb, true, true).bytes(),
+                  "gemm_workspace_bytes(mode, op_a, op_b, m, n, k)");
+  const bool a_fit = gemm_sm90_operand_ok(a, lda), b_fit = gemm_sm90_operand_ok(b, ldb);
   const bool product = m > 0 && n > 0 && k > 0 && alpha != 0.f;
-  // tf32x3's packed operands hold 2m and 2n rows: TMA's coordinates are 32-bit.
-  const bool fits = parts == 1 || (m < (std::int64_t(1) << 30) && n < (std::int64_t(1) << 30));
-  if (!product || !fits || !has_device() || !gemm_sm90_runs_here<In, float>(get_device_info(), m, n, k))
+  // The workspace form does not pack for alignment (its size cannot know it): tf32 takes FP32 there instead.
+  const bool unfit = ws && parts == 1 && ((ta && !a_fit) || (!tb && !b_fit));
+  if (!product || unfit || !gemm_tf32_runs_here<In>(m, n, k))
     return gemm_run<tuned>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
   const device_info& dev = get_device_info();
   const gemm_tensor_plan plan = gemm_tensor_plan_for<Policy, In, float>(m, n, k, ta, tb);
-  gemm_tf32_layout L;
-  L.pack_a = parts == 2 || !ta || !gemm_sm90_operand_ok(a, lda);   // op(A)ᵀ K-major: A stored k × m (op T)
-  L.pack_b = parts == 2 || tb || !gemm_sm90_operand_ok(b, ldb);    // op(B)ᵀ K-major: B stored k × n (op N)
-  L.ld_p = (k + 31) / 32 * 32;
-  const auto round = [](std::size_t x) { return (x + 255) / 256 * 256; };
-  L.split_bytes = plan.bytes;
-  if (L.pack_a) L.a_bytes = round(std::size_t(parts) * std::size_t(m) * std::size_t(L.ld_p) * sizeof(float));
-  if (L.pack_b) L.b_bytes = round(std::size_t(parts) * std::size_t(n) * std::size_t(L.ld_p) * sizeof(float));
+  const gemm_tf32_layout L = gemm_tf32_layout_for<Policy, In>(m, n, k, ta, tb, a_fit, b_fit);
   check_no_pending_error(fn);
   const auto launch = [&](const float* pa, std::int64_t lda_k, const float* pb, std::int64_t ldb_k, float* partial) {
     with_tuned_arch([&]<int Arch>() {
@@ -495,7 +523,7 @@ void gemm_tf32_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op
     });
   };
   if (L.bytes() == 0) return launch(a, lda, b, ldb, nullptr);
-  with_workspace(nullptr, L.bytes(), stream, [&](const workspace& w) {
+  with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
     auto* base = static_cast<unsigned char*>(w.data);
     const auto pack = [&](const float* src, std::int64_t ld, bool mn_major, std::int64_t rows, std::size_t offset) {
       float* dst = reinterpret_cast<float*>(base + offset);
@@ -516,17 +544,30 @@ void gemm_tf32_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op
 template <auto Policy>
 void gemm_math_run(const char* fn, const gemm_names& nm, blas::math mode, blas::op op_a, blas::op op_b,
                    std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda,
-                   const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc, cudaStream_t stream) {
+                   const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc, const workspace* ws,
+                   cudaStream_t stream) {
   switch (mode) {
     case blas::math::fp32:
       return gemm_run<tuned>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
     case blas::math::tf32:
-      return gemm_tf32_run<Policy, gemm_tf32>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+      return gemm_tf32_run<Policy, gemm_tf32>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, ws,
+                                              stream);
     case blas::math::tf32x3:
-      return gemm_tf32_run<Policy, gemm_tf32x3>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+      return gemm_tf32_run<Policy, gemm_tf32x3>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, ws,
                                                 stream);
   }
   throw_invalid(fn, "mode", "must be blas::math::fp32, blas::math::tf32 or blas::math::tf32x3");
+}
+
+/// gemm_workspace_bytes of a float gemm in `mode` (column-major view).
+template <auto Policy>
+std::size_t gemm_math_workspace_bytes(blas::math mode, blas::op op_a, blas::op op_b, std::int64_t m, std::int64_t n,
+                                      std::int64_t k) {
+  const bool ta = op_a == blas::op::T, tb = op_b == blas::op::T;
+  if (mode == blas::math::tf32) return gemm_tf32_layout_for<Policy, gemm_tf32>(m, n, k, ta, tb, true, true).bytes();
+  if (mode == blas::math::tf32x3)
+    return gemm_tf32_layout_for<Policy, gemm_tf32x3>(m, n, k, ta, tb, true, true).bytes();
+  return 0;
 }
 
 /// The caller's names of the strides (the row-major forms swap A's and B's, as gemm_names does).
@@ -751,7 +792,31 @@ void gemm(math mode, op op_a, op op_b, std::int64_t m, std::int64_t n, std::int6
           std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc,
           cudaStream_t stream = 0) {
   detail::gemm_math_run<Policy>("cuprim::blas::gemm", detail::gemm_column_major, mode, op_a, op_b, m, n, k, alpha, A,
-                                lda, B, ldb, beta, C, ldc, stream);
+                                lda, B, ldb, beta, C, ldc, nullptr, stream);
+}
+
+/// Bytes of workspace gemm(mode, ...) needs: 0 for math::fp32, else the packed operands and a split's sums (see the
+/// file comment, "Math modes"); reads the current device (0 without one or where the tensor cores cannot run).
+template <auto Policy = tuned>
+std::size_t gemm_workspace_bytes(math mode, op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return detail::gemm_math_workspace_bytes<Policy>(mode, op_a, op_b, m, n, k);
+}
+
+/// gemm_workspace_bytes of gemm_row_major(mode, ...)'s arguments.
+template <auto Policy = tuned>
+std::size_t gemm_row_major_workspace_bytes(math mode, op op_a, op op_b, std::int64_t m, std::int64_t n,
+                                           std::int64_t k) {
+  return detail::gemm_math_workspace_bytes<Policy>(mode, op_b, op_a, n, m, k);
+}
+
+/// gemm(mode, ...) in the caller's workspace (at least gemm_workspace_bytes(mode, op_a, op_b, m, n, k) bytes,
+/// 256-byte aligned, contents need not be initialised): allocates nothing, can be captured in a CUDA graph.
+template <auto Policy = tuned>
+void gemm(math mode, op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* A,
+          std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc, workspace ws,
+          cudaStream_t stream = 0) {
+  detail::gemm_math_run<Policy>("cuprim::blas::gemm", detail::gemm_column_major, mode, op_a, op_b, m, n, k, alpha, A,
+                                lda, B, ldb, beta, C, ldc, &ws, stream);
 }
 
 /// gemm in math mode `mode` over row-major arrays (as gemm_row_major).
@@ -760,7 +825,16 @@ void gemm_row_major(math mode, op op_a, op op_b, std::int64_t m, std::int64_t n,
                     const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
                     std::int64_t ldc, cudaStream_t stream = 0) {
   detail::gemm_math_run<Policy>("cuprim::blas::gemm_row_major", detail::gemm_row_major_view, mode, op_b, op_a, n, m, k,
-                                alpha, B, ldb, A, lda, beta, C, ldc, stream);
+                                alpha, B, ldb, A, lda, beta, C, ldc, nullptr, stream);
+}
+
+/// gemm_row_major(mode, ...) in the caller's workspace (gemm_row_major_workspace_bytes(mode, ...)).
+template <auto Policy = tuned>
+void gemm_row_major(math mode, op op_a, op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                    const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
+                    std::int64_t ldc, workspace ws, cudaStream_t stream = 0) {
+  detail::gemm_math_run<Policy>("cuprim::blas::gemm_row_major", detail::gemm_row_major_view, mode, op_b, op_a, n, m, k,
+                                alpha, B, ldb, A, lda, beta, C, ldc, &ws, stream);
 }
 
 /// batch products C_z = alpha · op(A_z) · op(B_z) + beta · C_z, z = 0 .. batch - 1, with A_z = A + z·stride_a,
