@@ -246,6 +246,27 @@ def bench_gemm(args, torch, cupy, rows):
                       f"{lib_name} {t_theirs:9.3f} ms  ratio {ratio:6.2f}x", flush=True)
                 rows.append({"op": f"gemm/{dtype}", "n": side, "library": lib_name, "cuprim_ms": t_ours,
                              "library_ms": t_theirs, "ratio": ratio, "tflops": tflops})
+                if dtype == "float32":
+                    # float32 on tensor cores: tf32x3 (FP32-level error) against the library's float32 matmul, and
+                    # (torch) tf32 against torch's own TF32 matmul.
+                    extra = [("tf32x3", theirs)]
+                    if lib_name == "torch":
+                        def theirs_tf32():
+                            torch.backends.cuda.matmul.allow_tf32 = True
+                            try:
+                                return torch.matmul(a, b)
+                            finally:
+                                torch.backends.cuda.matmul.allow_tf32 = False
+                        extra.append(("tf32", theirs_tf32))
+                    for math, base in extra:
+                        t_m = lib.time(lambda: cuprim.gemm(a, b, math=math), max(3, args.reps // 2), 2)
+                        t_b = lib.time(base, max(3, args.reps // 2), 2) if base is not theirs else t_theirs
+                        r = t_b / t_m
+                        print(f"{'gemm/float32 ' + math:32s} {side}^3  {lib_name:5s}: cuprim {t_m:9.3f} ms  "
+                              f"{lib_name} {'tf32' if math == 'tf32' else 'float32'} {t_b:9.3f} ms  ratio {r:6.2f}x",
+                              flush=True)
+                        rows.append({"op": f"gemm/float32-{math}", "n": side, "library": lib_name, "cuprim_ms": t_m,
+                                     "library_ms": t_b, "ratio": r})
                 a = b = None  # free before the next size
 
 

@@ -514,24 +514,36 @@ def bincount(x: Any, *, minlength: int = 0, length: Optional[int] = None, out: A
 # BLAS
 
 
+_MATH = {"fp32": 0, "tf32": 1, "tf32x3": 2}
+
+
 def gemm(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0.0, trans_a: bool = False,
-         trans_b: bool = False, out_dtype: Any = None, stream: Any = None):
+         trans_b: bool = False, out_dtype: Any = None, math: str = "fp32", stream: Any = None):
     """C = alpha · op(a) · op(b) + beta · C over row-major (C-contiguous) 2-D arrays; op transposes when trans_*.
 
     dtypes: float32 and float64 (computed in their type: true FP32 / FP64); bfloat16 and float16 inputs, multiplied
     on tensor cores with float32 accumulation, into their own type or float32 (out_dtype=, or out='s dtype).
     beta ≠ 0 reads out (which must then be given); beta = 0 never reads it.
+    math (float32 inputs): "fp32" (default: true FP32), "tf32" (tensor cores on the floats read as tf32, about
+    2^-10 per product) or "tf32x3" (tensor cores on each float split in two tf32 parts: FP32-level error, on Hopper
+    about twice the speed of FP32; cuprim::blas::math in the C++ header says more).
 
     >>> c = cuprim.gemm(a, b)                        # a @ b
     >>> cuprim.gemm(a, b, out=c, alpha=2, beta=1)   # c = 2 a b + c
+    >>> c = cuprim.gemm(a, b, math="tf32x3")         # float32 on tensor cores
     """
     fn = "cuprim.gemm"
+    mode = _MATH.get(math)
+    if mode is None:
+        raise ValueError(f"{fn}: math must be 'fp32', 'tf32' or 'tf32x3' (got {math!r})")
     A, s, alloc = _call(fn, a, stream)
     B = _a.view(fn, "b", b)
     if len(A.shape) != 2 or len(B.shape) != 2:
         raise ValueError(f"{fn}: a and b must be 2-D (shapes {A.shape}, {B.shape})")
     if B.code != A.code:
         raise TypeError(f"{fn}: a is {A.dtype_name}, b {B.dtype_name}; they must have one dtype")
+    if mode and A.dtype_name != "float32":
+        raise TypeError(f"{fn}: math={math!r} takes float32 inputs, not {A.dtype_name}")
     m, k = (A.shape[1], A.shape[0]) if trans_a else A.shape
     kb, n = (B.shape[1], B.shape[0]) if trans_b else B.shape
     if kb != k:
@@ -546,7 +558,7 @@ def gemm(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0
     obj, o = _output(fn, "out", out, alloc, (m, n), out_code)
     ld = lambda cols: cols if cols > 1 else 1  # row-major leading dimensions (BLAS wants at least 1)
     _ext.gemm(A.device, A.code, out_code, trans_a, trans_b, m, n, k, float(alpha), A.ptr, ld(A.shape[1]), B.ptr,
-              ld(B.shape[1]), float(beta), o.ptr, ld(n), s)
+              ld(B.shape[1]), float(beta), o.ptr, ld(n), s, mode)
     return obj
 
 

@@ -65,10 +65,10 @@ void histogram_even_int(int dev, int dtype, addr samples, std::int64_t n, addr h
 void histogram_even_float(int dev, int dtype, addr samples, std::int64_t n, addr hist, int bins, double lower,
                           double upper, addr stream);
 
-/// Row-major C = alpha · op(A) · op(B) + beta · C.
+/// Row-major C = alpha · op(A) · op(B) + beta · C; math: a blas::math value (float32 inputs only; 0 otherwise).
 void gemm(int dev, int in_dtype, int out_dtype, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n,
           std::int64_t k, double alpha, addr a, std::int64_t lda, addr b, std::int64_t ldb, double beta, addr c,
-          std::int64_t ldc, addr stream);
+          std::int64_t ldc, addr stream, int math);
 
 /// Host microseconds per call of `reps` back-to-back reduce(...) calls made from C++: the loop's wall time divided
 /// by reps, nothing synchronised inside it (the stream is synchronised after one warm-up call before the loop, and

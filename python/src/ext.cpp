@@ -96,7 +96,7 @@ NB_MODULE(_ext, m) {
   m.def("histogram_even_float", &py::histogram_even_float, "dev"_a, "dtype"_a, "samples"_a, "n"_a, "hist"_a,
         "bins"_a, "lower"_a, "upper"_a, "stream"_a);
   m.def("gemm", &py::gemm, "dev"_a, "in_dtype"_a, "out_dtype"_a, "trans_a"_a, "trans_b"_a, "m"_a, "n"_a, "k"_a,
-        "alpha"_a, "a"_a, "lda"_a, "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "stream"_a);
+        "alpha"_a, "a"_a, "lda"_a, "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "stream"_a, "math"_a = 0);
 
   m.def("pointer_device", &py::pointer_device, "ptr"_a,
         "The CUDA ordinal of the device memory at ptr, or -1 for host memory.");

@@ -1,5 +1,5 @@
-// python/src/gemm.cu: cuprim::blas::gemm_row_major: float and double (computed in their type), bfloat16 and half
-// inputs with float accumulation into their own type or float.
+// python/src/gemm.cu: cuprim::blas::gemm_row_major: float and double (computed in their type; float also in the
+// tf32 math modes), bfloat16 and half inputs with float accumulation into their own type or float.
 #include "dispatch.cuh"
 
 #include <cuprim/blas/gemm.cuh>
@@ -8,7 +8,7 @@ namespace cuprim::python {
 
 void gemm(int dev, int in_dtype, int out_dtype, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n,
           std::int64_t k, double alpha, addr a, std::int64_t lda, addr b, std::int64_t ldb, double beta, addr c,
-          std::int64_t ldc, addr stream) {
+          std::int64_t ldc, addr stream, int math) {
   device_scope scope(dev);
   const char* fn = "cuprim.gemm";
   const blas::op oa = trans_a ? blas::op::T : blas::op::N, ob = trans_b ? blas::op::T : blas::op::N;
@@ -17,9 +17,16 @@ void gemm(int dev, int in_dtype, int out_dtype, bool trans_a, bool trans_b, std:
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       if (out_dtype != code_of<T>)
         throw unsupported_dtype(fn, std::string(dtype_name(in_dtype)) + " into " + dtype_name(out_dtype));
+      if constexpr (std::is_same_v<T, float>) {
+        blas::gemm_row_major(blas::math(math), oa, ob, m, n, k, float(alpha), ptr<const float>(a), lda,
+                             ptr<const float>(b), ldb, float(beta), ptr<float>(c), ldc, s);
+        return;
+      }
+      if (math != 0) cuprim::detail::throw_invalid(fn, "math", "takes float32 inputs (float64 is computed in FP64)");
       blas::gemm_row_major(oa, ob, m, n, k, T(alpha), ptr<const T>(a), lda, ptr<const T>(b), ldb, T(beta), ptr<T>(c),
                            ldc, s);
     } else {
+      if (math != 0) cuprim::detail::throw_invalid(fn, "math", "takes float32 inputs (16-bit inputs always run on tensor cores)");
       if (out_dtype == code_of<T>)
         blas::gemm_row_major(oa, ob, m, n, k, float(alpha), ptr<const T>(a), lda, ptr<const T>(b), ldb, float(beta),
                              ptr<T>(c), ldc, s);

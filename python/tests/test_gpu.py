@@ -326,6 +326,22 @@ def test_gemm(fw, dtype, out_dtype, shape, trans):
     assert np.all(np.abs(got - ref) <= bound)
 
 
+@pytest.mark.parametrize("math, err", [("tf32", 2.0 ** -9), ("tf32x3", 2.0 ** -19)])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (33, 17, 65), (300, 200, 513)])
+@pytest.mark.parametrize("trans", [(False, False), (True, False), (False, True)])
+def test_gemm_math(fw, math, err, shape, trans):
+    m, n, k = shape
+    ta, tb = trans
+    ha = random_array("float32", m * k, low=-1, high=1).reshape((k, m) if ta else (m, k))
+    hb = random_array("float32", k * n, seed=5, low=-1, high=1).reshape((n, k) if tb else (k, n))
+    c = cuprim.gemm(fw.asarray(ha), fw.asarray(hb), trans_a=ta, trans_b=tb, math=math)
+    A = ha.astype(np.float64).T if ta else ha.astype(np.float64)
+    B = hb.astype(np.float64).T if tb else hb.astype(np.float64)
+    ref = A @ B
+    bound = (err + 4 * k * 2.0 ** -24) * (np.abs(A) @ np.abs(B)) + 2.0 ** -24 * np.abs(ref) + 1e-300
+    assert np.all(np.abs(fw.numpy(c).astype(np.float64) - ref) <= bound)
+
+
 def test_gemm_alpha_beta_out(fw):
     ha, hb = random_array("float32", 64 * 32).reshape(64, 32), random_array("float32", 32 * 48, seed=2).reshape(32, 48)
     hc = random_array("float32", 64 * 48, seed=3).reshape(64, 48)

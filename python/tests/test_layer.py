@@ -273,7 +273,7 @@ def test_gemm_flow(fake):
     a, b = fake.t((6, 4), "bfloat16"), fake.t((4, 5), "bfloat16")
     c = cuprim.gemm(a, b, out_dtype="float32", alpha=2)
     assert fake.ext.calls[-1] == ("gemm", (0, C["bfloat16"], C["float32"], False, False, 6, 5, 4, 2.0, a.data_ptr(), 4,
-                                           b.data_ptr(), 5, 0.0, c.data_ptr(), 5, 0))
+                                           b.data_ptr(), 5, 0.0, c.data_ptr(), 5, 0, 0))
     assert c.shape == (6, 5) and c.dtype is fake.torch.float32
     at = fake.t((4, 6), "float32")
     bt = fake.t((5, 4), "float32")
@@ -287,6 +287,12 @@ def test_gemm_flow(fake):
         cuprim.gemm(at, bt)
     with pytest.raises(TypeError, match="one dtype"):
         cuprim.gemm(a, fake.t((4, 5), "float32"))
+    cuprim.gemm(at, bt, trans_a=True, trans_b=True, math="tf32x3")
+    assert fake.ext.calls[-1][1][-1] == 2
+    with pytest.raises(ValueError, match="math"):
+        cuprim.gemm(at, bt, trans_a=True, trans_b=True, math="fp16")
+    with pytest.raises(TypeError, match="float32"):
+        cuprim.gemm(a, b, math="tf32")
     e = cuprim.matmul(fake.t((0, 3), "float64"), fake.t((3, 0), "float64"))
     assert fake.ext.calls[-1][1][10] == 3 and fake.ext.calls[-1][1][12] == 1 and fake.ext.calls[-1][1][15] == 1
     assert e.shape == (0, 0)
