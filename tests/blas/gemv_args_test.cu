@@ -106,7 +106,7 @@ TEST(BlasGemvPlan, SplitsOnlyWhenTheTilesAreTooFew) {
   EXPECT_EQ(plan(false, 1 << 20, 16).slices, 1);
   EXPECT_GT(plan(true, 1 << 20, 16).slices, 1);
   EXPECT_EQ(plan(true, 1 << 20, 16).lanes, 256);
-  // Wide (m = 16, n = 2^20): op N splits the columns; op T gives each column 4 lanes of 4 rows.
+  // Wide (m = 16, n = 2^20): op N splits the columns; op T gives each column 4 lanes of 4 rows (short columns).
   EXPECT_GT(plan(false, 16, 1 << 20).slices, 1);
   EXPECT_EQ(plan(true, 16, 1 << 20).lanes, 4);
   // Tiny: one block, nothing split, no workspace.
@@ -123,7 +123,61 @@ TEST(BlasGemvPlan, SplitsOnlyWhenTheTilesAreTooFew) {
         EXPECT_LT(p.chunk * (p.slices - 1), summed) << "an empty slice: " << t << " " << m << " " << n;
         EXPECT_EQ(p.bytes == 0, p.slices == 1);
         if (p.slices > 1) EXPECT_GE(p.bytes, std::size_t(p.slices * len_y) * sizeof(float));
+        // The second pass: fold a power of two in [1, 256], about 8 slices per thread (fewer where the block
+        // would hold fewer than 8 elements of y), 1 without a split.
+        EXPECT_EQ(p.fold & (p.fold - 1), 0);
+        EXPECT_GE(p.fold, 1);
+        EXPECT_LE(p.fold, 256);
+        if (p.slices == 1) EXPECT_EQ(p.fold, 1);
+        if (len_y >= 8) EXPECT_LE(p.fold, 32);
+        // Short columns (op T only) never split; cols is 1 or the unroll.
+        if (p.short_columns) {
+          EXPECT_TRUE(t);
+          EXPECT_EQ(p.slices, 1);
+          EXPECT_LE(p.lanes, 32);
+        }
+        EXPECT_TRUE(p.cols == 1 || (p.short_columns && p.cols == P.unroll));
+        if (!t) EXPECT_LE(p.lanes, P.row_lanes);
       }
+}
+
+TEST(BlasGemvPlan, ShortColumnsAndRowLanes) {
+  constexpr cuprim::blas::gemv_policy P{.threads = 256, .vector_bytes = 16, .unroll = 4, .blocks_per_sm = 4,
+                                        .row_lanes = 64};
+  const auto plan = [](bool t, std::int64_t m, std::int64_t n) {
+    return cuprim::blas::gemv_plan_for<P, float>(t, m, n, true, 132);
+  };
+  // op T, 16 rows (4 lanes of 4 floats per column): unroll columns per thread, 64 x 4 columns per block.
+  const auto wide = plan(true, 16, std::int64_t(1) << 22);
+  EXPECT_TRUE(wide.short_columns);
+  EXPECT_EQ(wide.cols, 4);
+  EXPECT_EQ(wide.grid_x, (std::int64_t(1) << 22) / 256);
+  // M = 1 (op T: one row, one lane per column): 1024 columns per block.
+  const auto row = plan(true, 1, std::int64_t(1) << 24);
+  EXPECT_TRUE(row.short_columns);
+  EXPECT_EQ(row.lanes, 1);
+  EXPECT_EQ(row.cols, 4);
+  // Few columns: one per thread, so that the device still gets blocks (here 2 blocks of 64 columns).
+  EXPECT_EQ(plan(true, 16, 100).cols, 1);
+  // Long columns: the warp-per-column kernel.
+  EXPECT_FALSE(plan(true, 4096, 4096).short_columns);
+  // op N at 4096^2: 64 lanes of 4 rows, 16 tiles, 33 slices (528 blocks), 4 column groups per block.
+  const auto sq = plan(false, 4096, 4096);
+  EXPECT_EQ(sq.lanes, 64);
+  EXPECT_EQ(sq.grid_x, 16);
+  EXPECT_EQ(sq.slices, 33);
+  EXPECT_EQ(sq.fold, 8);  // ceil(33 / 8) = 5 -> 8 threads per element, 32 elements per block
+  // op N, 16 rows, 2^22 columns: one tile, 528 slices, 32 threads per element of y in the second pass.
+  const auto wn = plan(false, 16, std::int64_t(1) << 22);
+  EXPECT_EQ(wn.grid_x, 1);
+  EXPECT_EQ(wn.slices, 528);
+  EXPECT_EQ(wn.fold, 32);
+  // op N, M = 1: 528 slices over 1 element: 128 threads sum about 4 slices each.
+  EXPECT_EQ(plan(false, 1, std::int64_t(1) << 24).fold, 128);
+  // row_lanes above the block's threads: the block's threads.
+  constexpr cuprim::blas::gemv_policy Q{.threads = 128, .vector_bytes = 16, .unroll = 4, .blocks_per_sm = 4,
+                                        .row_lanes = 1024};
+  EXPECT_EQ((cuprim::blas::gemv_plan_for<Q, float>(false, 1 << 20, 16, true, 132).lanes), 128);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -152,6 +152,24 @@ TYPED_TEST(BlasGemv, LongAndWide) {
   }
 }
 
+TYPED_TEST(BlasGemv, ShortColumnsAndTheSlicesSum) {
+  CUPRIM_TEST_RNG(r);
+  // op T over short columns (several columns per thread; a last block partly past n; a partial last vector; x and
+  // A off alignment; x strided and reversed); just past short (129 rows: the warp-per-column kernel).
+  for (auto [m, n] : {std::array<std::int64_t, 2>{16, 300001}, {18, 200003}, {3, 250001}, {1, 1 << 20}, {128, 70001},
+                      {129, 70001}})
+    check_gemv<TypeParam>({.trans = op::T, .m = m, .n = n}, r);
+  check_gemv<TypeParam>({.trans = op::T, .m = 18, .n = 200003, .lda = 19}, r);
+  check_gemv<TypeParam>({.trans = op::T, .m = 16, .n = 200003, .offset = true}, r);
+  check_gemv<TypeParam>({.trans = op::T, .m = 20, .n = 200003, .incx = -2, .incy = 3}, r);
+  check_gemv<TypeParam>({.trans = op::T, .m = 16, .n = 200003, .beta = 0, .nan_y = true}, r);
+  // op N split over many slices (the second pass: several threads per element of y, then a tree), y short or not.
+  for (auto [m, n] : {std::array<std::int64_t, 2>{1, 1 << 20}, {5, 300001}, {16, 1 << 20}, {100, 200003},
+                      {2048, 2048}, {4096, 4096}})
+    check_gemv<TypeParam>({.trans = op::N, .m = m, .n = n}, r);
+  check_gemv<TypeParam>({.trans = op::N, .m = 7, .n = 300001, .incx = -3, .incy = -2, .beta = 0, .nan_y = true}, r);
+}
+
 TYPED_TEST(BlasGemv, LeadingDimensionAboveM) {
   CUPRIM_TEST_RNG(r);
   for (op trans : {op::N, op::T})

@@ -59,9 +59,12 @@ namespace cuprim::blas {
 struct gemv_plan {
   bool vec = false;            ///< 16-byte loads of A
   int lanes = 1;               ///< op N: threads along the rows of a block; op T: threads per column
+  bool short_columns = false;  ///< op T: a column in one pass of its lanes (at most 32): gemv_t_short_kernel
+  int cols = 1;                ///< op T, short columns: columns per thread (1 or the policy's unroll)
   std::int64_t slices = 1;     ///< blocks along the summed dimension (n for op N, m for op T)
   std::int64_t chunk = 0;      ///< columns (op N) or rows (op T) per slice
   std::int64_t grid_x = 0;     ///< blocks along the output (tiles of rows for op N, of columns for op T)
+  int fold = 1;                ///< second pass (slices > 1): threads per element of y, each summing every fold-th slice
   std::size_t bytes = 0;       ///< workspace: slices × len(y) accumulators when slices > 1, else 0
 };
 
@@ -89,7 +92,7 @@ constexpr gemv_plan gemv_plan_for(bool trans, std::int64_t m, std::int64_t n, bo
   const std::int64_t target = std::int64_t(sms > 0 ? sms : 1) * P.blocks_per_sm;
   std::int64_t most_slices = 1, len_summed = 0;
   if (!trans) {
-    p.lanes = pow2_at_least(rows_v, P.threads);
+    p.lanes = pow2_at_least(rows_v, P.row_lanes < P.threads ? P.row_lanes : P.threads);
     const int groups = P.threads / p.lanes;
     p.grid_x = ceil_div(rows_v, p.lanes);
     most_slices = ceil_div(n, std::int64_t(groups) * P.unroll);  // each thread at least `unroll` columns
@@ -98,9 +101,18 @@ constexpr gemv_plan gemv_plan_for(bool trans, std::int64_t m, std::int64_t n, bo
     // A warp per column (fewer lanes for short columns); more, up to the block, while columns are too few.
     const int full = pow2_at_least(rows_v, P.threads);
     p.lanes = full < 32 ? full : 32;
-    while (p.lanes < full && ceil_div(n, P.threads / p.lanes) < target) p.lanes *= 2;
-    p.grid_x = ceil_div(n, P.threads / p.lanes);
-    most_slices = ceil_div(rows_v, std::int64_t(p.lanes) * P.unroll);  // each thread at least `unroll` loads
+    if (full <= 32) {
+      // Short columns (one pass of the lanes, at most a vector each): `unroll` columns per thread while that
+      // leaves the device blocks enough; nothing to split.
+      p.short_columns = true;
+      const std::int64_t per_block = P.threads / p.lanes;
+      p.cols = ceil_div(n, per_block * P.unroll) >= target ? P.unroll : 1;
+      p.grid_x = ceil_div(n, per_block * p.cols);
+    } else {
+      while (p.lanes < full && ceil_div(n, P.threads / p.lanes) < target) p.lanes *= 2;
+      p.grid_x = ceil_div(n, P.threads / p.lanes);
+      most_slices = ceil_div(rows_v, std::int64_t(p.lanes) * P.unroll);  // each thread at least `unroll` loads
+    }
     len_summed = m;
   }
   std::int64_t s = p.grid_x >= target ? 1 : ceil_div(target, p.grid_x);
@@ -109,6 +121,12 @@ constexpr gemv_plan gemv_plan_for(bool trans, std::int64_t m, std::int64_t n, bo
   p.chunk = trans ? ceil_div(ceil_div(len_summed, s), v) * v : ceil_div(len_summed, s);
   p.slices = ceil_div(len_summed, p.chunk);
   const std::int64_t len_y = trans ? n : m;
+  if (p.slices > 1) {
+    // The second pass: fold threads per element of y (a power of two, 256 at most), each summing about 8 slices,
+    // at least 8 elements of y per block of 256 (32-byte reads) unless y is shorter.
+    const int most = 256 / pow2_at_least(len_y, 8);
+    p.fold = pow2_at_least(ceil_div(p.slices, 8), most);
+  }
   p.bytes = p.slices > 1 ? cuprim::detail::align_up(std::size_t(p.slices) * std::size_t(len_y) *
                                                     sizeof(accumulator_t<In>))
                          : 0;
@@ -175,10 +193,14 @@ void gemv_launch(const char* fn, bool trans, const blas::gemv_plan& plan, gemv_a
   if (plan.grid_x > 0x7fffffff) throw_invalid(fn, trans ? "n" : "m", "too large for one launch");
   g.partial = plan.slices > 1 ? partial : nullptr;
   g.lanes = plan.lanes;
+  g.cols = plan.cols;
   g.chunk = plan.chunk;
   const dim3 grid{unsigned(plan.grid_x), unsigned(plan.slices), 1u};
   using PC = policy_constant<P>;
-  if (trans) {
+  if (trans && plan.short_columns) {
+    if (plan.vec) gemv_t_short_kernel<PC, true><<<grid, P.threads, 0, stream>>>(g);
+    else gemv_t_short_kernel<PC, false><<<grid, P.threads, 0, stream>>>(g);
+  } else if (trans) {
     if (plan.vec) gemv_t_kernel<PC, true><<<grid, P.threads, 0, stream>>>(g);
     else gemv_t_kernel<PC, false><<<grid, P.threads, 0, stream>>>(g);
   } else {
@@ -187,11 +209,12 @@ void gemv_launch(const char* fn, bool trans, const blas::gemv_plan& plan, gemv_a
   }
   check_launch(fn);
   if (plan.slices == 1) return;
+  // The slices' sum: a programmatic dependent launch (scheduled while the product drains; it waits for it).
   const std::int64_t len_y = trans ? g.n : g.m;
-  const unsigned blocks = unsigned(std::min<std::int64_t>((len_y + 255) / 256, std::int64_t(get_device_info().sm_count) * 8));
-  gemv_finish_kernel<<<blocks, 256, 0, stream>>>(static_cast<const Acc*>(partial), plan.slices, len_y, g.y, g.incy,
-                                                g.alpha, g.beta);
-  check_launch(fn);
+  const std::int64_t blocks = (len_y + (gemv_finish_threads / plan.fold) - 1) / (gemv_finish_threads / plan.fold);
+  if (blocks > 0x7fffffff) throw_invalid(fn, trans ? "n" : "m", "too large for one launch");
+  launch_dependent(fn, gemv_finish_kernel<In, Acc>, unsigned(blocks), unsigned(gemv_finish_threads), stream,
+                   static_cast<const Acc*>(partial), plan.slices, len_y, plan.fold, g.y, g.incy, g.alpha, g.beta);
 }
 
 /// Every gemv ends here: validate, plan, then the scaling kernel (alpha = 0 or nothing to sum) or the product.

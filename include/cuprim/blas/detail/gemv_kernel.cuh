@@ -11,10 +11,15 @@
 //    a thread sums V consecutive rows at a time (i = r0 + lane·V, + lanes·V, ...) in increasing order, then the
 //    lanes of a column are added by warp shuffles (and, past 32 lanes, through shared memory). Grid: x over tiles of
 //    columns, y over slices of `chunk` rows (the split).
+//  gemv_t_short_kernel (op T, columns of at most 32 vectors: one pass of the lanes): as gemv_t_kernel, but each lane
+//    loads its vector of x once and its vector of `cols` columns (j, j + columns per pass, ...: each load
+//    coalesced), so a thread keeps `cols` loads in flight where a column alone gives it one. Never split.
 //
 // Unsplit (one slice), a kernel writes y = alpha·sum + beta·y itself (y not read when beta = 0). Split, it writes
-// its slice's sums to partial[slice·len_y + i], and gemv_finish_kernel adds the slices in increasing order and
-// writes y. Every order depends on the plan (shape, alignment, SM count), never on timing: the same bits each run.
+// its slice's sums to partial[slice·len_y + i], and gemv_finish_kernel (a programmatic dependent launch) gives each
+// element of y `fold` threads, thread w adding slices w, w + fold, ... in increasing order, then adds the fold sums
+// in a fixed tree and writes y. Every order depends on the plan (shape, alignment, SM count), never on timing: the
+// same bits each run.
 //
 // Strided vectors: element k of x is x[k·incx] and of y is y[k·incy]; the host passes, for a negative increment,
 // the address of the last element in memory, so that BLAS's traversal from the end is the same formula.
@@ -22,6 +27,7 @@
 
 #include <cuprim/blas/detail/gemv_tuning.cuh>
 #include <cuprim/core/functional.cuh>
+#include <cuprim/device/detail/launch.cuh>
 #include <cuprim/device/detail/load.cuh>
 
 #include <cstdint>
@@ -41,6 +47,7 @@ struct gemv_args {
   Acc alpha, beta;
   Acc* partial;        ///< null: write y; else the slices' sums, [slice][len_y]
   int lanes;           ///< op N: threads along the rows; op T: threads per column (a power of two)
+  int cols;            ///< op T, short columns: columns per thread (1 to the policy's unroll)
   std::int64_t chunk;  ///< op N: columns per slice; op T: rows per slice (a multiple of the vector)
   bool x_vec;          ///< op T: x has unit stride and 16-byte alignment (vector loads of x)
 };
@@ -74,6 +81,7 @@ __global__ void __launch_bounds__(Policy::value.threads) gemv_n_kernel(gemv_args
   constexpr blas::gemv_policy P = Policy::value;
   constexpr int V = Vec ? vector_traits<In, P.vector_bytes>::elems : 1, U = P.unroll;
   __shared__ Acc red[P.threads * V];
+  allow_dependent_launch();  // the slices' sum may be scheduled now (it waits for this grid)
   const int lanes = g.lanes, groups = P.threads / lanes;
   const int lane = int(threadIdx.x) & (lanes - 1), group = int(threadIdx.x) / lanes;
   const std::int64_t i0 = (std::int64_t(blockIdx.x) * lanes + lane) * V;
@@ -143,6 +151,7 @@ __global__ void __launch_bounds__(Policy::value.threads) gemv_t_kernel(gemv_args
   constexpr int V = Vec ? vector_traits<In, P.vector_bytes>::elems : 1, U = P.unroll;
   constexpr int warps = P.threads / 32;
   __shared__ Acc red[warps];
+  allow_dependent_launch();  // the slices' sum may be scheduled now (it waits for this grid)
   const int lanes = g.lanes;
   const int lane = int(threadIdx.x) & (lanes - 1), col = int(threadIdx.x) / lanes;
   const std::int64_t j = std::int64_t(blockIdx.x) * (P.threads / lanes) + col;
@@ -198,16 +207,89 @@ __global__ void __launch_bounds__(Policy::value.threads) gemv_t_kernel(gemv_args
   else gemv_store(g.y + j * g.incy, g.alpha, acc, g.beta);
 }
 
-/// y_i = alpha·Σ_s partial[s·len + i] + beta·y_i, the slices added in increasing order.
-template <class In, class Acc>
-__global__ void gemv_finish_kernel(const Acc* partial, std::int64_t slices, std::int64_t len, In* y,
-                                   std::int64_t incy, Acc alpha, Acc beta) {
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < len; i += stride) {
-    Acc s = partial[i];
-    for (std::int64_t k = 1; k < slices; ++k) s += partial[k * len + i];
-    gemv_store(y + i * incy, alpha, s, beta);
+/// op T over short columns (the plan's lanes cover a column in one pass, at most a vector each; never split).
+template <class Policy, bool Vec, class In, class Acc>
+__global__ void __launch_bounds__(Policy::value.threads) gemv_t_short_kernel(gemv_args<In, Acc> g) {
+  constexpr blas::gemv_policy P = Policy::value;
+  constexpr int V = Vec ? vector_traits<In, P.vector_bytes>::elems : 1, U = P.unroll;
+  const int lanes = g.lanes, per_pass = P.threads / lanes;
+  const int lane = int(threadIdx.x) & (lanes - 1), col = int(threadIdx.x) / lanes;
+  const std::int64_t i = std::int64_t(lane) * V;
+  const std::int64_t j0 = std::int64_t(blockIdx.x) * per_pass * g.cols + col;
+  const bool has_rows = i < g.m, full = i + V <= g.m;
+  const std::int64_t rem = g.m - i;
+  In xv[V];
+#pragma unroll
+  for (int e = 0; e < V; ++e) xv[e] = convert<In>(0.f);
+  if (has_rows) {
+    if (V > 1 && g.x_vec && full) {
+      gemv_load<In, P.vector_bytes>(g.x + i, true, V, xv);
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        if (e < rem) xv[e] = g.x[(i + e) * g.incx];
+    }
   }
+  In v[U][V];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {  // every column's load first: cols loads in flight
+    const std::int64_t j = j0 + std::int64_t(u) * per_pass;
+    if (u < g.cols && has_rows && j < g.n) gemv_load<In, P.vector_bytes>(g.a + j * g.lda + i, full, rem, v[u]);
+  }
+  Acc acc[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    acc[u] = Acc(0);
+    const std::int64_t j = j0 + std::int64_t(u) * per_pass;
+    if (u < g.cols && has_rows && j < g.n) {
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        if (full || e < rem) acc[u] += convert<Acc>(v[u][e]) * convert<Acc>(xv[e]);
+    }
+  }
+  // The lanes of each column: a butterfly inside the warp (every thread takes part; lanes ≤ 32).
+  for (int off = lanes / 2; off > 0; off /= 2)
+#pragma unroll
+    for (int u = 0; u < U; ++u) acc[u] += __shfl_xor_sync(0xffffffffu, acc[u], off);
+  if (lane != 0) return;
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const std::int64_t j = j0 + std::int64_t(u) * per_pass;
+    if (u < g.cols && j < g.n) gemv_store(g.y + j * g.incy, g.alpha, acc[u], g.beta);
+  }
+}
+
+/// Threads per block of the slices' sum.
+inline constexpr int gemv_finish_threads = 256;
+
+/// y_i = alpha·Σ_s partial[s·len + i] + beta·y_i: `fold` threads per element (a power of two, at most 256), thread w
+/// adding slices w, w + fold, ... in increasing order, then the fold sums in a fixed tree (w takes w + h for
+/// h = fold/2, ..., 1). A programmatic dependent launch: it waits for the product's grid before reading.
+template <class In, class Acc>
+__global__ void __launch_bounds__(gemv_finish_threads) gemv_finish_kernel(const Acc* partial, std::int64_t slices,
+                                                                         std::int64_t len, int fold, In* y,
+                                                                         std::int64_t incy, Acc alpha, Acc beta) {
+  __shared__ Acc red[gemv_finish_threads];
+  const int per_block = gemv_finish_threads / fold;
+  const int x = int(threadIdx.x) % per_block, w = int(threadIdx.x) / per_block;
+  const std::int64_t i = std::int64_t(blockIdx.x) * per_block + x;
+  wait_for_prerequisite_grid();
+  Acc s = Acc(0);
+  if (i < len) {
+#pragma unroll 4
+    for (std::int64_t k = w; k < slices; k += fold) s += partial[k * len + i];
+  }
+  if (fold > 1) {
+    red[threadIdx.x] = s;
+    for (int h = fold / 2; h > 0; h /= 2) {
+      __syncthreads();
+      if (w < h) {
+        s += red[threadIdx.x + h * per_block];
+        red[threadIdx.x] = s;
+      }
+    }
+  }
+  if (w == 0 && i < len) gemv_store(y + i * incy, alpha, s, beta);
 }
 
 /// y = beta·y over len elements (alpha = 0, or nothing to sum); y not read when beta = 0.

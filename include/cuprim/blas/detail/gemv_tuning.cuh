@@ -6,17 +6,21 @@
 namespace cuprim::blas {
 
 /// The matrix-vector product's kernels (blas/detail/gemv_kernel.cuh). A block of `threads` threads covers a tile of
-/// A: for op N, lanes of rows (each thread `vector_bytes` of consecutive rows, one 16-byte load per column) times
-/// groups of columns; for op T, groups of lanes per column (each lane `vector_bytes` of consecutive rows of its
-/// column) times columns. Each thread keeps `unroll` loads of A in flight. When the tiles alone give fewer than
-/// blocks_per_sm × SMs blocks, the summed dimension (n for op N, m for op T) is split over more blocks, whose
-/// partial sums a second kernel adds in a fixed order.
+/// A: for op N, lanes of rows (at most `row_lanes`, each thread `vector_bytes` of consecutive rows, one load per
+/// column) times groups of columns, the groups' sums added in shared memory; for op T, groups of lanes per column
+/// (each lane `vector_bytes` of consecutive rows of its column) times columns. Each thread keeps `unroll` loads of A
+/// in flight: `unroll` columns for op N and for op T's short columns (a column in one pass of its lanes), `unroll`
+/// vectors down its column for op T's long ones. When the tiles alone give fewer than blocks_per_sm × SMs blocks,
+/// the summed dimension (n for op N, m for op T) is split over more blocks, whose partial sums a second kernel adds
+/// in a fixed order.
 struct gemv_policy {
   static constexpr const char* name = "gemv_policy";
   int threads = 256;       ///< a power of two in [32, 1024]
   int vector_bytes = 16;   ///< 4, 8 or 16 (the element size or more); loads of A and of a unit-stride x
   int unroll = 4;          ///< 1 to 8 loads of A in flight per thread
   int blocks_per_sm = 4;   ///< the grid the split aims for: blocks_per_sm × SMs blocks, 1 to 32
+  int row_lanes = 64;      ///< op N: at most this many threads along the rows (a power of two; threads at most);
+                           ///< the rest of the block takes more columns: fewer slices, a smaller second pass
 
   friend constexpr bool operator==(const gemv_policy&, const gemv_policy&) = default;
   template <class F>
@@ -25,6 +29,7 @@ struct gemv_policy {
     f("vector_bytes", vector_bytes);
     f("unroll", unroll);
     f("blocks_per_sm", blocks_per_sm);
+    f("row_lanes", row_lanes);
   }
 };
 
@@ -55,6 +60,8 @@ constexpr bool gemv_policy_valid() {
                 "gemv_policy: vector_bytes must be 4, 8 or 16");
   static_assert(P.unroll >= 1 && P.unroll <= 8, "gemv_policy: unroll must be in [1, 8]");
   static_assert(P.blocks_per_sm >= 1 && P.blocks_per_sm <= 32, "gemv_policy: blocks_per_sm must be in [1, 32]");
+  static_assert(P.row_lanes >= 1 && P.row_lanes <= 1024 && (P.row_lanes & (P.row_lanes - 1)) == 0,
+                "gemv_policy: row_lanes must be a power of two in [1, 1024] (above threads: threads)");
   return true;
 }
 template <dot_policy P>
@@ -71,9 +78,11 @@ constexpr bool dot_policy_valid() {
 template <class T>
 constexpr gemv_policy gemv_policy_for(int arch) {
   (void)arch;  // sm_90 rows serve every architecture until another is measured
-  // sm_90, every type: 256 threads, 16-byte loads, 4 in flight, 4 blocks per SM: not measured yet (first rows;
-  // `cuprim-lab run 'blas/gemv/*'` against cublas<S|D>gemv measures them, docs/tuning/blas.md).
-  return {.threads = 256, .vector_bytes = 16, .unroll = 4, .blocks_per_sm = 4};
+  // sm_90, every type: 256 threads, 16-byte loads, 4 in flight, 4 blocks per SM, 64 row lanes: not measured yet.
+  // The first row (256 row lanes, one thread per column for op T's short columns, a serial second pass) gave 0.59x
+  // cublasSgemv at 4096^2 N and 0.81x / 0.73x cublasDgemv at 8192^2 N / T on an H200 (docs/tuning/blas.md);
+  // `cuprim-lab sweep blas 'blas/sweep/gemv-*'` measures this row beside the alternatives.
+  return {.threads = 256, .vector_bytes = 16, .unroll = 4, .blocks_per_sm = 4, .row_lanes = 64};
 }
 
 /// The table: the policy of a dot over elements of T on a device of tuned architecture `arch`.
