@@ -78,11 +78,15 @@ constexpr bool dot_policy_valid() {
 template <class T>
 constexpr gemv_policy gemv_policy_for(int arch) {
   (void)arch;  // sm_90 rows serve every architecture until another is measured
-  // sm_90, every type: 256 threads, 16-byte loads, 4 in flight, 4 blocks per SM, 64 row lanes: not measured yet.
-  // The first row (256 row lanes, one thread per column for op T's short columns, a serial second pass) gave 0.59x
-  // cublasSgemv at 4096^2 N and 0.81x / 0.73x cublasDgemv at 8192^2 N / T on an H200 (docs/tuning/blas.md);
-  // `cuprim-lab sweep blas 'blas/sweep/gemv-*'` measures this row beside the alternatives.
-  return {.threads = 256, .vector_bytes = 16, .unroll = 4, .blocks_per_sm = 4, .row_lanes = 64};
+  if constexpr (sizeof(T) == 8) {
+    // sm_90, 8-byte types: H200, cuprim-lab sweep blas 'blas/sweep/gemv-*', 8192^2: 16 blocks per SM N 0.809x / T
+    // 0.858x cublasDgemv (4 blocks 0.546x / 0.736x; 256 row lanes 0.821x / 0.731x; 512 threads 0.679x / 0.856x).
+    return {.threads = 256, .vector_bytes = 16, .unroll = 4, .blocks_per_sm = 16, .row_lanes = 64};
+  } else {
+    // sm_90, 4-byte and smaller types: H200, the same sweep: 4096^2 N 0.804x, 16 x 2^22 N 0.995x / T 2.01x, 16384^2
+    // N 1.000x cublasSgemv (256 row lanes 0.793x / 1.021x / 2.03x / 1.002x; 8 in flight or 8 blocks lose 2-25%).
+    return {.threads = 256, .vector_bytes = 16, .unroll = 4, .blocks_per_sm = 4, .row_lanes = 64};
+  }
 }
 
 /// The table: the policy of a dot over elements of T on a device of tuned architecture `arch`.
