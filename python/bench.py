@@ -354,7 +354,8 @@ def main():
     p.add_argument("--sizes", default="24,28", help="log2 of n, comma-separated (default 24,28)")
     p.add_argument("--gemm-sizes", default="4096,8192", help="square GEMM sides (default 4096,8192)")
     p.add_argument("--ops", default="all", help="comma-separated op names (sort,argsort,cumsum,select,select_sync,"
-                                                "nonzero,nonzero_sync,unique_sync,bincount,sum,argmax,gemm) or all")
+                                                "nonzero,nonzero_sync,unique_sync,bincount,sum,argmax,gemm; api: the "
+                                                "Python API against the bare extension call) or all")
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--overhead-reps", type=int, default=2000)
@@ -381,7 +382,7 @@ def main():
     rows, overhead, api_rows = [], [], []
     bench_ops(args, torch, cupy, rows)
     bench_gemm(args, torch, cupy, rows)
-    if args.ops == "all":
+    if args.ops == "all" or "api" in args.ops.split(","):
         print()
         python_vs_raw(args, torch, cupy, api_rows)
     if not args.no_overhead:
