@@ -417,7 +417,7 @@ void add_index_sweep(std::int64_t n) {
                                                     size_label(n),
                                                 "index " + shape, n, 50, false, true);
   c.sweep = true;
-  c.policy = [] { return record_policy(p); };
+  c.policy = [p] { return record_policy(p); };
   add_case(std::move(c));
 }
 

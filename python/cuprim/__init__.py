@@ -385,7 +385,8 @@ def nonzero(x: Any, *, out: Any = None, count_out: Any = None, stream: Any = Non
     """(indices, count): the int64 indices i of the 1-D array x with x[i] != 0, in order, at the start of `indices`
     (x.size elements), and their number as a 0-d int64 device array. Asynchronous; nonzero_sync trims.
 
-    x: bool, any integer, float32 or float64 (-0.0 is zero, NaN is nonzero, as NumPy)."""
+    x: bool, any integer, float32 or float64 (-0.0 is zero, NaN is nonzero, as NumPy). One pass that reads x and
+    writes the indices (cuprim::select_flagged_index: no index array in memory)."""
     fn = "cuprim.nonzero"
     a, s, alloc = _call(fn, x, stream)
     _need_1d(fn, a)
