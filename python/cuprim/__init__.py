@@ -53,8 +53,8 @@ __all__ = [
 
 _SUM, _MIN, _MAX, _ARGMIN, _ARGMAX = range(5)
 
-# The per-call helpers, bound once (module attribute lookups on every call add up: the layer's host cost is the
-# target of python/bench.py's overhead rows).
+# The functions every call goes through, bound once (module attribute lookups on every call add up: the layer's
+# host cost is the target of python/bench.py's overhead rows).
 _view, _check_out, _current_stream, _Allocator = _a.view, _a.check_out, _a.current_stream, _a.Allocator
 
 
