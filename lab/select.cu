@@ -1,12 +1,14 @@
-// lab/select.cu: the stream-compaction family: cuprim::select_if / select_flagged / partition / unique /
-// run_length_encode against cub::DeviceSelect::If / Flagged, cub::DevicePartition::If, cub::DeviceSelect::Unique
-// and cub::DeviceRunLengthEncode::Encode in the same run, the policy sweep of select_if (`cuprim-lab sweep select`),
-// and the host reference.
+// lab/select.cu: the stream-compaction family: cuprim::select_if / select_flagged / select_flagged_index /
+// partition / unique / run_length_encode against cub::DeviceSelect::If / Flagged (select_flagged_index: Flagged over
+// a thrust::counting_iterator), cub::DevicePartition::If, cub::DeviceSelect::Unique and
+// cub::DeviceRunLengthEncode::Encode in the same run, the policy sweeps of select_if and select_flagged_index
+// (`cuprim-lab sweep select`), and the host reference.
 //
 // Inputs (uint32): uniformly random values (lab::random_input), selected by x < t, which keeps a fraction
-// t / 2^32 of them (0%, 10%, 50%, 100%); select_flagged's uint8 flags are x < 2^31 on the same values. unique and
-// run_length_encode read runs of random lengths (a new run starts where the random value is a multiple of 8: runs
-// of mean length 8, single-element runs included) holding the run's index.
+// t / 2^32 of them (0%, 10%, 50%, 100%); select_flagged's uint8 flags are x < 2^31 on the same values, and so are
+// select_flagged_index's (which writes int64 indices). unique and run_length_encode read runs of random lengths (a
+// new run starts where the random value is a multiple of 8: runs of mean length 8, single-element runs included)
+// holding the run's index.
 #include "lab.hpp"
 
 #include <cuprim/core/memory.hpp>
@@ -16,6 +18,7 @@
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -31,7 +34,8 @@ namespace lab {
 namespace {
 
 using T = std::uint32_t;
-using count_t = int;  // run lengths (CUB's Encode writes its int offsets)
+using count_t = int;          // run lengths (CUB's Encode writes its int offsets)
+using index_t = std::int64_t;  // select_flagged_index's indices (numpy.flatnonzero's, torch.nonzero's)
 constexpr std::int64_t pow2(int k) { return std::int64_t(1) << k; }
 
 /// Keeps x < t: on uniformly random uint32 values, a fraction t / 2^32.
@@ -41,12 +45,13 @@ struct below {
 };
 constexpr std::uint64_t keep_fraction(int percent) { return (std::uint64_t(1) << 32) * std::uint64_t(percent) / 100; }
 
-enum class sop { select_if, select_flagged, partition, unique, run_length };
+enum class sop { select_if, select_flagged, flagged_index, partition, unique, run_length };
 
 const char* op_name(sop o) {
   switch (o) {
     case sop::select_if: return "select_if";
     case sop::select_flagged: return "select_flagged";
+    case sop::flagged_index: return "select_flagged_index";
     case sop::partition: return "partition";
     case sop::unique: return "unique";
     case sop::run_length: return "run_length_encode";
@@ -57,6 +62,7 @@ const char* cub_name(sop o) {
   switch (o) {
     case sop::select_if: return "cub::DeviceSelect::If";
     case sop::select_flagged: return "cub::DeviceSelect::Flagged";
+    case sop::flagged_index: return "cub::DeviceSelect::Flagged(counting_iterator)";
     case sop::partition: return "cub::DevicePartition::If";
     case sop::unique: return "cub::DeviceSelect::Unique";
     case sop::run_length: return "cub::DeviceRunLengthEncode::Encode";
@@ -127,6 +133,7 @@ std::shared_ptr<const run_data> runs_for(const input_set& in) {
 struct reference {
   std::vector<T> items;
   std::vector<count_t> counts;
+  std::vector<index_t> indices;  // select_flagged_index
   std::int64_t count = 0;
 };
 
@@ -141,6 +148,13 @@ std::shared_ptr<const reference> reference_for(const input_set& in, sop o, std::
       case sop::select_flagged:
         r->count = cuprim::host::select_flagged(in.host<T>().data(), flags_for(in)->host0.data(), r->items.data(), n);
         break;
+      case sop::flagged_index: {
+        const auto& f = flags_for(in)->host0;
+        for (std::int64_t i = 0; i < n; ++i)
+          if (f[std::size_t(i)]) r->indices.push_back(i);
+        r->count = std::int64_t(r->indices.size());
+        break;
+      }
       case sop::partition: r->count = cuprim::host::partition(in.host<T>().data(), r->items.data(), n, below{t}); break;
       case sop::unique: r->count = cuprim::host::unique(runs_for(in)->host.data(), r->items.data(), n); break;
       case sop::run_length:
@@ -149,7 +163,8 @@ std::shared_ptr<const reference> reference_for(const input_set& in, sop o, std::
         r->counts.resize(std::size_t(r->count));
         break;
     }
-    if (o != sop::partition) r->items.resize(std::size_t(r->count));
+    if (o == sop::flagged_index) std::vector<T>().swap(r->items);  // its reference is the indices
+    else if (o != sop::partition) r->items.resize(std::size_t(r->count));
     return std::shared_ptr<const reference>(std::move(r));
   });
 }
@@ -216,6 +231,7 @@ std::size_t cuprim_workspace(sop o, std::int64_t n) {
   switch (o) {
     case sop::select_if: return cuprim::select_if_workspace_bytes<T, P>(n);
     case sop::select_flagged: return cuprim::select_flagged_workspace_bytes<T, P>(n);
+    case sop::flagged_index: return cuprim::select_flagged_index_workspace_bytes<std::uint8_t, P>(n);
     case sop::partition: return cuprim::partition_workspace_bytes<T, P>(n);
     case sop::unique: return cuprim::unique_workspace_bytes<T, P>(n);
     case sop::run_length: return cuprim::run_length_encode_workspace_bytes<T, P>(n);
@@ -232,6 +248,8 @@ void cuprim_call(const state& st, int rep, cudaStream_t s) {
   if constexpr (O == sop::select_if) cuprim::select_if<P>(st.input(rep), st.out.as<T>(), num, n, below{st.t}, ws, s);
   else if constexpr (O == sop::select_flagged)
     cuprim::select_flagged<P>(st.input(rep), st.flag(rep), st.out.as<T>(), num, n, ws, s);
+  else if constexpr (O == sop::flagged_index)
+    cuprim::select_flagged_index<P>(st.flag(rep), st.out.as<index_t>(), num, n, ws, s);
   else if constexpr (O == sop::partition)
     cuprim::partition<P>(st.input(rep), st.out.as<T>(), num, n, below{st.t}, ws, s);
   else if constexpr (O == sop::unique) cuprim::unique<P>(st.input(rep), st.out.as<T>(), num, n, ws, s);
@@ -252,6 +270,10 @@ void cub_call(const state& st, sop o, void* temp, std::size_t& temp_bytes, int r
     case sop::select_flagged:
       e = cub::DeviceSelect::Flagged(temp, temp_bytes, st.input(rep), st.flag(rep), out, num, n, s);
       break;
+    case sop::flagged_index:
+      e = cub::DeviceSelect::Flagged(temp, temp_bytes, thrust::counting_iterator<index_t>(0), st.flag(rep),
+                                     st.base_out.as<index_t>(), num, n, s);
+      break;
     case sop::partition:
       e = cub::DevicePartition::If(temp, temp_bytes, st.input(rep), out, num, n, below{st.t}, s);
       break;
@@ -270,6 +292,7 @@ double case_bytes(sop o, std::int64_t n, int percent) {
   switch (o) {
     case sop::select_if: return N * E + N * E * percent / 100.0;
     case sop::select_flagged: return N * (E + 1) + N * E * 0.5;
+    case sop::flagged_index: return N + N * sizeof(index_t) * 0.5;  // the flags read, half of them as indices
     case sop::partition: return 2 * N * E;
     case sop::unique: return N * E + N / 8 * E;                         // runs of mean length 8
     case sop::run_length: return N * E + N / 8 * (E + sizeof(count_t));
@@ -284,19 +307,20 @@ case_def make_case(std::string name, std::string variant, std::int64_t n, int pe
   c.family = "select";
   c.op = op_name(O);
   c.variant = std::move(variant);
-  c.dtype = name_of<T>();
+  c.dtype = O == sop::flagged_index ? name_of<std::uint8_t>() : name_of<T>();  // what the call reads
   c.n = n;
   c.bytes = case_bytes(O, n, percent);
   c.quick = quick;
   if (baseline) c.baseline = cub_name(O);
   c.setup = [n, percent, baseline]() -> bench {
+    constexpr std::size_t out_bytes = O == sop::flagged_index ? sizeof(index_t) : sizeof(T);
     auto st = std::make_shared<state>();
     st->in = random_input(dtype_v<T>, n);
     st->t = keep_fraction(percent);
-    if constexpr (O == sop::select_flagged) st->flags = flags_for(*st->in);
+    if constexpr (O == sop::select_flagged || O == sop::flagged_index) st->flags = flags_for(*st->in);
     if constexpr (O == sop::unique || O == sop::run_length) st->runs = runs_for(*st->in);
     const auto ref = reference_for(*st->in, O, st->t);
-    st->out = device_memory(std::size_t(n) * sizeof(T));
+    st->out = device_memory(std::size_t(n) * out_bytes);
     st->num = device_memory(sizeof(std::int64_t));
     st->ws = device_memory(cuprim_workspace<P>(O, n));
     if constexpr (O == sop::run_length) st->counts = device_memory(std::size_t(n) * sizeof(count_t));
@@ -304,7 +328,7 @@ case_def make_case(std::string name, std::string variant, std::int64_t n, int pe
     b.input_slices = st->runs ? 1 : st->in->slices;
     b.run = [st](cudaStream_t s, int rep) { cuprim_call<P, O>(*st, rep, s); };
     if (baseline) {
-      st->base_out = device_memory(std::size_t(n) * sizeof(T));
+      st->base_out = device_memory(std::size_t(n) * out_bytes);
       st->base_num = device_memory(sizeof(std::int64_t));
       if constexpr (O == sop::run_length) st->base_counts = device_memory(std::size_t(n) * sizeof(count_t));
       cub_call(*st, O, nullptr, st->base_temp_bytes, 0, 0);
@@ -322,6 +346,11 @@ case_def make_case(std::string name, std::string variant, std::int64_t n, int pe
         const std::int64_t count = to_host(num.as<std::int64_t>())[0];
         if (count < 0 || count > n) return std::string("count ") + std::to_string(count) + " out of range";
         const std::size_t items = O == sop::partition ? std::size_t(n) : std::size_t(count);
+        if constexpr (O == sop::flagged_index) {
+          if (count != ref->count)
+            return "count " + std::to_string(count) + " vs reference " + std::to_string(ref->count);
+          return first_difference("indices", to_host(out.as<index_t>(), items).data(), ref->indices.data(), items);
+        }
         std::vector<count_t> c;
         if (O == sop::run_length) c = to_host(counts.as<count_t>(), std::size_t(count));
         return check_outputs(*ref, O, n, count, to_host(out.as<T>(), items), c, cub);
@@ -357,13 +386,14 @@ void add_production(std::int64_t n, int percent, bool quick) {
   if (O == sop::select_if || O == sop::partition) {
     name += "keep" + std::to_string(percent) + "/";
     variant = "keep " + std::to_string(percent) + "%";
-  } else if (O == sop::select_flagged) {
+  } else if (O == sop::select_flagged || O == sop::flagged_index) {
     variant = "flags 50%";
   } else {
     variant = "runs mean 8";
   }
-  case_def c = make_case<cuprim::tuned, O>(name + name_of<T>() + "/" + size_label(n), variant, n, percent, quick, true);
-  c.policy = [] { return record_policy(cuprim::select_policy_for<T>(cuprim::current_tuned_arch())); };
+  using L = std::conditional_t<O == sop::flagged_index, std::uint8_t, T>;  // the type the call tiles by
+  case_def c = make_case<cuprim::tuned, O>(name + name_of<L>() + "/" + size_label(n), variant, n, percent, quick, true);
+  c.policy = [] { return record_policy(cuprim::select_policy_for<L>(cuprim::current_tuned_arch())); };
   add_case(std::move(c));
 }
 
@@ -374,6 +404,20 @@ void add_sweep(const std::string& key, const std::string& label, std::int64_t n)
                                             50, false, true);
   c.sweep = true;
   c.policy = [] { return record_policy(P); };
+  add_case(std::move(c));
+}
+
+/// select/sweep/index-<Threads>x<Vectors>/uint8/<n>: select_flagged_index of uint8 flags (50% set) into int64
+/// indices, one tile per block of Threads x Vectors 16-byte vectors (the production row: 128 x 2).
+template <int Threads, int Vectors>
+void add_index_sweep(std::int64_t n) {
+  constexpr cuprim::select_policy p{.threads = Threads, .vector_bytes = 16, .vectors = Vectors};
+  const std::string shape = std::to_string(Threads) + "x" + std::to_string(Vectors);
+  case_def c = make_case<p, sop::flagged_index>("select/sweep/index-" + shape + "/" + name_of<std::uint8_t>() + "/" +
+                                                    size_label(n),
+                                                "index " + shape, n, 50, false, true);
+  c.sweep = true;
+  c.policy = [p] { return record_policy(p); };
   add_case(std::move(c));
 }
 
@@ -451,6 +495,7 @@ void register_select() {
   for (int pct : {0, 10, 100}) add_production<sop::select_if>(pow2(28), pct, false);
   for (int k : {20, 24}) add_production<sop::select_if>(pow2(k), 50, false);
   add_production<sop::select_flagged>(pow2(28), 50, false);
+  for (int k : {24, 28}) add_production<sop::flagged_index>(pow2(k), 50, false);
   add_production<sop::partition>(pow2(28), 50, false);
   add_production<sop::unique>(pow2(28), 0, false);
   add_production<sop::run_length>(pow2(28), 0, false);
@@ -480,6 +525,15 @@ void register_select() {
   add_pipeline<4, 7, 3, 800, 400>(pow2(28));
   add_pipeline<4, 7, 3, 1600, 900>(pow2(28));
   add_production<sop::select_if>(pow2(22), 50, false);
+  // select_flagged_index of 2^28 uint8 flags (50% set) into int64 indices: tiles of 128 threads x 1, 2 (the
+  // production row), 3, 4 16-byte vectors, 256 x 1 and 2, 512 x 1 (shared memory: 4 bytes per tile element).
+  add_index_sweep<128, 1>(pow2(28));
+  add_index_sweep<128, 2>(pow2(28));
+  add_index_sweep<128, 3>(pow2(28));
+  add_index_sweep<128, 4>(pow2(28));
+  add_index_sweep<256, 1>(pow2(28));
+  add_index_sweep<256, 2>(pow2(28));
+  add_index_sweep<512, 1>(pow2(28));
 
   add_host(pow2(24));
 
@@ -490,6 +544,9 @@ void register_select() {
   add_note("select/", "select: keepP keeps x < P% of 2^32 on uniformly random uint32; flags are x < 2^31 as uint8; "
                       "unique / run_length_encode read runs of mean length 8; GB/s counts the input (and flags) read "
                       "once and the expected output written once; outputs checked bitwise against cuprim::host");
+  add_note("select/select_flagged_index/", "select_flagged_index: int64 indices of the set uint8 flags (no index "
+                                           "array; GB/s counts 1 byte read per flag and 8 written per index); CUB: "
+                                           "DeviceSelect::Flagged over thrust::counting_iterator<int64_t>");
   add_note("select/partition/", "select/partition: cuprim keeps the rejected items in input order (two passes: "
                                 "count, then scatter); CUB writes them reversed (one pass); each is checked against "
                                 "its layout");

@@ -280,21 +280,29 @@ def python_vs_raw(args, torch, cupy, rows):
         n = 1 << exp
         t, c = make_inputs(torch, cupy, n, "int32")
         x = t if t is not None else c
+        mask = x > 0  # about half set: nonzero's input
         if lib.name == "torch":
             out = torch.empty_like(x)
+            idx = torch.empty(n, dtype=torch.int64, device="cuda")
             scalar = torch.empty((), dtype=torch.int64, device="cuda")
             dev, px, po, ps = x.get_device(), x.data_ptr(), out.data_ptr(), scalar.data_ptr()
+            pm, pi = mask.data_ptr(), idx.data_ptr()
             stream = torch.cuda.current_stream().cuda_stream
         else:
             out = cupy.empty_like(x)
+            idx = cupy.empty(n, dtype=cupy.int64)
             scalar = cupy.empty((), dtype=cupy.int64)
             dev, px, po, ps = x.device.id, x.data.ptr, out.data.ptr, scalar.data.ptr
+            pm, pi = mask.data.ptr, idx.data.ptr
             stream = cupy.cuda.get_current_stream().ptr
+        U8 = 4
         cases = {
             "sort/int32": (lambda: cuprim.sort(x), lambda: _ext.sort(dev, I32, px, po, n, False, 0, -1, stream)),
             "cumsum/int32": (lambda: cuprim.cumsum(x, dtype="int32"),
                              lambda: _ext.inclusive_sum(dev, I32, I32, px, po, n, stream)),
             "sum/int32": (lambda: cuprim.sum(x), lambda: _ext.reduce(dev, 0, I32, 3, px, ps, n, stream)),
+            "nonzero/bool": (lambda: cuprim.nonzero(mask),
+                             lambda: _ext.select_flagged_index(dev, U8, pm, pi, ps, n, stream)),
         }
         for name, (api, raw) in cases.items():
             t_api = lib.time(api, args.reps, args.warmup)
@@ -303,7 +311,7 @@ def python_vs_raw(args, torch, cupy, rows):
                   f"  API/bare {t_api / t_raw:6.3f}", flush=True)
             rows.append({"op": name, "n": n, "library": lib.name, "api_ms": t_api, "bare_ms": t_raw,
                          "api_over_bare": t_api / t_raw})
-        x = t = c = out = scalar = None  # free before the next size
+        x = t = c = out = scalar = mask = idx = None  # free before the next size
         if torch is not None:
             torch.cuda.empty_cache()
 
@@ -367,7 +375,8 @@ def main():
     p.add_argument("--sizes", default="24,28", help="log2 of n, comma-separated (default 24,28)")
     p.add_argument("--gemm-sizes", default="4096,8192", help="square GEMM sides (default 4096,8192)")
     p.add_argument("--ops", default="all", help="comma-separated op names (sort,argsort,cumsum,select,select_sync,"
-                                                "nonzero,nonzero_sync,unique_sync,bincount,sum,argmax,gemm) or all")
+                                                "nonzero,nonzero_sync,unique_sync,bincount,sum,argmax,gemm; api: the "
+                                                "Python API against the bare extension call) or all")
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--overhead-reps", type=int, default=2000)
@@ -394,7 +403,7 @@ def main():
     rows, overhead, api_rows = [], [], []
     bench_ops(args, torch, cupy, rows)
     bench_gemm(args, torch, cupy, rows)
-    if args.ops == "all":
+    if args.ops == "all" or "api" in args.ops.split(","):
         print()
         python_vs_raw(args, torch, cupy, api_rows)
     if not args.no_overhead:

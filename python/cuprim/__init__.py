@@ -53,6 +53,10 @@ __all__ = [
 
 _SUM, _MIN, _MAX, _ARGMIN, _ARGMAX = range(5)
 
+# The functions every call goes through, bound once (module attribute lookups on every call add up: the layer's
+# host cost is the target of python/bench.py's overhead rows).
+_view, _check_out, _current_stream, _Allocator = _a.view, _a.check_out, _a.current_stream, _a.Allocator
+
 
 def device_count() -> int:
     """Number of CUDA devices visible to cuprim (0 without a driver or a device)."""
@@ -81,9 +85,12 @@ def _dtype_arg(fn: str, dtype: Any) -> int:
 
 
 def _call(fn: str, x: Any, stream: Any) -> Tuple[_a.DeviceArray, int, _a.Allocator]:
-    a = _a.view(fn, "x", x)
-    handle, explicit = _a.resolve_stream(fn, stream, a)
-    return a, handle, _a.Allocator(fn, a, handle, explicit)
+    a = _view(fn, "x", x)
+    if stream is None:  # _arrays.resolve_stream, inline: every call takes this path
+        handle = _current_stream(a)
+        return a, handle, _Allocator(fn, a, handle, False)
+    handle = _a.stream_handle(fn, stream)
+    return a, handle, _Allocator(fn, a, handle, True)
 
 
 def _need_1d(fn: str, a: _a.DeviceArray, arg: str = "x") -> None:
@@ -96,8 +103,8 @@ def _output(fn: str, arg: str, out: Any, alloc: _a.Allocator, shape, code, allow
     if out is None:
         obj = alloc.empty(shape, code)
         return obj, alloc.ptr(obj)
-    o = _a.check_out(fn, arg, out, alloc.like, _a._prod(shape), code if allowed is None else allowed, shape)
-    return out, o
+    size = shape[0] if len(shape) == 1 else _a._prod(shape)
+    return out, _check_out(fn, arg, out, alloc.like, size, code if allowed is None else allowed, shape)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -316,7 +323,7 @@ def _count_output(fn, count_out, alloc, like):
     if count_out is None:
         obj = alloc.empty((), I64)
         return obj, alloc.ptr(obj)
-    return count_out, _a.check_out(fn, "count_out", count_out, like, 1, I64)
+    return count_out, _check_out(fn, "count_out", count_out, like, 1, I64)
 
 
 def select(x: Any, mask: Any, *, out: Any = None, count_out: Any = None, stream: Any = None):
@@ -369,26 +376,27 @@ def _synchronize(stream: Any) -> None:
         torch.cuda.ExternalStream(handle).synchronize()
 
 
+# nonzero's flag code for each dtype it takes: bytes as uint8, other integers by width (nonzero bits), floats as such
+# (nonzero values: -0.0 is zero, NaN is not).
+_NONZERO_FLAG = {**{c: UINT_OF_WIDTH[ITEMSIZE[c]] for c in INTEGERS}, B8: U8, F32: F32, F64: F64}
+
+
 def nonzero(x: Any, *, out: Any = None, count_out: Any = None, stream: Any = None):
     """(indices, count): the int64 indices i of the 1-D array x with x[i] != 0, in order, at the start of `indices`
     (x.size elements), and their number as a 0-d int64 device array. Asynchronous; nonzero_sync trims.
 
-    x: bool, any integer, float32 or float64 (-0.0 is zero, NaN is nonzero, as NumPy)."""
+    x: bool, any integer, float32 or float64 (-0.0 is zero, NaN is nonzero, as NumPy). One pass that reads x and
+    writes the indices (cuprim::select_flagged_index: no index array in memory)."""
     fn = "cuprim.nonzero"
     a, s, alloc = _call(fn, x, stream)
     _need_1d(fn, a)
-    if a.code in (B8, I8, U8):
-        flag = U8
-    elif a.code in INTEGERS:
-        flag = UINT_OF_WIDTH[ITEMSIZE[a.code]]
-    elif a.code in (F32, F64):
-        flag = a.code
-    else:
+    flag = _NONZERO_FLAG.get(a.code)
+    if flag is None:
         raise TypeError(f"{fn}: x has dtype {a.dtype_name}; nonzero takes bool, integers, float32, float64")
     obj, o = _output(fn, "out", out, alloc, (a.size,), I64)
     cobj, c = _count_output(fn, count_out, alloc, a)
-    idx = alloc.arange(a.size)
-    _ext.select_flagged(a.device, 8, flag, alloc.ptr(idx).ptr, a.ptr, o.ptr, c.ptr, a.size, s)
+    # The indices come from the flags' positions (cuprim::select_flagged_index): no index array, x read once.
+    _ext.select_flagged_index(a.device, flag, a.ptr, o.ptr, c.ptr, a.size, s)
     return obj, cobj
 
 

@@ -30,6 +30,8 @@ UINT_OF_WIDTH = {1: U8, 2: U16, 4: U32, 8: U64}
 
 TORCH, CUPY, OTHER = 0, 1, 2
 
+_modules = sys.modules  # the interpreter's own dict (imports and test stand-ins change it in place)
+
 _torch_codes: dict = {}
 _torch_dtypes: dict = {}
 
@@ -82,7 +84,7 @@ def _prod(shape) -> int:
 
 def view(fn: str, arg: str, x: Any) -> DeviceArray:
     """The device view of x, or ValueError (host memory, not contiguous) / TypeError (not an array, dtype)."""
-    torch = sys.modules.get("torch")
+    torch = _modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
         if not _torch_codes:
             _torch_tables(torch)
@@ -96,7 +98,7 @@ def view(fn: str, arg: str, x: Any) -> DeviceArray:
         if code is None:
             raise TypeError(f"{fn}: {arg} has dtype {x.dtype}, which cuprim does not handle")
         return DeviceArray(x, TORCH, x.data_ptr(), x.shape, x.numel(), code, x.get_device())
-    cupy = sys.modules.get("cupy")
+    cupy = _modules.get("cupy")
     if cupy is not None and isinstance(x, cupy.ndarray):
         if not x.flags.c_contiguous:
             raise ValueError(f"{fn}: {arg} is not C-contiguous (shape {x.shape}, strides {x.strides}); "
@@ -189,13 +191,13 @@ def stream_handle(fn: str, stream: Any) -> int:
 def current_stream(a: DeviceArray) -> int:
     """The stream the caller's library orders its work on now, for a's device."""
     if a.kind == TORCH:
-        torch = sys.modules["torch"]
+        torch = _modules["torch"]
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         if raw is not None:
             return raw(a.device)
         return torch.cuda.current_stream(a.device).cuda_stream
     if a.kind == CUPY:
-        cupy = sys.modules["cupy"]
+        cupy = _modules["cupy"]
         return cupy.cuda.get_current_stream().ptr
     if isinstance(a.cai_stream, int):
         return a.cai_stream
@@ -242,10 +244,10 @@ class Allocator:
             return _null
         if self._ctx is None:
             if self.like.kind == TORCH:
-                torch = sys.modules["torch"]
+                torch = _modules["torch"]
                 self._ctx = torch.cuda.stream(torch.cuda.ExternalStream(self.stream, device=self.like.obj.device))
             elif self.like.kind == CUPY:
-                cupy = sys.modules["cupy"]
+                cupy = _modules["cupy"]
                 with cupy.cuda.Device(self.like.device):
                     self._ctx = cupy.cuda.ExternalStream(self.stream)
             else:
@@ -255,7 +257,7 @@ class Allocator:
     def empty(self, shape, code: int):
         like = self.like
         if like.kind == TORCH:
-            torch = sys.modules["torch"]
+            torch = _modules["torch"]
             dt = _torch_dtypes.get(code)
             if dt is None:
                 raise TypeError(f"{self.fn}: this PyTorch has no {DTYPE_NAMES[code]} dtype for the output")
@@ -264,7 +266,7 @@ class Allocator:
                     return torch.empty(shape, dtype=dt, device=like.obj.device)
             return torch.empty(shape, dtype=dt, device=like.obj.device)
         if like.kind == CUPY:
-            cupy = sys.modules["cupy"]
+            cupy = _modules["cupy"]
             if code == BF16:
                 raise TypeError(f"{self.fn}: CuPy has no bfloat16 dtype for the output")
             current = cupy.cuda.runtime.getDevice()
@@ -278,22 +280,6 @@ class Allocator:
     def ptr(self, obj) -> "Ptr":
         """The device address of an array this allocator made (no second look at the object)."""
         return Ptr(obj.data_ptr() if self.like.kind == TORCH else obj.data.ptr)
-
-    def arange(self, n: int):
-        """int64 0, 1, ..., n-1 through the library (nonzero's indices)."""
-        like = self.like
-        if like.kind == TORCH:
-            torch = sys.modules["torch"]
-            if self.explicit:
-                with self._context():
-                    return torch.arange(n, dtype=torch.int64, device=like.obj.device)
-            return torch.arange(n, dtype=torch.int64, device=like.obj.device)
-        if like.kind == CUPY:
-            cupy = sys.modules["cupy"]
-            with cupy.cuda.Device(like.device), self._context():
-                return cupy.arange(n, dtype="int64")
-        raise TypeError(f"{self.fn}: cuprim allocates through PyTorch or CuPy; this input is a "
-                        f"{type(like.obj).__name__}")
 
 
 class Ptr:
@@ -309,13 +295,13 @@ def check_out(fn: str, arg: str, out: Any, like: DeviceArray, size: int, code, s
     """The view of a caller's output array: on like's device, contiguous, of dtype `code` (an int or a set of ints)
     and `size` elements (and `shape` when given)."""
     o = view(fn, arg, out)
-    codes = (code,) if isinstance(code, int) else tuple(code)
-    if o.code not in codes:
-        want = " or ".join(DTYPE_NAMES[c] for c in codes)
+    # Fast paths first (this runs on every call given an output): the common case compares an int and a tuple.
+    if o.code != code and (type(code) is int or o.code not in code):
+        want = " or ".join(DTYPE_NAMES[c] for c in ((code,) if type(code) is int else code))
         raise TypeError(f"{fn}: {arg} has dtype {o.dtype_name}; it must be {want}")
-    if o.size != size or (shape is not None and tuple(o.shape) != tuple(shape)):
+    if o.size != size or (shape is not None and o.shape != shape and tuple(o.shape) != tuple(shape)):
         want = f"shape {tuple(shape)}" if shape is not None else f"{size} elements"
         raise ValueError(f"{fn}: {arg} has shape {tuple(o.shape)}; it must have {want}")
-    if size and like.device >= 0 and o.device >= 0 and o.device != like.device:
+    if size and o.device != like.device and like.device >= 0 and o.device >= 0:
         raise ValueError(f"{fn}: {arg} is on device {o.device}, the input on device {like.device}")
     return o

@@ -49,9 +49,14 @@ void scan_sum_exclusive(int dev, int in_dtype, int out_dtype, addr in, addr out,
 /// *out = the reduction (argmin/argmax: cuprim::arg_result<T>, 16 bytes: the value, then the int64 index at +8).
 void reduce(int dev, int op, int in_dtype, int out_dtype, addr in, addr out, std::int64_t n, addr stream);
 
-/// out = the items of in (value_bytes wide) whose flag is nonzero; *count (int64) = their number.
+/// out = the items of in (value_bytes wide) whose flag (bool, int8 or uint8) is nonzero; *count (int64) = their
+/// number.
 void select_flagged(int dev, int value_bytes, int flag_dtype, addr in, addr flags, addr out, addr count,
                     std::int64_t n, addr stream);
+/// out (int64) = the indices i with flags[i] nonzero, in order (no index array: generated from the positions);
+/// *count (int64) = their number. Flags: uint8 (bool and int8 too), uint16, uint32, uint64 (signed integers pass
+/// the unsigned code of their width), float32, float64.
+void select_flagged_index(int dev, int flag_dtype, addr flags, addr out, addr count, std::int64_t n, addr stream);
 /// out = in without adjacent duplicates; *count = their number.
 void unique(int dev, int dtype, addr in, addr out, addr count, std::int64_t n, addr stream);
 /// Each run of equal adjacent items: its item to unique_out, its length (int64) to counts_out; *num_runs.

@@ -88,6 +88,8 @@ NB_MODULE(_ext, m) {
   m.def("reduce", &py::reduce, "dev"_a, "op"_a, "in_dtype"_a, "out_dtype"_a, "x"_a, "out"_a, "n"_a, "stream"_a);
   m.def("select_flagged", &py::select_flagged, "dev"_a, "value_bytes"_a, "flag_dtype"_a, "x"_a, "flags"_a, "out"_a,
         "count"_a, "n"_a, "stream"_a);
+  m.def("select_flagged_index", &py::select_flagged_index, "dev"_a, "flag_dtype"_a, "flags"_a, "out"_a, "count"_a,
+        "n"_a, "stream"_a);
   m.def("unique", &py::unique, "dev"_a, "dtype"_a, "x"_a, "out"_a, "count"_a, "n"_a, "stream"_a);
   m.def("run_length_encode", &py::run_length_encode, "dev"_a, "dtype"_a, "x"_a, "unique_out"_a, "counts_out"_a,
         "num_runs"_a, "n"_a, "stream"_a);

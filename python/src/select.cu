@@ -1,34 +1,41 @@
-// python/src/select.cu: cuprim::select_flagged. The items only move, so they ride on the unsigned integer of their
-// width. Two sets of instantiations: items of 1, 2, 4 or 8 bytes under a byte mask (bool or uint8: nonzero selects),
-// and 8-byte items (the indices of nonzero) under flags of any integer width (nonzero bits) or float / double
-// (nonzero values: -0.0 is zero, NaN is not).
+// python/src/select.cu: cuprim::select_flagged and cuprim::select_flagged_index. select's items only move, so they
+// ride on the unsigned integer of their width under a byte mask (bool or uint8: nonzero selects): items of 1, 2, 4
+// or 8 bytes. nonzero's indices come from select_flagged_index (int64, generated from the flags' positions, no index
+// array) under flags of any integer width (nonzero bits) or float / double (nonzero values: -0.0 is zero, NaN is
+// not).
 #include "dispatch.cuh"
 
 #include <cuprim/device/select.cuh>
 
 namespace cuprim::python {
 namespace {
-using index_flag_types = types<std::uint16_t, std::uint32_t, std::uint64_t, float, double>;
+using index_flag_types = types<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, float, double>;
+
+bool byte_flags(int flag_dtype) {
+  return flag_dtype == int(dtype::u8) || flag_dtype == int(dtype::b8) || flag_dtype == int(dtype::i8);
 }
+}  // namespace
 
 void select_flagged(int dev, int value_bytes, int flag_dtype, addr in, addr flags, addr out, addr count,
                     std::int64_t n, addr stream) {
   device_scope scope(dev);
   const char* fn = "cuprim.select";
-  const auto run = [&]<class V, class F>(std::type_identity<V>, std::type_identity<F>) {
-    cuprim::select_flagged(ptr<const V>(in), ptr<const F>(flags), ptr<V>(out), ptr<std::int64_t>(count), n,
+  if (!byte_flags(flag_dtype)) throw unsupported_dtype(fn, std::string(dtype_name(flag_dtype)) + " masks");
+  dispatch_width<1, 2, 4, 8>(fn, value_bytes, [&]<int B>(std::integral_constant<int, B>) {
+    using V = uint_of<B>;
+    cuprim::select_flagged(ptr<const V>(in), ptr<const std::uint8_t>(flags), ptr<V>(out), ptr<std::int64_t>(count), n,
                            as_stream(stream));
-  };
-  if (flag_dtype == int(dtype::u8) || flag_dtype == int(dtype::b8) || flag_dtype == int(dtype::i8)) {
-    dispatch_width<1, 2, 4, 8>(fn, value_bytes, [&]<int B>(std::integral_constant<int, B>) {
-      run(std::type_identity<uint_of<B>>{}, std::type_identity<std::uint8_t>{});
-    });
-    return;
-  }
-  if (value_bytes != 8)
-    throw unsupported_dtype(fn, std::string(dtype_name(flag_dtype)) + " flags with items other than 8-byte ones");
-  dispatch(fn, flag_dtype, index_flag_types{},
-           [&]<class F>(std::type_identity<F>) { run(std::type_identity<std::uint64_t>{}, std::type_identity<F>{}); });
+  });
+}
+
+void select_flagged_index(int dev, int flag_dtype, addr flags, addr out, addr count, std::int64_t n, addr stream) {
+  device_scope scope(dev);
+  const char* fn = "cuprim.nonzero";
+  const int code = byte_flags(flag_dtype) ? int(dtype::u8) : flag_dtype;
+  dispatch(fn, code, index_flag_types{}, [&]<class F>(std::type_identity<F>) {
+    cuprim::select_flagged_index(ptr<const F>(flags), ptr<std::int64_t>(out), ptr<std::int64_t>(count), n,
+                                 as_stream(stream));
+  });
 }
 
 void describe_select(table& t) {

@@ -216,7 +216,7 @@ def test_select(fw, dtype, n):
     np.testing.assert_array_equal(fw.numpy(cuprim.select_sync(fw.asarray(h, dtype), fw.asarray(m))), ref)
 
 
-@pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "uint64", "float32", "float64"])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "int32", "uint64", "float32", "float64"])
 @pytest.mark.parametrize("n", [0, 1, 7, 1000003])
 def test_nonzero(fw, dtype, n):
     if dtype == "bool":

@@ -231,13 +231,25 @@ def test_compaction(fake):
     assert trimmed.shape == (3,)  # the stand-in count reads 3
 
     v = fake.t(9, "int16")
+    before = len(fake.torch.allocations)
     idx, count = cuprim.nonzero(v)
-    name, args = fake.ext.calls[-1]
-    iota = fake.torch.allocations[-1][0]  # out, count, then the indices
-    assert name == "select_flagged" and args[1:3] == (8, C["uint16"]) and args[3] == iota.data_ptr()
-    assert args[4] == v.data_ptr() and args[5] == idx.data_ptr() and iota.shape == (9,)
-    cuprim.nonzero(fake.t(9, "float32"))
-    assert fake.ext.calls[-1][1][2] == C["float32"]
+    # The indices come from the flags' positions: one call, no index array allocated (out and count only).
+    assert fake.ext.calls[-1] == ("select_flagged_index", (0, C["uint16"], v.data_ptr(), idx.data_ptr(),
+                                                            count.data_ptr(), 9, 0))
+    assert [t for t, _ in fake.torch.allocations[before:]] == [idx, count]
+    assert idx.shape == (9,) and idx.dtype is fake.torch.int64 and count.shape == ()
+    for dt, flag in (("float32", "float32"), ("float64", "float64"), ("bool", "uint8"), ("int8", "uint8"),
+                     ("uint8", "uint8"), ("int32", "uint32"), ("uint64", "uint64"), ("int64", "uint64")):
+        cuprim.nonzero(fake.t(9, dt))
+        assert fake.ext.calls[-1][1][1] == C[flag], dt
+    with pytest.raises(TypeError, match="nonzero takes"):
+        cuprim.nonzero(fake.t(9, "float16"))
+    out, cnt = fake.t(9, "int64"), fake.t((), "int64")
+    assert cuprim.nonzero(v, out=out, count_out=cnt) == (out, cnt)
+    assert fake.ext.calls[-1][1][3:5] == (out.data_ptr(), cnt.data_ptr())
+    with pytest.raises(TypeError, match="int64"):
+        cuprim.nonzero(v, out=fake.t(9, "int32"))
+    assert cuprim.nonzero_sync(v).shape == (3,)  # the stand-in count reads 3
 
     u, count = cuprim.unique(fake.t(9, "int32"))
     (n1, a1), (n2, a2) = fake.ext.calls[-2:]
@@ -249,6 +261,25 @@ def test_compaction(fake):
     name, args = fake.ext.calls[-1]
     assert name == "run_length_encode" and args[1] == C["float32"]
     assert args[3:6] == (values.data_ptr(), counts.data_ptr(), runs.data_ptr()) and counts.dtype is fake.torch.int64
+
+
+class CaiArray:
+    """A device array known only through __cuda_array_interface__ (no library to allocate through)."""
+
+    def __init__(self, shape, typestr):
+        self.__cuda_array_interface__ = {"data": (next(_addresses), False), "shape": shape, "typestr": typestr,
+                                         "strides": None, "version": 3}
+
+
+def test_nonzero_of_interface_arrays(fake, monkeypatch):
+    # With out= and count_out= nothing is allocated, so arrays of no known library work too.
+    monkeypatch.setattr(_arrays, "_ext", fake.ext)  # pointer_device: device 0
+    x, out, cnt = CaiArray((5,), "|u1"), CaiArray((5,), "<i8"), CaiArray((), "<i8")
+    assert cuprim.nonzero(x, out=out, count_out=cnt) == (out, cnt)
+    ptr = lambda a: a.__cuda_array_interface__["data"][0]
+    assert fake.ext.calls[-1] == ("select_flagged_index", (0, C["uint8"], ptr(x), ptr(out), ptr(cnt), 5, 0))
+    with pytest.raises(TypeError, match="pass out="):
+        cuprim.nonzero(x)
 
 
 def test_histograms(fake):

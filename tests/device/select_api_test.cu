@@ -1,6 +1,7 @@
 // Stream compaction on the device: select_if, select_flagged, partition, unique and run_length_encode against
 // the host references (cuprim::host, and independent checks where the layout is the point: partition's
-// stability), for uint8, int32, float, double and a 12-byte user struct.
+// stability), for uint8, int32, float, double and a 12-byte user struct; select_flagged_index (uint8, bool and
+// float flags at densities 0%, 1%, 50%, 100% and in stretches; int32 and int64 indices) against a host loop.
 //
 // Every case: seeded random data, sizes around the warp and the tile (tile − 1, tile, tile + 1, a few tiles,
 // 2^20 + 7), the input at element offsets 0 and 1 from a 256-byte aligned allocation (the vector and the scalar
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -626,6 +628,134 @@ TEST_F(SelectApi, RepeatedCallsReuseTheWorkspace) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// select_flagged_index: the indices of the set flags, generated from their positions
+
+/// How a flag type is held on the host: bool flags as 0 / 1 bytes (std::vector<bool> has no data()).
+template <class Flag>
+using flag_store_t = std::conditional_t<std::is_same_v<Flag, bool>, std::uint8_t, Flag>;
+
+/// n flags (plus `extra`), set with probability percent / 100 (percent < 0: stretches of 5000 all clear, all set,
+/// half set at random). A set flag is any nonzero value (uint8: 1 to 255; float: ±1.5, NaN, ±inf, a denormal), a
+/// clear one zero (float: +0.0 or -0.0).
+template <class Flag>
+std::vector<flag_store_t<Flag>> random_flags(rng& r, std::size_t n, int percent) {
+  using S = flag_store_t<Flag>;
+  std::vector<S> f(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int pct = percent >= 0 ? percent : std::array<int, 3>{0, 100, 50}[(i / 5000) % 3];
+    const bool set = int(r.index(100)) < pct;
+    if constexpr (std::is_floating_point_v<S>) {
+      constexpr S set_values[] = {S(1.5), S(-1.5), std::numeric_limits<S>::quiet_NaN(),
+                                  std::numeric_limits<S>::infinity(), -std::numeric_limits<S>::infinity(),
+                                  std::numeric_limits<S>::denorm_min()};
+      f[i] = set ? set_values[r.index(std::size(set_values))] : (r.index(2) ? S(0) : -S(0));
+    } else if constexpr (std::is_same_v<Flag, bool>) {
+      f[i] = set ? 1 : 0;
+    } else {
+      f[i] = set ? S(1 + r.index(255)) : S(0);
+    }
+  }
+  return f;
+}
+
+/// select_flagged_index(flags + off, ..., n) into Index against the indices i < n with flags[off + i] != 0.
+template <class Flag, class Index>
+void check_select_flagged_index(const test_input<flag_store_t<Flag>>& flags, int off, std::int64_t n, int variant,
+                                run_env& env) {
+  guarded_array<Index> out{std::size_t(n)};
+  guarded_array<std::int64_t> count(1);
+  out.poison();
+  count.poison();
+  const auto* f = reinterpret_cast<const Flag*>(flags.d(off));
+  std::int64_t got_count = -1;
+  if (variant % 3 == 1) {
+    auto ws = env.workspace(cuprim::select_flagged_index_workspace_bytes<Flag>(n));
+    cuprim::select_flagged_index(f, out.p(), count.p(), n, cuprim::workspace{ws.data(), ws.bytes()}, env.stream);
+    ASSERT_EQ(cudaStreamSynchronize(env.stream), cudaSuccess);
+    got_count = count.get(1, "num_selected")[0];
+  } else if (variant % 3 == 2) {
+    got_count = cuprim::select_flagged_index_sync(f, out.p(), n, env.stream);
+    EXPECT_TRUE(count.untouched());
+  } else {
+    cuprim::select_flagged_index(f, out.p(), count.p(), n);
+    got_count = count.get(1, "num_selected")[0];
+  }
+  std::vector<Index> want;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (flags.host[std::size_t(off + i)] != 0) want.push_back(static_cast<Index>(i));  // NaN != 0: set
+  ASSERT_EQ(got_count, std::int64_t(want.size()));
+  const std::vector<Index> got = out.get(want.size(), "out");
+  EXPECT_EQ(compare_items(got.data(), want.data(), want.size(), "indices"), "");
+}
+
+/// Every density on sizes around the flag type's tile, up to past the pipeline's threshold of select_if (2^22),
+/// at offsets 0 (vector loads) and 1 (element loads), each overload in turn.
+template <class Flag, class Index>
+void check_flagged_index_densities(rng& r) {
+  SCOPED_TRACE(::testing::Message() << "flags " << type_name<flag_store_t<Flag>>()
+                                    << (std::is_same_v<Flag, bool> ? " (bool)" : "") << ", indices "
+                                    << type_name<Index>());
+  const std::int64_t tile = default_tile<Flag>();
+  const std::vector<std::int64_t> sizes = {0, 1, 15, 16, 17, 33, tile - 1, tile, tile + 1, 2 * tile + 1,
+                                           5 * tile + 17, (std::int64_t(1) << 20) + 7, (std::int64_t(1) << 22) + 5};
+  run_env env;
+  int variant = 0;
+  for (int percent : {0, 1, 50, 100, -1}) {
+    const test_input<flag_store_t<Flag>> flags(random_flags<Flag>(r, std::size_t(sizes.back()) + 1, percent));
+    for (std::int64_t n : sizes) {
+      for (int off : {0, 1}) {
+        CUPRIM_SELECT_TRACE(n, off, "flags set " << percent << "%");
+        check_select_flagged_index<Flag, Index>(flags, off, n, variant++, env);
+        if (n == 0) break;
+      }
+    }
+  }
+}
+
+TEST_F(SelectApi, FlaggedIndexOfByteFlags) {
+  CUPRIM_TEST_RNG(r);
+  check_flagged_index_densities<std::uint8_t, std::int64_t>(r);
+  check_flagged_index_densities<std::uint8_t, std::int32_t>(r);
+}
+
+TEST_F(SelectApi, FlaggedIndexOfBoolAndFloatFlags) {
+  CUPRIM_TEST_RNG(r);
+  check_flagged_index_densities<bool, std::int64_t>(r);
+  check_flagged_index_densities<float, std::int32_t>(r);
+}
+
+TEST_F(SelectApi, FlaggedIndexUnderOtherPolicies) {
+  // A small tile (many look-backs) and a pipeline policy (its classic tile serves): the same indices.
+  CUPRIM_TEST_RNG(r);
+  run_env env;
+  const std::int64_t n = (std::int64_t(1) << 20) + 3;
+  const test_input<std::uint8_t> flags(random_flags<std::uint8_t>(r, std::size_t(n), 50));
+  constexpr cuprim::select_policy small{.threads = 32, .vector_bytes = 4, .vectors = 1};
+  constexpr cuprim::select_pipeline_policy piped{.pipeline = tiny_pipeline, .classic = small};
+  std::vector<std::int64_t> want;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (flags.host[std::size_t(i)]) want.push_back(i);
+  for (int k = 0; k < 2; ++k) {
+    SCOPED_TRACE(k == 0 ? "select_policy 32 x 1 x 4 bytes" : "select_pipeline_policy");
+    guarded_array<std::int64_t> out{std::size_t(n)};
+    guarded_array<std::int64_t> count(1);
+    out.poison();
+    count.poison();
+    const std::size_t bytes = k == 0 ? cuprim::select_flagged_index_workspace_bytes<std::uint8_t, small>(n)
+                                     : cuprim::select_flagged_index_workspace_bytes<std::uint8_t, piped>(n);
+    EXPECT_EQ(bytes, (cuprim::select_flagged_index_workspace_bytes<std::uint8_t, small>(n)));
+    auto ws = env.workspace(bytes);
+    const cuprim::workspace w{ws.data(), ws.bytes()};
+    if (k == 0) cuprim::select_flagged_index<small>(flags.d(0), out.p(), count.p(), n, w, env.stream);
+    else cuprim::select_flagged_index<piped>(flags.d(0), out.p(), count.p(), n, w, env.stream);
+    ASSERT_EQ(cudaStreamSynchronize(env.stream), cudaSuccess);
+    ASSERT_EQ(count.get(1, "num_selected")[0], std::int64_t(want.size()));
+    const auto got = out.get(want.size(), "out");
+    EXPECT_EQ(compare_items(got.data(), want.data(), want.size(), "indices"), "");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Errors: nothing written
 
 __global__ void empty_kernel() {}
@@ -655,6 +785,19 @@ TEST_F(SelectApi, BadArgumentsWriteNothing) {
   EXPECT_THROW(cuprim::select_if(data.d(0), out.p(), static_cast<std::int64_t*>(nullptr), n, pred),
                cuprim::invalid_argument);
   EXPECT_THROW(cuprim::select_if(data.d(0), const_cast<std::int32_t*>(data.d(0)) + 5, count.p(), n, pred),
+               cuprim::invalid_argument);
+  // select_flagged_index: a small workspace, no count, out over the flags, indices too narrow for n.
+  const auto* flags = reinterpret_cast<const std::uint8_t*>(data.d(0));
+  auto* idx = reinterpret_cast<std::int64_t*>(out.p());
+  const std::size_t need_index = cuprim::select_flagged_index_workspace_bytes<std::uint8_t>(n);
+  ASSERT_GT(need_index, 0u);
+  EXPECT_THROW(cuprim::select_flagged_index(flags, out.p(), count.p(), n, cuprim::workspace{ws.data(), 0}),
+               cuprim::invalid_argument);
+  EXPECT_THROW(cuprim::select_flagged_index(flags, idx, static_cast<std::int64_t*>(nullptr), n / 2),
+               cuprim::invalid_argument);
+  EXPECT_THROW(cuprim::select_flagged_index(reinterpret_cast<const std::uint8_t*>(out.p()) + 4, idx, count.p(), n / 2),
+               cuprim::invalid_argument);
+  EXPECT_THROW((void)cuprim::select_flagged_index_sync(flags, out.p(), (std::int64_t(1) << 31) + 1),
                cuprim::invalid_argument);
   // An error left pending by someone else is reported as pre-existing; nothing runs.
   empty_kernel<<<1, 2048>>>();
@@ -734,6 +877,11 @@ TEST_F(SelectApi, LargeInputs) {
       SCOPED_TRACE("partition, 2^28 + 3 int32, about half kept");
       check_partition(data, 1, n - 1, half, false, env);
     }
+  }
+  {
+    SCOPED_TRACE("select_flagged_index, 2^28 + 3 uint8 flags, about half set, int64 indices");
+    const test_input<std::uint8_t> flags(random_flags<std::uint8_t>(r, std::size_t(n), 50));
+    check_select_flagged_index<std::uint8_t, std::int64_t>(flags, 1, n - 1, 1, env);
   }
   {
     SCOPED_TRACE("run_length_encode, 2^28 + 3 uint8, random run lengths");

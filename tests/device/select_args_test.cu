@@ -142,6 +142,64 @@ TEST(SelectArgs, FirstBrokenRuleIsReported) {
                  "flags", "cuprim::select_flagged");
 }
 
+TEST(SelectArgs, FlaggedIndex) {
+  const auto* bool_flags = fake<const bool>(5);
+  auto* idx = fake<std::int64_t>(2);
+  auto* idx32 = fake<std::int32_t>(2);
+  const char* fn = "cuprim::select_flagged_index";
+  // n, then flags, then out, then the count; the arrays may be null when n = 0, the count never.
+  for (std::int64_t bad : {std::int64_t(-1), INT64_MIN}) {
+    expect_invalid([&] { cuprim::select_flagged_index(flags, idx, count, bad); }, "n", fn);
+    expect_invalid([&] { cuprim::select_flagged_index(bool_flags, idx32, count, bad, big); }, "n", fn);
+  }
+  expect_invalid([&] { cuprim::select_flagged_index(static_cast<const float*>(nullptr), idx, count, n); }, "flags", fn);
+  auto* null_idx = static_cast<std::int64_t*>(nullptr);
+  expect_invalid([&] { cuprim::select_flagged_index(flags, null_idx, count, n, big); }, "out", fn);
+  for (std::int64_t m : {std::int64_t(0), n})
+    expect_invalid([&] { cuprim::select_flagged_index(flags, idx, static_cast<std::int64_t*>(nullptr), m); },
+                   "num_selected", fn);
+  expect_invalid([] { cuprim::select_flagged_index(static_cast<const int*>(nullptr), static_cast<int*>(nullptr),
+                                                   static_cast<std::int64_t*>(nullptr), 5); },
+                 "flags", fn);
+  expect_invalid([&] { (void)cuprim::select_flagged_index_sync(flags, null_idx, n); }, "out",
+                 "cuprim::select_flagged_index_sync");
+  // Indices of a type that cannot hold n - 1: 32-bit signed past 2^31 elements, unsigned past 2^32; n - 1 at the
+  // type's maximum passes the rule (and stops at the workspace). Arrays far apart: n is large.
+  const std::int64_t two31 = std::int64_t(1) << 31, two32 = std::int64_t(1) << 32;
+  const auto* far_flags = fake<const unsigned char>(100);
+  const cuprim::workspace none{};
+  expect_invalid([&] { cuprim::select_flagged_index(far_flags, fake<int>(200), count, two31 + 1, big); }, "out", fn);
+  expect_invalid([&] { cuprim::select_flagged_index(far_flags, fake<unsigned>(200), count, two32 + 1); }, "out", fn);
+  expect_invalid([&] { (void)cuprim::select_flagged_index_sync(far_flags, fake<int>(200), two31 + 1); }, "out",
+                 "cuprim::select_flagged_index_sync");
+  expect_invalid([&] { cuprim::select_flagged_index(far_flags, fake<int>(200), count, two31, none); }, "workspace", fn);
+  expect_invalid([&] { cuprim::select_flagged_index(far_flags, fake<unsigned>(200), count, two32, none); },
+                 "workspace", fn);
+  expect_invalid([&] { cuprim::select_flagged_index(far_flags, fake<std::int64_t>(200), count, two32 + 1, none); },
+                 "workspace", fn);
+  // Overlaps: out over the flags (from either side), the count inside out or the flags; in place is refused.
+  const auto* flags_in_out = reinterpret_cast<const unsigned char*>(idx + 10);
+  expect_invalid([&] { cuprim::select_flagged_index(flags_in_out, idx, count, n); }, "out", fn);
+  auto* before_flags = reinterpret_cast<std::int64_t*>(const_cast<unsigned char*>(flags)) - 3;
+  expect_invalid([&] { cuprim::select_flagged_index(flags, before_flags, count, n); }, "out", fn);
+  expect_invalid([&] { cuprim::select_flagged_index(reinterpret_cast<const float*>(idx32), idx32, count, n); }, "out",
+                 fn);
+  expect_invalid([&] { cuprim::select_flagged_index(flags, idx, idx + n - 1, n); }, "num_selected", fn);
+  auto* count_in_flags = reinterpret_cast<std::int64_t*>(const_cast<unsigned char*>(flags) + 8);
+  expect_invalid([&] { cuprim::select_flagged_index(flags, idx, count_in_flags, n); }, "num_selected", fn);
+  // out is n indices wide (8n bytes), not n flags: flags just short of its end still overlap it.
+  const auto* flags_at_out_end = reinterpret_cast<const unsigned char*>(idx) + 7 * n;
+  expect_invalid([&] { cuprim::select_flagged_index(flags_at_out_end, idx, count, n); }, "out", fn);
+  // A workspace smaller than select_flagged_index_workspace_bytes.
+  const std::int64_t m = std::int64_t(1) << 20;
+  const std::size_t need = cuprim::select_flagged_index_workspace_bytes<unsigned char>(m);
+  ASSERT_GT(need, 0u);
+  const cuprim::workspace small{fake<void>(6), need - 1};
+  expect_invalid([&] { cuprim::select_flagged_index(flags, idx, count, m, small); }, "workspace", fn);
+  expect_invalid([&] { cuprim::select_flagged_index(flags, idx, count, m, cuprim::workspace{nullptr, need}); },
+                 "workspace", fn);
+}
+
 TEST(SelectWorkspace, SizesAreMonotonicAndZeroForOneTile) {
   constexpr cuprim::select_pipeline_policy P = cuprim::select_policy_for<int>(cuprim::tuned_archs[0]);
   const std::int64_t tile = cuprim::detail::select_shape<P.classic, int>::tile;
@@ -161,6 +219,12 @@ TEST(SelectWorkspace, SizesAreMonotonicAndZeroForOneTile) {
       EXPECT_GE(now[k], last[k]) << "workspace " << k << " shrank at n = " << m;
       last[k] = now[k];
     }
+  }
+  // select_flagged_index tiles its flags as select_flagged tiles items of the flag type: the same workspace.
+  for (std::int64_t m : {std::int64_t(0), tile, 40 * tile + 1, std::int64_t(1) << 28}) {
+    EXPECT_EQ(cuprim::select_flagged_index_workspace_bytes<std::uint8_t>(m),
+              cuprim::select_flagged_workspace_bytes<std::uint8_t>(m));
+    EXPECT_EQ(cuprim::select_flagged_index_workspace_bytes<float>(m), cuprim::select_flagged_workspace_bytes<float>(m));
   }
   // Large n: a few bytes per tile (16 + 8 per tile for run_length_encode's (count, position) carry).
   const std::int64_t big_n = std::int64_t(1) << 34;

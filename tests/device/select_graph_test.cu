@@ -1,12 +1,14 @@
-// CUDA-graph capture of stream compaction's explicit-workspace overloads (select_if, select_flagged, partition,
-// unique, run_length_encode): captured with allocations forbidden, launched twice on fresh inputs, checked against
-// cuprim::host (tests/common/graph.hpp), the count included, and nothing written past it. Sizes: under one tile,
-// many tiles, and (select_if) the persistent pipeline from 2^22 items.
+// CUDA-graph capture of stream compaction's explicit-workspace overloads (select_if, select_flagged,
+// select_flagged_index, partition, unique, run_length_encode): captured with allocations forbidden, launched twice on
+// fresh inputs, checked against cuprim::host (tests/common/graph.hpp; select_flagged_index against a host loop), the
+// count included, and nothing written past it. Sizes: under one tile, many tiles, and (select_if) the persistent
+// pipeline from 2^22 items.
 //
-// SelectAsync: every asynchronous entry point of the family (select_if, select_flagged, partition, unique and
-// run_length_encode, each allocating and with a workspace; unique and run_length_encode with operator== and with an
-// equality) returns before a kernel queued ahead of it on its stream has finished, and its work runs behind that
-// kernel (tests/common/stream_gate.hpp), at the same sizes. The *_sync forms wait by their names.
+// SelectAsync: every asynchronous entry point of the family (select_if, select_flagged, select_flagged_index,
+// partition, unique and run_length_encode, each allocating and with a workspace; unique and run_length_encode with
+// operator== and with an equality) returns before a kernel queued ahead of it on its stream has finished, and its
+// work runs behind that kernel (tests/common/stream_gate.hpp), at the same sizes. The *_sync forms wait by their
+// names.
 #include <cuprim/device/select.cuh>
 #include <cuprim/host/select.hpp>
 
@@ -38,6 +40,14 @@ std::int64_t partition_host(const std::uint32_t* in, std::uint32_t* out, std::in
 }
 std::int64_t unique_host(const std::uint32_t* in, std::uint32_t* out, std::int64_t n) {
   return cuprim::host::unique(in, out, n);
+}
+
+/// The indices i < n with flags[i] set, and their number.
+std::int64_t flagged_index_host(const std::vector<std::uint8_t>& flags, std::int64_t* out, std::int64_t n) {
+  std::int64_t count = 0;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (flags[std::size_t(i)]) out[count++] = i;
+  return count;
 }
 
 /// run_length_encode's outputs against host::run_length_encode of `h`: the number of runs, the runs' values and
@@ -132,6 +142,22 @@ TEST_F(SelectGraph, SelectFlaggedFloat) {
       [&](const float* in, float* out, std::int64_t n) {
         return cuprim::host::select_flagged(in, h_flags.data(), out, n);
       });
+}
+
+TEST_F(SelectGraph, SelectFlaggedIndexInt64) {
+  // The flags are the only input, written before each launch (one array for every size: a call reads its first n);
+  // the indices come from their positions (check's own input array is left unused).
+  auto flags = buffer<std::uint8_t>(std::size_t(select_sizes[std::size(select_sizes) - 1]));
+  std::vector<std::uint8_t> h_flags;
+  check<std::int64_t>(
+      [](std::int64_t n) { return cuprim::select_flagged_index_workspace_bytes<std::uint8_t>(n); },
+      [&](rng& r, cuprim::device_buffer<std::int64_t>&) {
+        h_flags = refill(r, flags, 0, 1);
+        return std::vector<std::int64_t>(1);
+      },
+      [&](const std::int64_t*, std::int64_t* out, std::int64_t* count, std::int64_t n, cuprim::workspace ws,
+          cudaStream_t s) { cuprim::select_flagged_index(flags.data(), out, count, n, ws, s); },
+      [&](const std::int64_t*, std::int64_t* out, std::int64_t n) { return flagged_index_host(h_flags, out, n); });
 }
 
 TEST_F(SelectGraph, RunLengthEncodeUint32) {
@@ -364,6 +390,47 @@ protected:
 TEST_F(SelectFlaggedAsync, SelectFlagged) { check("cuprim::select_flagged", false); }
 
 TEST_F(SelectFlaggedAsync, SelectFlaggedWorkspace) { check("cuprim::select_flagged (workspace)", true); }
+
+/// select_flagged_index of uint8 flags (staged) into int64 indices, allocating or in the caller's workspace.
+class SelectFlaggedIndexAsync : public async_test {
+protected:
+  void check(const std::string& entry, bool workspace) {
+    CUPRIM_TEST_RNG(r);
+    for (std::int64_t n : select_sizes) {
+      SCOPED_TRACE("n = " + std::to_string(n));
+      auto flags = buffer<std::uint8_t>(n);
+      auto out = buffer<std::int64_t>(n);
+      auto count = buffer<std::int64_t>(1);
+      graph_workspace ws(workspace ? cuprim::select_flagged_index_workspace_bytes<std::uint8_t>(n) : 0, stream_);
+      std::vector<std::uint8_t> h_flags;
+      std::vector<std::int64_t> want(n);
+      expect_async(
+          entry,
+          [&](staged_uploads& up) {
+            h_flags = up.random(r, flags, 0, 1);
+            out.fill_bytes(poison_byte);
+            count.fill_bytes(poison_byte);
+            ws.poison();
+          },
+          [&](cudaStream_t s) {
+            if (workspace) cuprim::select_flagged_index(flags.data(), out.data(), count.data(), n, ws.get(), s);
+            else cuprim::select_flagged_index(flags.data(), out.data(), count.data(), n, s);
+          },
+          [&] {
+            const std::int64_t want_count = flagged_index_host(h_flags, want.data(), n);
+            ASSERT_EQ(count.to_host_sync()[0], want_count);
+            expect_prefix(out.to_host_sync(), want, std::size_t(want_count), true);
+          });
+      if (HasFatalFailure() || IsSkipped()) return;
+    }
+  }
+};
+
+TEST_F(SelectFlaggedIndexAsync, SelectFlaggedIndex) { check("cuprim::select_flagged_index", false); }
+
+TEST_F(SelectFlaggedIndexAsync, SelectFlaggedIndexWorkspace) {
+  check("cuprim::select_flagged_index (workspace)", true);
+}
 
 }  // namespace
 }  // namespace cuprim_test

@@ -2,14 +2,18 @@
 //
 //   cuprim::select_if(in, out, num_selected, n, pred, stream)          out = the x in `in` with pred(x), in order
 //   cuprim::select_flagged(in, flags, out, num_selected, n, stream)    out = the in[i] with flags[i] true, in order
+//   cuprim::select_flagged_index(flags, out, num_selected, n, stream)  out = the indices i with flags[i] true, in
+//                                                                      order (numpy.flatnonzero); reads only the
+//                                                                      flags
 //   cuprim::partition(in, out, num_selected, n, pred, stream)          out = selected items in order, then the
 //                                                                      rejected ones in order (stable on both sides)
 //   cuprim::unique(in, out, num_selected, n, [eq,] stream)             out = in without adjacent duplicates
 //   cuprim::run_length_encode(in, unique_out, counts_out, num_runs, n, [eq,] stream)
 //                                                                      each run of equal adjacent items: its first
 //                                                                      item and its length
-//   ... each with a `workspace` overload sized by cuprim::<name>_workspace_bytes<T>(n), and a host convenience
-//   <name>_sync(...) that returns the count to the host and synchronises `stream` (its name says so).
+//   ... each with a `workspace` overload sized by cuprim::<name>_workspace_bytes<T>(n) (select_flagged_index:
+//   <Flag>(n)), and a host convenience <name>_sync(...) that returns the count to the host and synchronises `stream`
+//   (its name says so).
 //
 // The count. *num_selected (an int64_t in device memory) receives the number of items written to out (partition:
 // the number selected; run_length_encode: the number of runs), ordered on `stream` like everything else: read it
@@ -23,25 +27,32 @@
 // coalesced stores; it reads its input twice and writes it once. The other operations make one pass.
 //
 // Types. T is any trivially copyable type (arithmetic types, __half, __nv_bfloat16, user structs up to about
-// 1.5 KiB); flags any type convertible to bool (bool, uint8_t, int, ...); counts_out any integer type (each count
-// is converted to it). pred is a host/device functor or a __device__ lambda: bool pred(const T&). eq (default
-// cuprim::equal_to, i.e. operator==) decides whether two adjacent items belong to the same run:
-// bool eq(const T& earlier, const T& later). For floating point, NaN != NaN, so each NaN is a run of its own.
+// 1.5 KiB); flags any type convertible to bool (bool, uint8_t, int, float, ...: nonzero is set; for floating point,
+// -0.0 is not set and NaN is); counts_out any integer type (each count is converted to it); select_flagged_index's
+// out a 32- or 64-bit integer type that holds n - 1. pred is a host/device functor or a __device__ lambda:
+// bool pred(const T&). eq (default cuprim::equal_to, i.e. operator==) decides whether two adjacent items belong to
+// the same run: bool eq(const T& earlier, const T& later). For floating point, NaN != NaN, so each NaN is a run of
+// its own.
 //
 // Algorithm: one kernel, one tile per block, decoupled look-back over tile counts (device/detail/select_kernel.cuh);
-// each input element is read once (partition: twice) and each selected item written once. select_if of 2^22 or
+// each input element is read once (partition: twice) and each selected item written once. select_flagged_index is
+// select_flagged over the sequence 0, 1, ..., n - 1 (cub::DeviceSelect::Flagged over a cub::CountingInputIterator)
+// with no index array in memory: each index is generated from its flag's position. It reads the n flags (tiled and
+// vector-loaded as items of the flag type) and writes sizeof(out) bytes per set flag. select_if of 2^22 or
 // more 4- or 8-byte arithmetic items with a 16-byte aligned input, on sm_90: the same look-back in a persistent
 // pipeline (bulk copies into a ring of shared-memory tiles, producer, aggregator, look-back and segment warps;
 // device/detail/select_pipeline_kernel.cuh).
 //
 // Policy. Each entry point takes an optional policy as its first template argument: cuprim::tuned (the default:
-// the row of select_policy_for<T> for the device, device/detail/select_tuning.cuh), a cuprim::select_policy (one
-// tile per block throughout) or a cuprim::select_pipeline_policy.
+// the row of select_policy_for<T> for the device, device/detail/select_tuning.cuh; select_flagged_index: the row of
+// its flag type), a cuprim::select_policy (one tile per block throughout) or a cuprim::select_pipeline_policy
+// (select_flagged_index takes its `classic` tile).
 //
 // Errors. cuprim::invalid_argument before anything is launched or written: n < 0, a null input or output with
 // n > 0, a null count pointer, an output overlapping an input or another output (out must not overlap in or flags,
 // counts_out neither in nor unique_out; the count must not overlap any array; in and flags may overlap, both are
-// only read), a workspace smaller than <name>_workspace_bytes<T>(n). cuprim::cuda_error for a failed launch or an
+// only read), select_flagged_index's out of a type that cannot hold n - 1 (argument "out"), a workspace smaller
+// than <name>_workspace_bytes<T>(n). cuprim::cuda_error for a failed launch or an
 // error that was already pending.
 #pragma once
 
@@ -58,6 +69,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace cuprim {
@@ -112,6 +124,7 @@ constexpr const char* select_sizer(select_mode m) {
   switch (m) {
     case select_mode::predicate: return "select_if_workspace_bytes(n)";
     case select_mode::flagged: return "select_flagged_workspace_bytes(n)";
+    case select_mode::flagged_index: return "select_flagged_index_workspace_bytes(n)";
     case select_mode::partition: return "partition_workspace_bytes(n)";
     case select_mode::unique: return "unique_workspace_bytes(n)";
     default: return "run_length_encode_workspace_bytes(n)";
@@ -131,6 +144,19 @@ template <select_mode Mode, auto P, class T, class F, class Fn, class Count>
 void select_validate(const char* fn, const select_params<T, F, Fn, Count>& p, std::int64_t n, select_names names,
                      bool check_count = true) {
   constexpr bool flagged = Mode == select_mode::flagged, run_length = Mode == select_mode::run_length;
+  if constexpr (Mode == select_mode::flagged_index) {  // no input items: the flags, and indices of type T out
+    check_size(fn, "n", n, std::max(sizeof(T), sizeof(F)));
+    check_pointer(fn, "flags", p.flags, n > 0);
+    check_pointer(fn, names.out, p.out, n > 0);
+    if (check_count) check_pointer(fn, names.count, p.num_selected);
+    if (n > 0 && std::uint64_t(n - 1) > std::uint64_t(std::numeric_limits<T>::max()))
+      throw_invalid(fn, names.out, "indices of this type cannot hold n - 1");
+    check_select_tiles<P, F>(fn, n);
+    check_overlaps(fn, {{"flags", p.flags, std::size_t(n) * sizeof(F), read_only},
+                        {names.out, p.out, std::size_t(n) * sizeof(T), written},
+                        {names.count, p.num_selected, check_count ? sizeof(std::int64_t) : 0, written}});
+    return;
+  }
   check_size(fn, "n", n, sizeof(T));
   check_pointer(fn, "in", p.in, n > 0);
   if constexpr (flagged) check_pointer(fn, "flags", p.flags, n > 0);
@@ -154,7 +180,7 @@ template <select_policy P, select_mode Mode, class T, class F, class Fn, class C
 void select_launch(const char* fn, select_params<T, F, Fn, Count> p, const lookback_layout<select_carry_t<Mode>>& L,
                    workspace ws, cudaStream_t stream) {
   static_assert(select_policy_valid<P>());
-  using shape = select_shape<P, T>;
+  using shape = select_shape<P, select_load_t<Mode, T, F>>;
   using carry = select_carry_t<Mode>;
   if (p.n == 0) {
     CUPRIM_CUDA_CHECK(cudaMemsetAsync(p.num_selected, 0, sizeof(std::int64_t), stream));
@@ -163,7 +189,8 @@ void select_launch(const char* fn, select_params<T, F, Fn, Count> p, const lookb
   const std::uint64_t tiles = shape::tiles(p.n);
   p.num_tiles = tiles;
   p.waits = scale_waits(P.first_wait_ns, P.poll_wait_ns, tiles, get_device_info().sm_count);
-  p.vector_in = reinterpret_cast<std::uintptr_t>(p.in) % shape::vt::bytes == 0;
+  const void* loaded = Mode == select_mode::flagged_index ? static_cast<const void*>(p.flags) : p.in;
+  p.vector_in = reinterpret_cast<std::uintptr_t>(loaded) % shape::vt::bytes == 0;
   if constexpr (Mode == select_mode::flagged) {
     constexpr std::size_t fb = std::size_t(shape::V) * sizeof(F);
     p.vector_flags = (fb == 4 || fb == 8 || fb == 16) && reinterpret_cast<std::uintptr_t>(p.flags) % fb == 0;
@@ -214,14 +241,16 @@ template <auto Policy, class T, int Arch>
 inline constexpr auto select_pick = pick_either_policy<Policy, select_policy, select_pipeline_policy>(
     select_policy_for<T>(Arch));
 
-/// Every compaction entry point ends here: validate, plan, launch.
+/// Every compaction entry point ends here: validate, plan, launch. The policy and the tiles are those of the loaded
+/// type (the items; flagged_index: the flags).
 template <auto Policy, select_mode Mode, class T, class F, class Fn, class Count>
 void select_run(const char* fn, const select_params<T, F, Fn, Count>& p, std::int64_t n, select_names names,
                 const workspace* ws, cudaStream_t stream) {
+  using Load = select_load_t<Mode, T, F>;
   with_tuned_arch([&]<int Arch>() {
-    constexpr auto P = select_pick<Policy, T, Arch>;
+    constexpr auto P = select_pick<Policy, Load, Arch>;
     select_validate<Mode, P>(fn, p, n, names);
-    const auto L = select_layout<P, T, Mode>(n);
+    const auto L = select_layout<P, Load, Mode>(n);
     check_workspace(fn, ws, L.bytes(), select_sizer(Mode));
     check_no_pending_error(fn);
     with_workspace(ws, L.bytes(), stream, [&](const workspace& w) { select_launch<P, Mode>(fn, p, L, w, stream); });
@@ -232,7 +261,9 @@ void select_run(const char* fn, const select_params<T, F, Fn, Count>& p, std::in
 template <auto Policy, select_mode Mode, class T, class F, class Fn, class Count>
 std::int64_t select_run_sync(const char* fn, select_params<T, F, Fn, Count> p, std::int64_t n, select_names names,
                              cudaStream_t stream) {
-  with_tuned_arch([&]<int Arch>() { select_validate<Mode, select_pick<Policy, T, Arch>>(fn, p, n, names, false); });
+  using Load = select_load_t<Mode, T, F>;
+  with_tuned_arch(
+      [&]<int Arch>() { select_validate<Mode, select_pick<Policy, Load, Arch>>(fn, p, n, names, false); });
   device_buffer<std::int64_t> count(1, stream);
   p.num_selected = count.data();
   select_run<Policy, Mode>(fn, p, n, names, nullptr, stream);
@@ -246,6 +277,18 @@ select_params<T, F, Fn, Count> make_select_params(const T* in, const F* flags, T
           lookback_waits{}};
 }
 
+/// Parameters of flagged_index: no input items; the indices are the items (T).
+template <class F, class T>
+select_params<T, F, no_functor, int> make_select_index_params(const F* flags, T* out, std::int64_t* num_selected,
+                                                              std::int64_t n) {
+  return make_select_params(static_cast<const T*>(nullptr), flags, out, static_cast<int*>(nullptr), num_selected, n,
+                            no_functor{});
+}
+
+/// select_flagged_index's index types: 32- and 64-bit integers.
+template <class T>
+inline constexpr bool select_index_type = std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+
 /// Parameters of the modes without flags or run lengths.
 template <class T, class Fn>
 select_params<T, char, Fn, int> make_select_params(const T* in, T* out, std::int64_t* num_selected, std::int64_t n,
@@ -254,7 +297,7 @@ select_params<T, char, Fn, int> make_select_params(const T* in, T* out, std::int
                             fn);
 }
 
-/// Workspace bytes of Mode for n items of T under Policy on the current device.
+/// Workspace bytes of Mode for n items of T (flagged_index: n flags of type T) under Policy on the current device.
 template <auto Policy, class T, select_mode Mode>
 std::size_t select_workspace_bytes(std::int64_t n) {
   return with_tuned_arch([&]<int Arch>() { return select_layout<select_pick<Policy, T, Arch>, T, Mode>(n).bytes(); });
@@ -274,6 +317,11 @@ std::size_t select_if_workspace_bytes(std::int64_t n) {
 template <class T, auto Policy = tuned>
 std::size_t select_flagged_workspace_bytes(std::int64_t n) {
   return detail::select_workspace_bytes<Policy, T, detail::select_mode::flagged>(n);
+}
+/// Bytes of workspace select_flagged_index needs for n flags of type Flag (whatever the index type).
+template <class Flag, auto Policy = tuned>
+std::size_t select_flagged_index_workspace_bytes(std::int64_t n) {
+  return detail::select_workspace_bytes<Policy, Flag, detail::select_mode::flagged_index>(n);
 }
 /// Bytes of workspace partition needs for n items of T.
 template <class T, auto Policy = tuned>
@@ -351,6 +399,41 @@ std::int64_t select_flagged_sync(const T* in, const Flag* flags, T* out, std::in
   return detail::select_run_sync<Policy, detail::select_mode::flagged>(
       fn, detail::make_select_params(in, flags, out, static_cast<int*>(nullptr), nullptr, n, detail::no_functor{}), n,
       {}, stream);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// select_flagged_index
+
+/// Writes the indices i of [0, n) with flags[i] true (converted to bool) to out, in increasing order, and their
+/// number to *num_selected (numpy.flatnonzero; the index array is never materialised: each index comes from its
+/// flag's position); in the caller's workspace (select_flagged_index_workspace_bytes<Flag>(n)). Index: a 32- or
+/// 64-bit integer type that holds n - 1 (else cuprim::invalid_argument naming out).
+template <auto Policy = tuned, class Flag, class Index>
+void select_flagged_index(const Flag* flags, Index* out, std::int64_t* num_selected, std::int64_t n, workspace ws,
+                          cudaStream_t stream = 0) {
+  static_assert(detail::select_index_type<Index>, "select_flagged_index: out must point to a 32- or 64-bit integer");
+  CUPRIM_ENTRY_NAME(fn);
+  detail::select_run<Policy, detail::select_mode::flagged_index>(
+      fn, detail::make_select_index_params(flags, out, num_selected, n), n, {}, &ws, stream);
+}
+
+/// select_flagged_index with its workspace from the current memory resource.
+template <auto Policy = tuned, class Flag, class Index>
+void select_flagged_index(const Flag* flags, Index* out, std::int64_t* num_selected, std::int64_t n,
+                          cudaStream_t stream = 0) {
+  static_assert(detail::select_index_type<Index>, "select_flagged_index: out must point to a 32- or 64-bit integer");
+  CUPRIM_ENTRY_NAME(fn);
+  detail::select_run<Policy, detail::select_mode::flagged_index>(
+      fn, detail::make_select_index_params(flags, out, num_selected, n), n, {}, nullptr, stream);
+}
+
+/// select_flagged_index, returning the count to the host. Synchronises `stream`.
+template <auto Policy = tuned, class Flag, class Index>
+std::int64_t select_flagged_index_sync(const Flag* flags, Index* out, std::int64_t n, cudaStream_t stream = 0) {
+  static_assert(detail::select_index_type<Index>, "select_flagged_index: out must point to a 32- or 64-bit integer");
+  CUPRIM_ENTRY_NAME(fn);
+  return detail::select_run_sync<Policy, detail::select_mode::flagged_index>(
+      fn, detail::make_select_index_params(flags, out, nullptr, n), n, {}, stream);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

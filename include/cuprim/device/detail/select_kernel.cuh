@@ -3,7 +3,8 @@
 //
 // One block per tile, tile ids from an atomic counter (lookback.cuh). A block
 //   1. loads its tile into registers (16-byte vectors when the input is aligned) and evaluates the selection
-//      (predicate, flag, or "differs from the element before" for unique and run-length encoding);
+//      (predicate, flag, or "differs from the element before" for unique and run-length encoding; flagged_index
+//      loads only the flags, tiled by the flag type, and its items are the selected positions);
 //   2. ranks the selected items with ballots: per warp chunk, the number of selected items of the lanes below is
 //      a ballot scan (warp::ballot_exclusive_scan) of each bit of the lanes' counts; one shared-memory exchange
 //      of the warp totals gives each warp its offset in the tile and the tile's count;
@@ -36,7 +37,12 @@
 
 namespace cuprim::detail {
 
-enum class select_mode { predicate, flagged, partition, unique, run_length };
+enum class select_mode { predicate, flagged, flagged_index, partition, unique, run_length };
+
+/// The type a compaction loads and tiles by: its items (T), or for flagged_index, whose items are the indices it
+/// generates from the positions of the flags, the flags (F).
+template <select_mode Mode, class T, class F>
+using select_load_t = std::conditional_t<Mode == select_mode::flagged_index, F, T>;
 
 /// A tile's count of selected items (or an inclusive prefix of counts): up to 2^62, so that status and count
 /// share one 64-bit word in the tile state.
@@ -93,9 +99,10 @@ using select_carry_t = std::conditional_t<Mode == select_mode::run_length, run_c
 /// Everything a compaction kernel reads besides the tile state (one struct keeps the launch readable).
 template <class T, class F, class Fn, class Count>
 struct select_params {
-  const T* in;
-  const F* flags;                        // select_flagged only
-  T* out;                                // selected items (partition: all items; run_length: the run values)
+  const T* in;                           // null for flagged_index
+  const F* flags;                        // flagged and flagged_index only
+  T* out;                                // selected items (partition: all items; run_length: the run values;
+                                         // flagged_index: the indices of the set flags)
   Count* counts;                         // run_length only: run lengths
   std::int64_t* num_selected;            // written by the last tile
   std::uint64_t n;
@@ -103,7 +110,7 @@ struct select_params {
   unsigned* counter;                     // tile ids (num_tiles > 1)
   const unsigned long long* total;       // partition: the counting pass's total (num_tiles > 1)
   Fn fn;                                 // predicate (predicate, partition) or equality (unique, run_length)
-  bool vector_in;                        // in is aligned for vector loads
+  bool vector_in;                        // in (flagged_index: the flags) is aligned for vector loads
   bool vector_flags;                     // flags are aligned for vector loads
   lookback_waits waits;                  // the look-back's back-off for this launch
 };
@@ -138,28 +145,36 @@ __device__ __forceinline__ void load_chunk(const U* p, U (&v)[Count], bool vecto
   for (int e = 0; e < Count; ++e) v[e] = e < valid ? p[e] : U{};
 }
 
-/// Loads this thread's part of the tile (x[k][e] is element warp_base + (k*32 + lane)*V + e) and evaluates the
-/// selection into sel[k] (bit e: element (k, e) is selected; elements past n are never selected, and the
-/// predicate or equality is never called on them).
-template <select_policy P, select_mode Mode, class T, class F, class Fn, class Count>
+/// Loads this thread's part of the tile (x[k][e] is element warp_base + (k*32 + lane)*V + e; flagged_index loads
+/// the flags) and evaluates the selection into sel[k] (bit e: element (k, e) is selected; elements past n are never
+/// selected, and the predicate or equality is never called on them).
+template <select_policy P, select_mode Mode, class T, class F, class Fn, class Count,
+          class L = select_load_t<Mode, T, F>>
 __device__ __forceinline__ void select_load(const select_params<T, F, Fn, Count>& p, std::uint64_t warp_base,
-                                            bool full, T (&x)[P.vectors][select_shape<P, T>::V],
+                                            bool full, L (&x)[P.vectors][select_shape<P, L>::V],
                                             unsigned (&sel)[P.vectors]) {
-  using shape = select_shape<P, T>;
+  using shape = select_shape<P, L>;
   constexpr int K = shape::K, V = shape::V;
   const int lane = warp::lane_id();
+  const L* src;
+  if constexpr (Mode == select_mode::flagged_index) src = p.flags;
+  else src = p.in;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const std::uint64_t i0 = warp_base + (std::uint64_t(k) * warp::size + lane) * V;
     const int valid = full ? V : (i0 >= p.n ? 0 : (p.n - i0 < std::uint64_t(V) ? int(p.n - i0) : V));
     if constexpr (shape::vt::vectorized) {
-      if (full && p.vector_in) load_vector<T, P.vector_bytes>(p.in + i0, x[k]);
-      else load_chunk<V>(p.in + i0, x[k], false, valid);
+      if (full && p.vector_in) load_vector<L, P.vector_bytes>(src + i0, x[k]);
+      else load_chunk<V>(src + i0, x[k], false, valid);
     } else {
-      load_chunk<V>(p.in + i0, x[k], false, valid);
+      load_chunk<V>(src + i0, x[k], false, valid);
     }
     unsigned m = 0;
-    if constexpr (Mode == select_mode::predicate || Mode == select_mode::partition) {
+    if constexpr (Mode == select_mode::flagged_index) {  // the flags themselves (nonzero: set)
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        if (e < valid && static_cast<bool>(x[k][e])) m |= 1u << e;
+    } else if constexpr (Mode == select_mode::predicate || Mode == select_mode::partition) {
 #pragma unroll
       for (int e = 0; e < V; ++e)
         if (e < valid && p.fn(x[k][e])) m |= 1u << e;
@@ -189,6 +204,10 @@ __device__ __forceinline__ void select_load(const select_params<T, F, Fn, Count>
     sel[k] = m;
   }
 }
+
+/// What a tile compacts into shared memory: its items (flagged_index: the selected positions in the tile).
+template <select_mode Mode, class T>
+using select_item_t = std::conditional_t<Mode == select_mode::flagged_index, unsigned, T>;
 
 template <class T, class Carry, unsigned Tile, int Warps, bool RunLength>
 struct select_storage {
@@ -269,13 +288,14 @@ __device__ __forceinline__ select_tile_counts select_count_tile(const Storage& s
 }
 
 /// Step 5: the tile's items into shared memory in input order (selected ones compacted; partition's rejected ones
-/// after them, also in order; run-length encoding's run starts beside them).
-template <select_policy P, select_mode Mode, class T, class Storage>
-__device__ __forceinline__ void select_compact(const T (&x)[P.vectors][select_shape<P, T>::V],
+/// after them, also in order; run-length encoding's run starts beside them; flagged_index: the selected elements'
+/// positions in the tile).
+template <select_policy P, select_mode Mode, class L, class Storage>
+__device__ __forceinline__ void select_compact(const L (&x)[P.vectors][select_shape<P, L>::V],
                                                const unsigned (&sel)[P.vectors], const unsigned (&rank)[P.vectors],
                                                const select_tile_counts& c, unsigned tile_valid, int lane, int w,
                                                Storage& s) {
-  using shape = select_shape<P, T>;
+  using shape = select_shape<P, L>;
   constexpr int K = shape::K, V = shape::V;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -284,7 +304,8 @@ __device__ __forceinline__ void select_compact(const T (&x)[P.vectors][select_sh
 #pragma unroll
     for (int e = 0; e < V; ++e) {
       if ((sel[k] >> e) & 1u) {
-        s.items[r].get() = x[k][e];
+        if constexpr (Mode == select_mode::flagged_index) s.items[r].get() = i0 + e;
+        else s.items[r].get() = x[k][e];
         if constexpr (Mode == select_mode::run_length) s.starts[r] = i0 + e;
         ++r;
       } else if constexpr (Mode == select_mode::partition) {
@@ -295,7 +316,8 @@ __device__ __forceinline__ void select_compact(const T (&x)[P.vectors][select_sh
 }
 
 /// Step 7: coalesced stores of the compacted tile from out + the tile's prefix (partition: the rejected items after
-/// every selected one; run-length encoding: each run's value, and the length of the run before it).
+/// every selected one; run-length encoding: each run's value, and the length of the run before it; flagged_index:
+/// tile_base + each position, converted to the index type T).
 template <select_mode Mode, int Threads, class T, class F, class Fn, class Count, class Carry, class Storage>
 __device__ __forceinline__ void select_store(const select_params<T, F, Fn, Count>& p, Storage& s,
                                              const Carry& prefix, std::uint64_t tile_base, unsigned tile_sel,
@@ -319,6 +341,9 @@ __device__ __forceinline__ void select_store(const select_params<T, F, Fn, Count
         p.counts[g - 1] = static_cast<Count>(start - prev);
       }
     }
+  } else if constexpr (Mode == select_mode::flagged_index) {
+    for (unsigned i = tid; i < tile_sel; i += Threads)
+      p.out[prefix.value + i] = static_cast<T>(tile_base + s.items[i].get());
   } else {
     for (unsigned i = tid; i < tile_sel; i += Threads) p.out[prefix.value + i] = s.items[i].get();
   }
@@ -347,15 +372,17 @@ template <class Policy, select_mode Mode, class T, class F, class Fn, class Coun
 __global__ void __launch_bounds__(Policy::value.threads)
 select_kernel(select_params<T, F, Fn, Count> p, tile_state<Carry> state) {
   constexpr select_policy P = Policy::value;
-  using shape = select_shape<P, T>;
+  using L = select_load_t<Mode, T, F>;  // what the tile holds in registers: the items, or flagged_index's flags
+  using shape = select_shape<P, L>;
   constexpr int K = shape::K, V = shape::V, WARPS = shape::warps;
   constexpr unsigned warp_tile = shape::warp_tile, tile_elems = shape::tile;
   constexpr bool RL = Mode == select_mode::run_length;
   constexpr bool PART = Mode == select_mode::partition;
   using op_t = std::conditional_t<RL, run_carry_op, plus>;
-  static_assert(sizeof(select_storage<T, Carry, tile_elems, WARPS, RL>) <= 48 * 1024,
+  using item = select_item_t<Mode, T>;
+  static_assert(sizeof(select_storage<item, Carry, tile_elems, WARPS, RL>) <= 48 * 1024,
                 "the tile does not fit in 48 KiB of shared memory: use a policy with fewer threads or vectors");
-  __shared__ select_storage<T, Carry, tile_elems, WARPS, RL> s;
+  __shared__ select_storage<item, Carry, tile_elems, WARPS, RL> s;
 
   const int tid = threadIdx.x, lane = tid % warp::size, w = tid / warp::size;
   wait_for_prerequisite_grid();  // the zeroed counter and tile states (multi-tile launches are dependent launches)
@@ -365,7 +392,7 @@ select_kernel(select_params<T, F, Fn, Count> p, tile_state<Carry> state) {
   const bool full = tile_base + tile_elems <= p.n;
   const unsigned tile_valid = full ? tile_elems : static_cast<unsigned>(p.n - tile_base);
 
-  T x[K][V];
+  L x[K][V];
   unsigned sel[K], rank[K];
   select_load<P, Mode>(p, warp_base, full, x, sel);
   select_rank<RL, K, V>(sel, rank, lane, w, s);
