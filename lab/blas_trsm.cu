@@ -215,6 +215,28 @@ void add_trsm_case(std::string name, trsm_shape sh, std::int64_t m, std::int64_t
   add_case(std::move(c));
 }
 
+/// How many of the ka elements of a sampled column (left: A·b) or row (right: b·A) of symm's C are within
+/// 2·(ka + 2)·u·Σ|a·b| of a long-double host sum (A symmetric, its `lower` or upper triangle read, ld ka).
+template <class T>
+int symm_sample_ok(bool left, bool lower, std::int64_t ka, const std::vector<T>& a, const std::vector<T>& b,
+                   const std::vector<T>& c) {
+  const double eps = sizeof(T) == 4 ? 0x1p-24 : 0x1p-53;
+  int ok = 0;
+  for (std::int64_t i = 0; i < ka; ++i) {
+    long double acc = 0;
+    double abs_acc = 0;
+    for (std::int64_t l = 0; l < ka; ++l) {
+      const std::int64_t r = left ? i : l, q = left ? l : i;  // A(r, q), symmetric
+      const bool stored = lower ? r >= q : r <= q;
+      const T e = stored ? a[std::size_t(r + q * ka)] : a[std::size_t(q + r * ka)];
+      acc += static_cast<long double>(e) * b[std::size_t(l)];
+      abs_acc += std::fabs(double(e) * double(b[std::size_t(l)]));
+    }
+    ok += std::fabs(double(c[std::size_t(i)]) - double(acc)) <= 2.0 * double(ka + 2) * eps * abs_acc;
+  }
+  return ok;
+}
+
 template <class T>
 void add_symm_case(side s, uplo u, std::int64_t size, bool quick) {
   const std::int64_t m = size, n = size, ka = s == side::left ? m : n;
@@ -270,7 +292,6 @@ void add_symm_case(side s, uplo u, std::int64_t size, bool quick) {
       check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (symm verify)");
       const std::vector<T> a = to_host(st->a.template as<T>(), std::size_t(ka * ka));
       const bool left = s == side::left, lower = u == uplo::lower;
-      const double eps = sizeof(T) == 4 ? 0x1p-24 : 0x1p-53;
       int ok = 0, ok_base = 0;
       const std::vector<std::int64_t> js = samples(left ? n : m);
       for (std::int64_t j : js) {
@@ -278,20 +299,8 @@ void add_symm_case(side s, uplo u, std::int64_t size, bool quick) {
         const std::vector<T> bj = slice(st->b.template as<T>(), m, n, left, j);
         const std::vector<T> cj = slice(st->c.template as<T>(), m, n, left, j);
         const std::vector<T> bcj = slice(st->base_c.template as<T>(), m, n, left, j);
-        for (std::int64_t i = 0; i < ka; ++i) {
-          long double acc = 0;
-          double abs_acc = 0;
-          for (std::int64_t l = 0; l < ka; ++l) {
-            const std::int64_t r = left ? i : l, q = left ? l : i;  // A(r, q), symmetric
-            const bool stored = lower ? r >= q : r <= q;
-            const T e = stored ? a[std::size_t(r + q * ka)] : a[std::size_t(q + r * ka)];
-            acc += static_cast<long double>(e) * bj[std::size_t(l)];
-            abs_acc += std::fabs(double(e) * double(bj[std::size_t(l)]));
-          }
-          const double tol = 2.0 * double(ka + 2) * eps * abs_acc;
-          ok += std::fabs(double(cj[std::size_t(i)]) - double(acc)) <= tol;
-          ok_base += std::fabs(double(bcj[std::size_t(i)]) - double(acc)) <= tol;
-        }
+        ok += symm_sample_ok(left, lower, ka, a, bj, cj);
+        ok_base += symm_sample_ok(left, lower, ka, a, bj, bcj);
       }
       const int all = int(js.size()) * int(ka);
       verify_result v;
