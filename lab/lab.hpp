@@ -241,6 +241,7 @@ void register_blas();
 void register_blas_shapes();
 void register_blas_gemv();
 void register_blas_gemv_sweep();
+void register_blas_trsm();
 inline void register_all() {
   register_reduce();
   register_reduce_sweep();
@@ -256,6 +257,7 @@ inline void register_all() {
   register_blas_shapes();
   register_blas_gemv();
   register_blas_gemv_sweep();
+  register_blas_trsm();
 }
 
 /// Studies outside the case registry (synchronous host-memory work that the stream-timed cases cannot express):

@@ -261,6 +261,11 @@ constexpr blas::gemm_dmma_policy gemm_dmma_policy_arg(int arch) {
   }
 }
 
+template <auto Policy, class T>
+void gemm_dispatch(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m, std::int64_t n,
+                   std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
+                   std::int64_t ldc, cudaStream_t stream);
+
 /// Every gemm ends here: validate, then the scaling kernel (k = 0 or alpha = 0), the FP64 tensor-core kernel (double,
 /// where it takes the operands) or the CUDA-core kernel.
 template <auto Policy, class T>
@@ -272,6 +277,16 @@ void gemm_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b
   static_assert(!gemm_policy_is_dmma<Policy> || std::is_same_v<T, double>,
                 "cuprim::blas::gemm: a gemm_dmma_policy is for double");
   gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
+  gemm_dispatch<Policy>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+}
+
+/// gemm_run after its validation: the launches alone. Callers that have checked the arguments by their own rules
+/// come here directly (trsm's updates read and write disjoint rows of one array, which gemm's whole-span overlap
+/// rule would refuse).
+template <auto Policy, class T>
+void gemm_dispatch(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m, std::int64_t n,
+                   std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
+                   std::int64_t ldc, cudaStream_t stream) {
   with_tuned_arch([&]<int Arch>() {
     constexpr blas::gemm_policy P = pick_policy<gemm_simt_policy_arg<Policy>()>(blas::gemm_policy_for<T>(Arch));
     const auto [tiles_m, tiles_n] = gemm_grid(fn, nm, m, n, P.tile_m, P.tile_n);

@@ -1,0 +1,193 @@
+// cuprim/blas/trsm.cuh: triangular solve with many right-hand sides, BLAS conventions (level 3; host entry point).
+//
+//   cuprim::blas::trsm(side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, stream)
+//        solves op(A)·X = alpha·B (side::left; A is m × m) or X·op(A) = alpha·B (side::right; A is n × n) for the
+//        m × n matrix X, which overwrites B. Column-major as in BLAS and cuBLAS (element (i, j) of X at X[i + j·ldx]).
+//        A is triangular: only its `uplo` triangle is read (the other is never touched, NaN there is harmless), and
+//        with diag::unit not its diagonal either (taken as ones). op(A) is A (op::N) or Aᵀ (op::T).
+//        cublas<S|D>trsm(handle, side, uplo, trans, diag, m, n, &alpha, A, lda, B, ldb) computes the same.
+//
+// Types: float and double, computed in the element type (true FP32 and FP64). Each element of X is backward stable:
+// the tests hold the residual of every element, |op(A)·X − alpha·B| (left; X·op(A) for right), to
+// 2·(ka + 2)·u·(|op(A)|·|X| + |alpha·B|) elementwise (ka: the order of A, u = 2^-24 or 2^-53), on well-conditioned
+// A; the error of X itself grows with A's condition number, as for any solver. The same bits from run to run.
+//
+// Semantics, BLAS's: m = 0 or n = 0 does nothing; alpha = 0 sets B = 0 without reading A or B (NaN in B does not
+// propagate). A zero (or tiny) diagonal with diag::non_unit is divided by in IEEE arithmetic: the rows it solves and
+// those depending on them become Inf or NaN, nothing is checked on the device and nothing hangs (reference BLAS
+// skips work for zero elements of B, so where B has exact zeros it can give 0 where this gives NaN, as cuBLAS does).
+// Sizes and leading dimensions are 64-bit. No workspace: nothing is allocated. The call is ordered on `stream` and
+// returns without waiting for the GPU (graph-capturable).
+//
+// Algorithm (blas/detail/trsm_kernel.cuh). The eight side × uplo × trans cases are one problem on strided views,
+// M·Y = alpha·C, M triangular of order ka: the left side is op(A)·X = alpha·B itself; the right side is its transpose,
+// op(A)ᵀ·Xᵀ = alpha·Bᵀ (B read through the view (ldb, 1)); a transpose reads A with swapped strides and turns lower
+// into upper. M lower is solved forward, upper backward, recursively: the first half of the rows in solve order
+// (a multiple of 64 rows), then the other half's right-hand sides updated by one cuprim::blas::gemm, C2 −= M21·Y1
+// (the FP64 tensor-core kernel for double where its alignment rules hold; true FP32 on CUDA cores for float), then
+// the other half. Blocks of 64 rows or fewer are solved by trsm_diag_kernel: the triangle in shared memory, one
+// thread per column of the right-hand sides (64 per block). alpha is applied once per row: by the first gemm update
+// that reaches it (as its beta) or by the diagonal solve. The gemm updates are large (half the problem at the top
+// level), so nearly all of the m²n (left) or mn² (right) multiply-adds run at gemm's rate.
+//
+// Errors. cuprim::invalid_argument before anything runs: side, uplo, trans or diag not one of its enum's values; m or
+// n negative; lda below max(1, ka) (ka = m for left, n for right); ldb below max(1, m); A or B null when m > 0 and
+// n > 0; B overlapping A (spans of (ka − 1)·lda + ka and (n − 1)·ldb + m elements). cuprim::cuda_error for a failed
+// launch or an error already pending.
+#pragma once
+
+#include <cuprim/blas/detail/trsm_kernel.cuh>
+#include <cuprim/blas/gemm.cuh>
+#include <cuprim/blas/op.hpp>
+#include <cuprim/core/error.hpp>
+#include <cuprim/core/validate.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace cuprim::detail {
+
+inline void blas_check_enums(const char* fn, blas::side s, blas::uplo u) {
+  if (s != blas::side::left && s != blas::side::right)
+    throw_invalid(fn, "side", "must be blas::side::left or blas::side::right");
+  if (u != blas::uplo::lower && u != blas::uplo::upper)
+    throw_invalid(fn, "uplo", "must be blas::uplo::lower or blas::uplo::upper");
+}
+
+template <class T>
+void trsm_validate(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::diag d, std::int64_t m,
+                   std::int64_t n, const T* a, std::int64_t lda, const T* b, std::int64_t ldb) {
+  blas_check_enums(fn, s, u);
+  if (trans != blas::op::N && trans != blas::op::T) throw_invalid(fn, "trans", "must be blas::op::N or blas::op::T");
+  if (d != blas::diag::non_unit && d != blas::diag::unit)
+    throw_invalid(fn, "diag", "must be blas::diag::non_unit or blas::diag::unit");
+  check_size(fn, "m", m, sizeof(T));
+  check_size(fn, "n", n, sizeof(T));
+  const std::int64_t ka = s == blas::side::left ? m : n;
+  gemm_check_ld(fn, "lda", lda, ka);
+  gemm_check_ld(fn, "ldb", ldb, m);
+  const bool any = m > 0 && n > 0;
+  check_pointer(fn, "A", a, any);
+  check_pointer(fn, "B", b, any);
+  if (any)
+    check_overlaps(fn, {{"A", a, gemm_span_bytes(ka, ka, lda, sizeof(T)), read_only},
+                        {"B", b, gemm_span_bytes(m, n, ldb, sizeof(T)), written}});
+}
+
+/// The problem M·Y = alpha·C on strided views (see the file comment): M of order ka at `a` with strides (a_r, a_c),
+/// C (ka × nn) at `b` with strides (b_r, b_c), one of each pair 1.
+template <class T>
+struct trsm_problem {
+  const char* fn;
+  const T* a;
+  std::int64_t lda, a_r, a_c;
+  T* b;
+  std::int64_t ldb, b_r, b_c;
+  std::int64_t nn;
+  T alpha;
+  bool lower, unit;
+  cudaStream_t stream;
+};
+
+inline constexpr int trsm_nb = 64;    // rows of a diagonal block (and the unit of the recursive split)
+inline constexpr int trsm_cols = 64;  // columns of the right-hand sides per block of the diagonal kernel
+
+/// Rows [r0, r0 + rows) of C −= M(rows, [c0, c0 + kk)) · Y([c0, c0 + kk), :), C first multiplied by beta: one gemm,
+/// on the column-major form of the views (left: C itself; right: its transpose, Cᵀ −= Yᵀ·Mᵀ).
+template <class T>
+void trsm_update(const trsm_problem<T>& p, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t kk,
+                 T beta) {
+  const T* m_sub = p.a + r0 * p.a_r + c0 * p.a_c;
+  if (p.b_r == 1) {
+    gemm_dispatch<tuned>(p.fn, gemm_column_major, p.a_r == 1 ? blas::op::N : blas::op::T, blas::op::N, rows, p.nn,
+                         kk, T(-1), m_sub, p.lda, p.b + c0, p.ldb, beta, p.b + r0, p.ldb, p.stream);
+  } else {
+    gemm_dispatch<tuned>(p.fn, gemm_column_major, blas::op::N, p.a_c == 1 ? blas::op::N : blas::op::T, p.nn, rows,
+                         kk, T(-1), p.b + c0 * p.ldb, p.ldb, m_sub, p.lda, beta, p.b + r0 * p.ldb, p.ldb, p.stream);
+  }
+}
+
+/// Rows [k0, k0 + kk) of M (at most trsm_nb) solved by the diagonal kernel; `alpha` multiplies those rows of C first.
+template <class T>
+void trsm_diag(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, T alpha) {
+  constexpr std::size_t smem = trsm_diag_smem_bytes<T, trsm_nb, trsm_cols>();
+  const auto kernel = trsm_diag_kernel<T, trsm_nb, trsm_cols>;
+  if constexpr (smem > 48 * 1024) {
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess)
+      check_launch(p.fn);
+  }
+  trsm_diag_args<T> g{};
+  g.a = p.a + k0 * (p.a_r + p.a_c);
+  g.a_r = p.a_r;
+  g.a_c = p.a_c;
+  g.b = p.b + k0 * p.b_r;
+  g.b_r = p.b_r;
+  g.b_c = p.b_c;
+  g.nn = p.nn;
+  g.kb = int(kk);
+  g.alpha = alpha;
+  g.lower = p.lower;
+  g.unit = p.unit;
+  kernel<<<unsigned((p.nn + trsm_cols - 1) / trsm_cols), trsm_cols, smem, p.stream>>>(g);
+  check_launch(p.fn);
+}
+
+/// Rows [k0, k0 + kk) of the solve; `scaled`: whether those rows of C already carry alpha (a gemm update reached
+/// them), else the first operation on them applies it.
+template <class T>
+void trsm_recurse(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, bool scaled) {
+  if (kk <= trsm_nb) return trsm_diag(p, k0, kk, scaled ? T(1) : p.alpha);
+  const std::int64_t h = ((kk / 2 + trsm_nb - 1) / trsm_nb) * trsm_nb;  // rows solved first, a multiple of trsm_nb
+  const T beta = scaled ? T(1) : p.alpha;
+  if (p.lower) {  // forward: the top h rows, then the rest
+    trsm_recurse(p, k0, h, scaled);
+    trsm_update(p, k0 + h, kk - h, k0, h, beta);
+    trsm_recurse(p, k0 + h, kk - h, true);
+  } else {  // backward: the bottom h rows, then the rest
+    const std::int64_t top = kk - h;
+    trsm_recurse(p, k0 + top, h, scaled);
+    trsm_update(p, k0, top, k0 + top, h, beta);
+    trsm_recurse(p, k0, top, true);
+  }
+}
+
+template <class T>
+void trsm_run(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::diag d, std::int64_t m,
+              std::int64_t n, T alpha, const T* a, std::int64_t lda, T* b, std::int64_t ldb, cudaStream_t stream) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "cuprim::blas::trsm: float or double");
+  trsm_validate(fn, s, u, trans, d, m, n, a, lda, b, ldb);
+  if (m == 0 || n == 0) return;
+  check_no_pending_error(fn);
+  if (alpha == T(0)) return gemm_scale(fn, b, m, n, ldb, T(0), stream);
+  const bool left = s == blas::side::left;
+  const bool t = (trans == blas::op::T) != !left;  // the right side solves with op(A)ᵀ
+  trsm_problem<T> p{};
+  p.fn = fn;
+  p.a = a;
+  p.lda = lda;
+  p.a_r = t ? lda : 1;
+  p.a_c = t ? 1 : lda;
+  p.b = b;
+  p.ldb = ldb;
+  p.b_r = left ? 1 : ldb;
+  p.b_c = left ? ldb : 1;
+  p.nn = left ? n : m;
+  p.alpha = alpha;
+  p.lower = (u == blas::uplo::lower) != t;
+  p.unit = d == blas::diag::unit;
+  p.stream = stream;
+  trsm_recurse(p, 0, left ? m : n, false);
+}
+
+}  // namespace cuprim::detail
+
+namespace cuprim::blas {
+
+/// Solves op(A)·X = alpha·B (side::left) or X·op(A) = alpha·B (side::right), X overwriting B (see the file comment).
+template <class T>
+void trsm(side s, uplo u, op trans, diag d, std::int64_t m, std::int64_t n, std::type_identity_t<T> alpha,
+          const T* A, std::int64_t lda, T* B, std::int64_t ldb, cudaStream_t stream = 0) {
+  detail::trsm_run<T>("cuprim::blas::trsm", s, u, trans, d, m, n, alpha, A, lda, B, ldb, stream);
+}
+
+}  // namespace cuprim::blas

@@ -1,0 +1,252 @@
+// cuprim::blas::trsm against the host references (cuprim/host/trsm.hpp): every side × uplo × trans × diag case over
+// m, n in {0, 1, 7, 33, 64, 65, 200, 513} (around the 64-row diagonal blocks and the recursive split), lda and ldb
+// above the rows, alpha 1 and -2.5. The solution is checked by its residual, element by element:
+// |op(A)·X − alpha·B| ≤ 2·(ka + 2)·u·(|op(A)|·|X| + |alpha·B|) computed in long double on the host (backward
+// stability, meaningful whatever A's condition); A's unused triangle (and its diagonal for diag::unit) holds NaN, so
+// reading it would show; the rows of B's buffer between columns stay as they were. Also: the seed's sequential loop
+// (left, lower, N, unit) as a second reference, alpha = 0 over NaN in B, a zero diagonal giving Inf/NaN without a
+// fault, two runs bit-identical, and bad arguments writing nothing.
+#include <cuprim/blas/trsm.cuh>
+#include <cuprim/core/memory.hpp>
+#include <cuprim/host/trsm.hpp>
+
+#include <gtest/gtest.h>
+
+#include "common/test_util.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using cuprim::blas::diag;
+using cuprim::blas::op;
+using cuprim::blas::side;
+using cuprim::blas::uplo;
+using cuprim_test::rng;
+
+template <class T>
+class BlasTrsm : public cuprim_test::typed_gpu_test<T> {};
+using trsm_types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(BlasTrsm, trsm_types, cuprim_test::type_names);
+
+struct trsm_case {
+  side s = side::left;
+  uplo u = uplo::lower;
+  op t = op::N;
+  diag d = diag::non_unit;
+  std::int64_t m = 0, n = 0;
+  double alpha = 1;
+  std::string describe() const {
+    std::ostringstream os;
+    os << (s == side::left ? "L" : "R") << (u == uplo::lower ? "L" : "U") << (t == op::N ? "N" : "T")
+       << (d == diag::unit ? "U" : "N") << " m " << m << " n " << n << " alpha " << alpha;
+    return os.str();
+  }
+  char cs() const { return s == side::left ? 'L' : 'R'; }
+  char cu() const { return u == uplo::lower ? 'L' : 'U'; }
+  char ct() const { return t == op::N ? 'N' : 'T'; }
+  char cd() const { return d == diag::unit ? 'U' : 'N'; }
+};
+
+/// A triangular A of order ka (column-major, lda): the stored triangle random with off-diagonal magnitudes below
+/// 1/ka and a diagonal of magnitude in [1, 2) with random signs (well conditioned); NaN in the other triangle, and on
+/// the diagonal too when it is unit (neither may be read).
+template <class T>
+std::vector<T> triangular(rng& r, std::int64_t ka, std::int64_t lda, bool lower, bool unit) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<T> a(std::size_t(std::max<std::int64_t>(ka * lda, 1)), T(nan));
+  for (std::int64_t j = 0; j < ka; ++j)
+    for (std::int64_t i = 0; i < ka; ++i) {
+      const double sign = r.next() & 1 ? 1 : -1;
+      if (i == j) a[std::size_t(i + j * lda)] = unit ? T(nan) : T(sign * r.uniform(1.0, 2.0));
+      else if (lower ? i > j : i < j) a[std::size_t(i + j * lda)] = T(sign * r.uniform(0.05, 1.0) / double(ka));
+    }
+  return a;
+}
+
+template <class T>
+std::vector<T> nonzero(rng& r, std::size_t count) {
+  std::vector<T> v(count);
+  for (auto& e : v) e = T(r.uniform(0.125, 1.0) * (r.next() & 1 ? 1 : -1));
+  return v;
+}
+
+/// Runs one case (twice: the same bits) and checks its residual and that B's gaps are unchanged.
+template <class T>
+void check_trsm(const trsm_case& c, rng& r) {
+  SCOPED_TRACE(c.describe());
+  const std::int64_t ka = c.s == side::left ? c.m : c.n, lda = ka + 3, ldb = c.m + 2;
+  const std::vector<T> a = triangular<T>(r, ka, lda, c.u == uplo::lower, c.d == diag::unit);
+  const std::vector<T> b = nonzero<T>(r, std::size_t(std::max<std::int64_t>(ldb * c.n, 1)));
+  cuprim::device_buffer<T> da(a.size()), db(b.size());
+  cuprim_test::upload(da.data(), a);
+  const auto run = [&] {
+    cuprim_test::upload(db.data(), b);
+    cuprim::blas::trsm<T>(c.s, c.u, c.t, c.d, c.m, c.n, T(c.alpha), da.data(), lda, db.data(), ldb);
+    return cuprim_test::download(db.data(), b.size());
+  };
+  const std::vector<T> x = run();
+  const double u = std::numeric_limits<T>::epsilon() / 2;
+  const auto res = cuprim::host::trsm_residual(c.cs(), c.cu(), c.ct(), c.cd(), c.m, c.n, T(c.alpha), a.data(), lda,
+                                               x.data(), ldb, b.data(), ldb);
+  int bad = 0;
+  for (std::int64_t j = 0; j < c.n && bad < 10; ++j)
+    for (std::int64_t i = 0; i < ldb && bad < 10; ++i) {
+      const std::size_t p = std::size_t(i + j * ldb);
+      if (i >= c.m) {
+        if (!cuprim_test::same_bytes(x[p], b[p])) {
+          ADD_FAILURE() << "B written at (" << i << ", " << j << "), outside the m rows";
+          ++bad;
+        }
+        continue;
+      }
+      const auto& e = res[std::size_t(i + j * c.m)];
+      const double tol = 2.0 * double(ka + 2) * u * e.bound;
+      if (!(std::fabs(e.r) <= tol)) {
+        ADD_FAILURE() << "residual at (" << i << ", " << j << ") = " << e.r << ", allowed " << tol << " (X = " << x[p]
+                      << ")";
+        ++bad;
+      }
+    }
+  const std::vector<T> again = run();
+  EXPECT_TRUE(std::equal(x.begin(), x.end(), again.begin(),
+                         [](T p, T q) { return cuprim_test::same_bytes(p, q); }))
+      << "two runs differ";
+}
+
+constexpr side sides[] = {side::left, side::right};
+constexpr uplo uplos[] = {uplo::lower, uplo::upper};
+constexpr op ops[] = {op::N, op::T};
+constexpr diag diags[] = {diag::non_unit, diag::unit};
+
+TYPED_TEST(BlasTrsm, EveryCaseAroundTheBlocks) {
+  rng r(0x7125);
+  struct shape {
+    std::int64_t m, n;
+  };
+  const shape shapes[] = {{0, 7}, {7, 0}, {1, 1},   {7, 33},   {33, 7},  {64, 64},
+                          {65, 65}, {200, 33}, {33, 200}, {513, 7}, {7, 513}, {65, 1}};
+  int k = 0;
+  for (side s : sides)
+    for (uplo u : uplos)
+      for (op t : ops)
+        for (diag d : diags)
+          for (const shape& sh : shapes) {
+            trsm_case c{s, u, t, d, sh.m, sh.n, (k++ % 2) ? -2.5 : 1.0};
+            check_trsm<TypeParam>(c, r);
+            if (this->HasFailure()) return;
+          }
+}
+
+TYPED_TEST(BlasTrsm, LargeSquare) {
+  rng r(0x7126);
+  check_trsm<TypeParam>({side::left, uplo::upper, op::T, diag::non_unit, 513, 200, -2.5}, r);
+  check_trsm<TypeParam>({side::right, uplo::lower, op::N, diag::non_unit, 200, 513, 1.0}, r);
+  check_trsm<TypeParam>({side::left, uplo::lower, op::N, diag::non_unit, 513, 513, 1.0}, r);
+}
+
+// The seed's STRSM loop (left, lower, N, unit, alpha 1) and the general long-double reference agree with the GPU.
+TYPED_TEST(BlasTrsm, SeedLoopAgrees) {
+  using T = TypeParam;
+  rng r(0x7127);
+  for (std::int64_t m : {7, 65, 200}) {
+    const std::int64_t n = 33, lda = m + 1, ldb = m + 5;
+    SCOPED_TRACE("m " + std::to_string(m));
+    const std::vector<T> a = triangular<T>(r, m, lda, true, true);
+    const std::vector<T> b = nonzero<T>(r, std::size_t(ldb * n));
+    cuprim::device_buffer<T> da(a.size()), db(b.size());
+    cuprim_test::upload(da.data(), a);
+    cuprim_test::upload(db.data(), b);
+    cuprim::blas::trsm<T>(side::left, uplo::lower, op::N, diag::unit, m, n, T(1), da.data(), lda, db.data(), ldb);
+    const std::vector<T> x = cuprim_test::download(db.data(), b.size());
+    std::vector<T> seed = b, general = b;
+    cuprim::host::trsm_seed(m, n, a.data(), lda, seed.data(), ldb);
+    cuprim::host::trsm('L', 'L', 'N', 'U', m, n, T(1), a.data(), lda, general.data(), ldb);
+    double most = 0;
+    for (T v : general) most = std::max(most, std::fabs(double(v)));
+    const double tol = 8.0 * double(m + 2) * std::numeric_limits<T>::epsilon() * most;
+    int bad = 0;
+    for (std::size_t p = 0; p < x.size() && bad < 10; ++p) {
+      const bool ok = std::fabs(double(x[p]) - double(seed[p])) <= tol &&
+                      std::fabs(double(x[p]) - double(general[p])) <= tol;
+      if (!ok) {
+        ADD_FAILURE() << "X[" << p << "] = " << x[p] << ", seed loop " << seed[p] << ", reference " << general[p];
+        ++bad;
+      }
+    }
+  }
+}
+
+// alpha = 0: B = 0 without reading A or B (both NaN).
+TYPED_TEST(BlasTrsm, AlphaZeroReadsNothing) {
+  using T = TypeParam;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (side s : sides) {
+    const std::int64_t m = 70, n = 9, ka = s == side::left ? m : n, ldb = m + 1;
+    cuprim::device_buffer<T> da(std::size_t(ka * ka)), db(std::size_t(ldb * n));
+    cuprim_test::upload(da.data(), std::vector<T>(std::size_t(ka * ka), T(nan)));
+    std::vector<T> b(std::size_t(ldb * n), T(nan));
+    cuprim_test::upload(db.data(), b);
+    cuprim::blas::trsm<T>(s, uplo::upper, op::T, diag::non_unit, m, n, T(0), da.data(), ka, db.data(), ldb);
+    const std::vector<T> x = cuprim_test::download(db.data(), b.size());
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < ldb; ++i) {
+        const T v = x[std::size_t(i + j * ldb)];
+        if (i < m) EXPECT_EQ(v, T(0)) << "at (" << i << ", " << j << ")";
+        else EXPECT_TRUE(std::isnan(v)) << "gap written at (" << i << ", " << j << ")";
+      }
+  }
+}
+
+// A zero diagonal (diag::non_unit): the rows solved before it are right, its row is Inf or NaN; no fault, no hang.
+TYPED_TEST(BlasTrsm, ZeroDiagonalGivesIeeeResults) {
+  using T = TypeParam;
+  rng r(0x7128);
+  for (op t : ops) {
+    const std::int64_t m = 150, n = 5, zero_row = 100;
+    std::vector<T> a = triangular<T>(r, m, m, true, false);
+    a[std::size_t(zero_row + zero_row * m)] = T(0);
+    const std::vector<T> b = nonzero<T>(r, std::size_t(m * n));
+    cuprim::device_buffer<T> da(a.size()), db(b.size());
+    cuprim_test::upload(da.data(), a);
+    cuprim_test::upload(db.data(), b);
+    cuprim::blas::trsm<T>(side::left, uplo::lower, t, diag::non_unit, m, n, T(1), da.data(), m, db.data(), m);
+    const std::vector<T> x = cuprim_test::download(db.data(), b.size());
+    std::vector<T> ref = b;
+    cuprim::host::trsm('L', 'L', t == op::N ? 'N' : 'T', 'N', m, n, T(1), a.data(), m, ref.data(), m);
+    // op N solves forward (rows before 100 first), op T (upper) backward (rows after 100 first).
+    for (std::int64_t j = 0; j < n; ++j) {
+      EXPECT_FALSE(std::isfinite(x[std::size_t(zero_row + j * m)])) << "column " << j;
+      for (std::int64_t i = 0; i < m; ++i) {
+        const bool before = t == op::N ? i < zero_row : i > zero_row;
+        if (!before) continue;
+        const double g = x[std::size_t(i + j * m)], e = ref[std::size_t(i + j * m)];
+        EXPECT_NEAR(g, e, 64.0 * m * std::numeric_limits<T>::epsilon() * (1 + std::fabs(e))) << "(" << i << ", " << j << ")";
+      }
+    }
+  }
+}
+
+TYPED_TEST(BlasTrsm, BadArgumentsWriteNothing) {
+  using T = TypeParam;
+  cuprim::device_buffer<T> a(64), b(64);
+  cuprim_test::poison(b);
+  EXPECT_THROW(cuprim::blas::trsm<T>(side::left, uplo::lower, op::N, diag::unit, 8, 8, T(1), a.data(), 7, b.data(), 8),
+               cuprim::invalid_argument);
+  EXPECT_THROW(cuprim::blas::trsm<T>(side::right, uplo::lower, op::N, diag::unit, 8, 4, T(1), a.data(), 4, b.data(), 7),
+               cuprim::invalid_argument);
+  EXPECT_THROW(cuprim::blas::trsm<T>(side::left, uplo::lower, op::N, diag::unit, 8, 8, T(1), b.data(), 8, b.data(), 8),
+               cuprim::invalid_argument);
+  EXPECT_THROW(cuprim::blas::trsm<T>(static_cast<side>(5), uplo::lower, op::N, diag::unit, 8, 8, T(0), a.data(), 8,
+                                     b.data(), 8),
+               cuprim::invalid_argument);
+  EXPECT_TRUE(cuprim_test::bytes_are(b.data(), 64 * sizeof(T)));
+}
+
+}  // namespace
