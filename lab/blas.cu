@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -54,6 +55,30 @@ __global__ void fill_uniform(float* x, std::size_t n, std::uint32_t seed) {
 __global__ void widen(const float* x, double* y, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
     y[i] = x[i];
+}
+
+/// The square gemm rows' verification inputs: A, B, cuprim's C and cuBLAS's C (n × n each) copied to the host after
+/// both calls ran on poisoned outputs.
+template <class T>
+struct gemm_host_copies {
+  std::vector<T> a, b, c, base_c;
+};
+template <class T>
+gemm_host_copies<T> gemm_verify_copies(std::int64_t s, device_memory& a, device_memory& b, device_memory& c,
+                                       device_memory& base_c, const std::function<void(cudaStream_t, int)>& run,
+                                       const std::function<void(cudaStream_t, int)>& base) {
+  c.poison();
+  base_c.poison();
+  run(0, 0);
+  base(0, 0);
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (gemm verify)");
+  const std::size_t e = std::size_t(s) * std::size_t(s);
+  gemm_host_copies<T> h{std::vector<T>(e), std::vector<T>(e), std::vector<T>(e), std::vector<T>(e)};
+  check(cudaMemcpy(h.a.data(), a.get(), e * sizeof(T), cudaMemcpyDeviceToHost), "copy A");
+  check(cudaMemcpy(h.b.data(), b.get(), e * sizeof(T), cudaMemcpyDeviceToHost), "copy B");
+  check(cudaMemcpy(h.c.data(), c.get(), e * sizeof(T), cudaMemcpyDeviceToHost), "copy C");
+  check(cudaMemcpy(h.base_c.data(), base_c.get(), e * sizeof(T), cudaMemcpyDeviceToHost), "copy cuBLAS C");
+  return h;
 }
 
 template <class T, auto Policy = cuprim::tuned>
@@ -114,17 +139,8 @@ void add_gemm(std::int64_t s, bool quick, const char* sweep_label = nullptr) {
     b.verify = [st, s, run = b.run, base = b.baseline]() {
       // 256 sampled elements of C against the host reference (cuprim::host::gemm_element: a long-double sum), bound
       // (k + 4)·u·Σ|a·b|; cuBLAS's likewise.
-      st->c.poison();
-      st->base_c.poison();
-      run(0, 0);
-      base(0, 0);
-      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (gemm verify)");
-      const std::size_t e = std::size_t(s) * std::size_t(s);
-      std::vector<T> a(e), bm(e), c(e), cb(e);
-      check(cudaMemcpy(a.data(), st->a.get(), e * sizeof(T), cudaMemcpyDeviceToHost), "copy A");
-      check(cudaMemcpy(bm.data(), st->b.get(), e * sizeof(T), cudaMemcpyDeviceToHost), "copy B");
-      check(cudaMemcpy(c.data(), st->c.get(), e * sizeof(T), cudaMemcpyDeviceToHost), "copy C");
-      check(cudaMemcpy(cb.data(), st->base_c.get(), e * sizeof(T), cudaMemcpyDeviceToHost), "copy cuBLAS C");
+      const auto h = gemm_verify_copies<T>(s, st->a, st->b, st->c, st->base_c, run, base);
+      const auto &a = h.a, &bm = h.b, &c = h.c, &cb = h.base_c;
       std::mt19937_64 g(5);
       const double u = sizeof(T) == 4 ? 0x1p-24 : 0x1p-53;
       verify_result v;
@@ -213,17 +229,8 @@ void add_gemm_math(std::int64_t s, bool ta, bool quick, const char* sweep_label 
       if (r != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS gemm failed");
     };
     b.verify = [st, s, ta, name, run = b.run, base = b.baseline]() {
-      st->c.poison();
-      st->base_c.poison();
-      run(0, 0);
-      base(0, 0);
-      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (gemm verify)");
-      const std::size_t e = std::size_t(s) * std::size_t(s);
-      std::vector<float> a(e), bm(e), c(e), cb(e);
-      check(cudaMemcpy(a.data(), st->a.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy A");
-      check(cudaMemcpy(bm.data(), st->b.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy B");
-      check(cudaMemcpy(c.data(), st->c.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy C");
-      check(cudaMemcpy(cb.data(), st->base_c.get(), e * sizeof(float), cudaMemcpyDeviceToHost), "copy cuBLAS C");
+      const auto h = gemm_verify_copies<float>(s, st->a, st->b, st->c, st->base_c, run, base);
+      const auto &a = h.a, &bm = h.b, &c = h.c, &cb = h.base_c;
       std::mt19937_64 g(5);
       // The header's bounds: tf32 (2^-9 + 4 k 2^-24) Σ|a b|, tf32x3 (2^-19 + 4 k 2^-24) Σ|a b|; cuBLAS held to its
       // mode's (TF32 as tf32, SGEMM as FP32: (k + 4) 2^-24).

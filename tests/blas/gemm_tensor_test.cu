@@ -16,6 +16,7 @@
 
 #include "common/graph.hpp"
 #include "common/test_util.hpp"
+#include "gemm_check.hpp"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -130,45 +131,13 @@ void run_case(const tc_case& c, rng& r) {
   const std::vector<double>& xb = c.row_major ? ad : bd;
   const std::int64_t lxa = c.row_major ? ldb : lda, lxb = c.row_major ? lda : ldb;
   const double out_u = std::ldexp(1.0, -precision_bits<Out>());
-
-  std::int64_t bad = 0, checked = 0;
-  std::string first;
-  const auto compare = [&](std::int64_t i, std::int64_t j, double ref, double ab_bound) {
-    ++checked;
-    const double g = to_double(got[std::size_t(i + j * ldc)]);
-    const double c0 = c.beta == 0 ? 0.0 : std::fabs(c.beta * cd[std::size_t(i + j * ldc)]);
-    const double tol = 4.0 * double(c.k) * 0x1p-24 * ab_bound + out_u * (std::fabs(ref) + c0) + 1e-30;
-    if (!(std::fabs(g - ref) <= tol) && bad++ == 0) {
-      std::ostringstream os;
-      os << "(" << i << ", " << j << "): " << g << " vs " << ref << " (bound " << tol << ")";
-      first = os.str();
-    }
-  };
-  if (double(vm) * double(vn) * double(c.k) <= double(1 << 26)) {
-    std::vector<double> ref = cd;
-    const std::vector<double> bound = cuprim::host::gemm_abs_bound(va, vb, vm, vn, c.k, c.alpha, xa.data(), lxa,
-                                                                   xb.data(), lxb, c.beta, ref.data(), ldc);
-    cuprim::host::gemm(va, vb, vm, vn, c.k, c.alpha, xa.data(), lxa, xb.data(), lxb, c.beta, ref.data(), ldc);
-    // gemm_abs_bound includes |beta·c|; the alpha part alone is what the k-term scales.
-    for (std::int64_t j = 0; j < vn; ++j)
-      for (std::int64_t i = 0; i < vm; ++i) {
-        const double c0 = c.beta == 0 ? 0.0 : std::fabs(c.beta * cd[std::size_t(i + j * ldc)]);
-        compare(i, j, ref[std::size_t(i + j * ldc)], std::max(0.0, bound[std::size_t(i + j * vm)] - c0));
-      }
-  } else {
-    for (int t = 0; t < 600; ++t) {
-      const std::int64_t i = t < 32 ? vm - 1 : r.between(0, vm - 1), j = t >= 32 && t < 64 ? vn - 1 : r.between(0, vn - 1);
-      const auto e = cuprim::host::gemm_element(va, vb, c.k, c.alpha, xa.data(), lxa, xb.data(), lxb, c.beta,
-                                                cd.data(), ldc, i, j);
-      const double c0 = c.beta == 0 ? 0.0 : std::fabs(c.beta * cd[std::size_t(i + j * ldc)]);
-      compare(i, j, e.value, std::max(0.0, e.bound - c0));
-    }
-    std::int64_t non_finite = 0;
-    for (std::int64_t j = 0; j < vn; ++j)
-      for (std::int64_t i = 0; i < vm; ++i) non_finite += !std::isfinite(to_double(got[std::size_t(i + j * ldc)]));
-    EXPECT_EQ(non_finite, 0) << "elements of C left unwritten or not finite";
-  }
-  EXPECT_EQ(bad, 0) << bad << " of " << checked << " elements out of bound; first: " << first;
+  const cuprim_test::gemm_view view{va, vb, vm, vn, c.k, c.alpha, xa.data(), lxa, xb.data(), lxb, c.beta, cd, ldc};
+  const cuprim_test::gemm_check_result res = cuprim_test::gemm_check(
+      view, [&](std::int64_t i, std::int64_t j) { return to_double(got[std::size_t(i + j * ldc)]); }, r,
+      [&](double ref, double ab, double c0) {
+        return 4.0 * double(c.k) * 0x1p-24 * ab + out_u * (std::fabs(ref) + c0);
+      });
+  EXPECT_EQ(res.bad, 0) << res.bad << " of " << res.checked << " elements out of bound; first: " << res.first;
   std::int64_t touched = 0;
   for (std::size_t e = 0; e < cin.size(); ++e) {
     const std::int64_t col = std::int64_t(e) / ldc, row = std::int64_t(e) % ldc;

@@ -15,6 +15,7 @@
 
 #include "common/graph.hpp"
 #include "common/test_util.hpp"
+#include "gemm_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -110,53 +111,20 @@ double run_case(const tf_case& c, rng& r) {
   const std::vector<double>& xb = c.row_major ? ad : bd;
   const std::int64_t lxa = c.row_major ? ldb : lda, lxb = c.row_major ? lda : ldb;
   const double e = mode_error(c.mode);
-
-  std::int64_t bad = 0, checked = 0;
-  double worst = 0;
-  std::string first;
-  const auto compare = [&](std::int64_t i, std::int64_t j, double ref, double ab_bound) {
-    ++checked;
-    const double g = got[std::size_t(i + j * ldc)];
-    const double c0 = c.beta == 0 ? 0.0 : std::fabs(c.beta * cd[std::size_t(i + j * ldc)]);
-    const double tol = (e + 4.0 * double(c.k) * 0x1p-24) * ab_bound + 0x1p-24 * (std::fabs(ref) + c0) + 1e-30;
-    if (ab_bound > 0) worst = std::max(worst, std::fabs(g - ref) / ab_bound);
-    if (!(std::fabs(g - ref) <= tol) && bad++ == 0) {
-      std::ostringstream os;
-      os << "(" << i << ", " << j << "): " << g << " vs " << ref << " (bound " << tol << ")";
-      first = os.str();
-    }
-  };
-  if (double(vm) * double(vn) * double(c.k) <= double(1 << 26)) {
-    std::vector<double> ref = cd;
-    const std::vector<double> bound = cuprim::host::gemm_abs_bound(va, vb, vm, vn, c.k, c.alpha, xa.data(), lxa,
-                                                                   xb.data(), lxb, c.beta, ref.data(), ldc);
-    cuprim::host::gemm(va, vb, vm, vn, c.k, c.alpha, xa.data(), lxa, xb.data(), lxb, c.beta, ref.data(), ldc);
-    for (std::int64_t j = 0; j < vn; ++j)
-      for (std::int64_t i = 0; i < vm; ++i) {
-        const double c0 = c.beta == 0 ? 0.0 : std::fabs(c.beta * cd[std::size_t(i + j * ldc)]);
-        compare(i, j, ref[std::size_t(i + j * ldc)], std::max(0.0, bound[std::size_t(i + j * vm)] - c0));
-      }
-  } else {
-    for (int t = 0; t < 600; ++t) {
-      const std::int64_t i = t < 32 ? vm - 1 : r.between(0, vm - 1), j = t >= 32 && t < 64 ? vn - 1 : r.between(0, vn - 1);
-      const auto el = cuprim::host::gemm_element(va, vb, c.k, c.alpha, xa.data(), lxa, xb.data(), lxb, c.beta,
-                                                 cd.data(), ldc, i, j);
-      const double c0 = c.beta == 0 ? 0.0 : std::fabs(c.beta * cd[std::size_t(i + j * ldc)]);
-      compare(i, j, el.value, std::max(0.0, el.bound - c0));
-    }
-    std::int64_t non_finite = 0;
-    for (std::int64_t j = 0; j < vn; ++j)
-      for (std::int64_t i = 0; i < vm; ++i) non_finite += !std::isfinite(got[std::size_t(i + j * ldc)]);
-    EXPECT_EQ(non_finite, 0) << "elements of C left unwritten or not finite";
-  }
-  EXPECT_EQ(bad, 0) << bad << " of " << checked << " elements out of bound; first: " << first;
+  const cuprim_test::gemm_view view{va, vb, vm, vn, c.k, c.alpha, xa.data(), lxa, xb.data(), lxb, c.beta, cd, ldc};
+  const cuprim_test::gemm_check_result res = cuprim_test::gemm_check(
+      view, [&](std::int64_t i, std::int64_t j) { return double(got[std::size_t(i + j * ldc)]); }, r,
+      [&](double ref, double ab, double c0) {
+        return (e + 4.0 * double(c.k) * 0x1p-24) * ab + 0x1p-24 * (std::fabs(ref) + c0);
+      });
+  EXPECT_EQ(res.bad, 0) << res.bad << " of " << res.checked << " elements out of bound; first: " << res.first;
   std::int64_t touched = 0;
   for (std::size_t x = 0; x < cin.size(); ++x) {
     const std::int64_t col = std::int64_t(x) / ldc, row = std::int64_t(x) % ldc;
     if (!(row < vm && col < vn) && std::memcmp(&got[x], &cin[x], sizeof(float)) != 0) ++touched;
   }
   EXPECT_EQ(touched, 0) << "elements of C outside the m x n product were written";
-  return worst;
+  return res.worst;
 }
 
 class BlasGemmTf32 : public gpu_test {};
