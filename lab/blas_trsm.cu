@@ -10,6 +10,8 @@
 //                                       RLTN at 4096^2, LLNN at 8192^2
 //   cuprim-lab run 'blas/symm/*'        float LL LU RL RU at 4096^2, LU at 8192^2; double LU and RL at 4096^2
 //   cuprim-lab run 'blas/trsm-ladder/*' the seed's loop, one thread per column, then the production call (2048^2)
+//   cuprim-lab run 'blas/trsm-sweep/*'  the diagonal kernel's block (columns per warp × warps), float LLNN and RLTN
+//                                       and double LLNN at 4096^2, float LLNN at 2048^2
 #include "blas_common.cuh"
 #include "lab.hpp"
 
@@ -124,14 +126,17 @@ int trsm_residual_ok(const trsm_shape& sh, std::int64_t m, std::int64_t n, const
   return ok;
 }
 
-template <class T>
+/// CPW and WARPS, when not 0, pick the diagonal kernel's block for a production-path call (the sweep rows).
+template <class T, int CPW = 0, int WARPS = 0>
 void add_trsm_case(std::string name, trsm_shape sh, std::int64_t m, std::int64_t n, trsm_impl impl, bool quick,
                    int reps) {
   case_def c;
   c.name = std::move(name);
   c.family = "blas";
   c.op = "trsm-" + sh.label();
-  c.variant = impl == trsm_impl::production ? "production" : "seed-thread-per-column";
+  c.variant = impl == trsm_impl::seed ? "seed-thread-per-column"
+              : CPW > 0 ? "diag-cpw" + std::to_string(CPW) + "-warps" + std::to_string(WARPS)
+                        : "production";
   c.dtype = type_label(sizeof(T));
   c.n = m * n;
   const std::int64_t ka = sh.s == side::left ? m : n;
@@ -156,7 +161,12 @@ void add_trsm_case(std::string name, trsm_shape sh, std::int64_t m, std::int64_t
     check(cudaMemcpy(st->b.get(), st->b0.get(), st->b0.bytes(), cudaMemcpyDeviceToDevice), "copy B");
     check(cudaMemcpy(st->base_b.get(), st->b0.get(), st->b0.bytes(), cudaMemcpyDeviceToDevice), "copy B");
     bench b;
-    if (impl == trsm_impl::production)
+    if constexpr (CPW > 0)
+      b.run = [st, sh, m, n, ka](cudaStream_t s, int) {
+        cuprim::detail::trsm_run<T, CPW, WARPS>("cuprim::blas::trsm", sh.s, sh.u, sh.t, sh.d, m, n, T(1),
+                                                st->a.template as<T>(), ka, st->b.template as<T>(), m, s);
+      };
+    else if (impl == trsm_impl::production)
       b.run = [st, sh, m, n, ka](cudaStream_t s, int) {
         cuprim::blas::trsm<T>(sh.s, sh.u, sh.t, sh.d, m, n, T(1), st->a.template as<T>(), ka, st->b.template as<T>(),
                               m, s);
@@ -344,6 +354,28 @@ void register_blas_trsm() {
                        trsm_impl::seed, false, 3);
   add_trsm_case<float>("blas/trsm-ladder/production/float/LLNU/" + size_label(2048), seed, 2048, 2048,
                        trsm_impl::production, false, 20);
+  // The diagonal kernel's block (columns per warp × warps; production 2 × 4): float and double LLNN and float RLTN
+  // at 4096^2 (the right side reads B's rows through the shared-memory tile), 2048^2 float LLNN.
+  for (const trsm_shape& sh : {llnn, rltn}) {
+    const std::string f = "blas/trsm-sweep/float/" + sh.label() + "/" + size_label(4096) + "/";
+    add_trsm_case<float, 1, 4>(f + "cpw1-w4", sh, 4096, 4096, trsm_impl::production, false, 0);
+    add_trsm_case<float, 2, 4>(f + "cpw2-w4", sh, 4096, 4096, trsm_impl::production, false, 0);
+    add_trsm_case<float, 4, 4>(f + "cpw4-w4", sh, 4096, 4096, trsm_impl::production, false, 0);
+    add_trsm_case<float, 2, 8>(f + "cpw2-w8", sh, 4096, 4096, trsm_impl::production, false, 0);
+  }
+  {
+    const std::string f = "blas/trsm-sweep/double/LLNN/" + size_label(4096) + "/";
+    add_trsm_case<double, 1, 4>(f + "cpw1-w4", llnn, 4096, 4096, trsm_impl::production, false, 0);
+    add_trsm_case<double, 2, 4>(f + "cpw2-w4", llnn, 4096, 4096, trsm_impl::production, false, 0);
+    add_trsm_case<double, 4, 4>(f + "cpw4-w4", llnn, 4096, 4096, trsm_impl::production, false, 0);
+    add_trsm_case<double, 2, 8>(f + "cpw2-w8", llnn, 4096, 4096, trsm_impl::production, false, 0);
+    const std::string g = "blas/trsm-sweep/float/LLNN/" + size_label(2048) + "/";
+    add_trsm_case<float, 1, 4>(g + "cpw1-w4", llnn, 2048, 2048, trsm_impl::production, false, 10);
+    add_trsm_case<float, 2, 4>(g + "cpw2-w4", llnn, 2048, 2048, trsm_impl::production, false, 10);
+    add_trsm_case<float, 4, 4>(g + "cpw4-w4", llnn, 2048, 2048, trsm_impl::production, false, 10);
+  }
+  add_note("blas/trsm-sweep", "blas/trsm-sweep: the diagonal kernel's block, cpw<columns per warp>-w<warps per "
+                              "block> (production cpw2-w4), otherwise as blas/trsm");
   add_note("blas/trsm", "blas/trsm: op(A) X = B (left) or X op(A) = B (right) in place, alpha 1, ld = rows, A well "
                         "conditioned (|diagonal| in [1, 2), off-diagonal below 1/ka); flops m^2 n (left) or m n^2 "
                         "(right); against cublas<S|D>trsm interleaved in the same run, each on its own B; rows named "

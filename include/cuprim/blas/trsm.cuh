@@ -25,10 +25,16 @@
 // into upper. M lower is solved forward, upper backward, recursively: the first half of the rows in solve order
 // (a multiple of 64 rows), then the other half's right-hand sides updated by one cuprim::blas::gemm, C2 −= M21·Y1
 // (the FP64 tensor-core kernel for double where its alignment rules hold; true FP32 on CUDA cores for float), then
-// the other half. Blocks of 64 rows or fewer are solved by trsm_diag_kernel: the triangle in shared memory, one
-// thread per column of the right-hand sides (64 per block). alpha is applied once per row: by the first gemm update
-// that reaches it (as its beta) or by the diagonal solve. The gemm updates are large (half the problem at the top
-// level), so nearly all of the m²n (left) or mn² (right) multiply-adds run at gemm's rate.
+// the other half. Blocks of 64 rows or fewer are solved by trsm_diag_kernel: the triangle and 8 columns of the
+// right-hand sides in shared memory, one warp per 2 columns with its lanes owning the rows, so each step of the
+// substitution is one division (x_k = b_k / m_kk) and one multiply-add per remaining row across the lanes: a chain of
+// 64 short steps per column rather than 64 dot products, and n / 8 blocks of 128 threads to fill the GPU (about one
+// per SM of an H100 from n = 1024). The blocks are solved by substitution, not by inverting them and
+// multiplying: the same arithmetic as the BLAS reference (one true division per element, Inf/NaN for a zero
+// diagonal exactly as substitution gives them, and the residual bound below without an inverse's condition number
+// in it). alpha is applied once per row: by the first gemm update that reaches it (as its beta) or by the diagonal
+// solve. The gemm updates are large (half the problem at the top level), so nearly all of the m²n (left) or mn²
+// (right) multiply-adds run at gemm's rate.
 //
 // Errors. cuprim::invalid_argument before anything runs: side, uplo, trans or diag not one of its enum's values; m or
 // n negative; lda below max(1, ka) (ka = m for left, n for right); ldb below max(1, m); A or B null when m > 0 and
@@ -89,8 +95,12 @@ struct trsm_problem {
   cudaStream_t stream;
 };
 
-inline constexpr int trsm_nb = 64;    // rows of a diagonal block (and the unit of the recursive split)
-inline constexpr int trsm_cols = 64;  // columns of the right-hand sides per block of the diagonal kernel
+inline constexpr int trsm_nb = 64;  // rows of a diagonal block (and the unit of the recursive split)
+// The diagonal kernel's block: trsm_warps warps, each substituting trsm_cols_per_warp columns at once (their chains
+// interleaved), so 8 columns per block of 128 threads: n = 2048 gives 256 blocks, enough for every SM. The lab's
+// blas/trsm-sweep rows compare other shapes (docs/tuning/blas.md).
+inline constexpr int trsm_cols_per_warp = 2;
+inline constexpr int trsm_warps = 4;
 
 /// Rows [r0, r0 + rows) of C −= M(rows, [c0, c0 + kk)) · Y([c0, c0 + kk), :), C first multiplied by beta: one gemm,
 /// on the column-major form of the views (left: C itself; right: its transpose, Cᵀ −= Yᵀ·Mᵀ).
@@ -108,10 +118,11 @@ void trsm_update(const trsm_problem<T>& p, std::int64_t r0, std::int64_t rows, s
 }
 
 /// Rows [k0, k0 + kk) of M (at most trsm_nb) solved by the diagonal kernel; `alpha` multiplies those rows of C first.
-template <class T>
+template <class T, int CPW, int WARPS>
 void trsm_diag(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, T alpha) {
-  constexpr std::size_t smem = trsm_diag_smem_bytes<T, trsm_nb, trsm_cols>();
-  const auto kernel = trsm_diag_kernel<T, trsm_nb, trsm_cols>;
+  constexpr int cols = CPW * WARPS;
+  constexpr std::size_t smem = trsm_diag_smem_bytes<T, trsm_nb, CPW, WARPS>();
+  const auto kernel = trsm_diag_kernel<T, trsm_nb, CPW, WARPS>;
   if constexpr (smem > 48 * 1024) {
     if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess)
       check_launch(p.fn);
@@ -128,30 +139,33 @@ void trsm_diag(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, T alp
   g.alpha = alpha;
   g.lower = p.lower;
   g.unit = p.unit;
-  kernel<<<unsigned((p.nn + trsm_cols - 1) / trsm_cols), trsm_cols, smem, p.stream>>>(g);
+  const std::int64_t groups = (p.nn + cols - 1) / cols;
+  kernel<<<unsigned(groups < 0x7fffffff ? groups : 0x7fffffff), unsigned(WARPS * 32), smem, p.stream>>>(g);
   check_launch(p.fn);
 }
 
 /// Rows [k0, k0 + kk) of the solve; `scaled`: whether those rows of C already carry alpha (a gemm update reached
 /// them), else the first operation on them applies it.
-template <class T>
+template <class T, int CPW, int WARPS>
 void trsm_recurse(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, bool scaled) {
-  if (kk <= trsm_nb) return trsm_diag(p, k0, kk, scaled ? T(1) : p.alpha);
+  if (kk <= trsm_nb) return trsm_diag<T, CPW, WARPS>(p, k0, kk, scaled ? T(1) : p.alpha);
   const std::int64_t h = ((kk / 2 + trsm_nb - 1) / trsm_nb) * trsm_nb;  // rows solved first, a multiple of trsm_nb
   const T beta = scaled ? T(1) : p.alpha;
   if (p.lower) {  // forward: the top h rows, then the rest
-    trsm_recurse(p, k0, h, scaled);
+    trsm_recurse<T, CPW, WARPS>(p, k0, h, scaled);
     trsm_update(p, k0 + h, kk - h, k0, h, beta);
-    trsm_recurse(p, k0 + h, kk - h, true);
+    trsm_recurse<T, CPW, WARPS>(p, k0 + h, kk - h, true);
   } else {  // backward: the bottom h rows, then the rest
     const std::int64_t top = kk - h;
-    trsm_recurse(p, k0 + top, h, scaled);
+    trsm_recurse<T, CPW, WARPS>(p, k0 + top, h, scaled);
     trsm_update(p, k0, top, k0 + top, h, beta);
-    trsm_recurse(p, k0, top, true);
+    trsm_recurse<T, CPW, WARPS>(p, k0, top, true);
   }
 }
 
-template <class T>
+/// The whole call; CPW and WARPS pick the diagonal kernel's block (the defaults in production, others in the lab's
+/// sweep).
+template <class T, int CPW = trsm_cols_per_warp, int WARPS = trsm_warps>
 void trsm_run(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::diag d, std::int64_t m,
               std::int64_t n, T alpha, const T* a, std::int64_t lda, T* b, std::int64_t ldb, cudaStream_t stream) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "cuprim::blas::trsm: float or double");
@@ -176,7 +190,7 @@ void trsm_run(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::
   p.lower = (u == blas::uplo::lower) != t;
   p.unit = d == blas::diag::unit;
   p.stream = stream;
-  trsm_recurse(p, 0, left ? m : n, false);
+  trsm_recurse<T, CPW, WARPS>(p, 0, left ? m : n, false);
 }
 
 }  // namespace cuprim::detail

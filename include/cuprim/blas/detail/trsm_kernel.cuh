@@ -26,56 +26,106 @@ struct trsm_diag_args {
   bool unit;                  ///< M's diagonal taken as ones, never read
 };
 
-/// The dynamic shared memory of trsm_diag_kernel<T, NB, COLS>: the block of M and the columns of B, padded.
-template <class T, int NB, int COLS>
+/// The dynamic shared memory of trsm_diag_kernel<T, NB, CPW, WARPS>: the block of M and the block's columns of B,
+/// padded by one element per row.
+template <class T, int NB, int CPW, int WARPS>
 constexpr std::size_t trsm_diag_smem_bytes() {
-  return std::size_t(NB * (NB + 1) + NB * (COLS + 1)) * sizeof(T);
+  return std::size_t(NB * (NB + 1) + NB * (CPW * WARPS + 1)) * sizeof(T);
 }
 
-/// A block of COLS threads solves COLS columns of the view: M's block (only its stored triangle, and its diagonal
-/// unless unit) and the block's rows of those columns go to shared memory, loaded along whichever of rows or columns
-/// is contiguous in memory; each thread substitutes down (lower) or up (upper) its own column, x_i = (alpha·b_i −
-/// Σ_j m_ij·x_j) / m_ii in increasing j (two partial sums, added at the end) with a true division (a zero diagonal
-/// gives Inf or NaN as IEEE does); the solved columns go back the same way.
-template <class T, int NB, int COLS>
-__global__ void __launch_bounds__(COLS) trsm_diag_kernel(trsm_diag_args<T> g) {
+/// One warp's substitution through a diagonal block, for CPW columns at once. Lane l holds rows l, l + 32, ... (R of
+/// them) of each column in x. Step k (increasing for lower, decreasing for upper) broadcasts row k from its lane,
+/// divides it by M(k, k) (every lane the same true division, so the same bits; skipped for unit), and every lane
+/// whose rows are still unsolved subtracts M(i, k)·x_k from them: one division and one multiply-add per step on the
+/// dependent chain, instead of the k multiply-adds of the row's dot product with one thread per column. Each x_i
+/// accumulates its updates in solve order (increasing k for lower, decreasing for upper), deterministically.
+template <class T, int R, int CPW, bool LOWER>
+__device__ __forceinline__ void trsm_warp_solve(const T* ms, int lm, T (&x)[CPW][R], int kb, bool unit, int lane) {
+#pragma unroll
+  for (int q = 0; q < R; ++q) {
+    const int rr = LOWER ? q : R - 1 - q;  // the register holding row k
+    for (int t = 0; t < 32; ++t) {
+      const int s = LOWER ? t : 31 - t, k = rr * 32 + s;  // s: the lane holding row k
+      if (k >= kb) {
+        if (LOWER) break;
+        continue;
+      }
+      const T d = unit ? T(1) : ms[k * lm + k];
+      T xk[CPW];
+#pragma unroll
+      for (int c = 0; c < CPW; ++c) {
+        T v = __shfl_sync(0xffffffffu, x[c][rr], s);
+        if (!unit) v = v / d;
+        xk[c] = v;
+        if (lane == s) x[c][rr] = v;
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int i = lane + 32 * r;
+        const bool later = LOWER ? (r > rr || (r == rr && lane > s)) && i < kb : (r < rr || (r == rr && lane < s));
+        if (later) {
+          const T mik = ms[i * lm + k];
+#pragma unroll
+          for (int c = 0; c < CPW; ++c) x[c][r] -= mik * xk[c];
+        }
+      }
+    }
+  }
+}
+
+/// A block of WARPS warps solves CPW·WARPS columns of the view, warp w the CPW columns from w·CPW: M's block (only its
+/// stored triangle, and its diagonal unless unit) and alpha times the block's rows of those columns go to shared
+/// memory, loaded along whichever of rows or columns is contiguous in memory; each warp takes its columns into
+/// registers (lanes own rows), substitutes (trsm_warp_solve) and puts them back; the solved columns go back to memory
+/// the same way. A zero diagonal divides in IEEE arithmetic (Inf or NaN, never a hang). NB is a multiple of 32.
+template <class T, int NB, int CPW, int WARPS>
+__global__ void __launch_bounds__(WARPS * 32) trsm_diag_kernel(trsm_diag_args<T> g) {
+  static_assert(NB % 32 == 0, "trsm_diag_kernel: NB a multiple of 32");
+  constexpr int COLS = CPW * WARPS, THREADS = WARPS * 32, R = NB / 32, LM = NB + 1, LX = COLS + 1;
   extern __shared__ unsigned char trsm_smem_raw[];
   T* ms = reinterpret_cast<T*>(trsm_smem_raw);  // (NB, NB + 1): ms[i·(NB + 1) + j] = M(i, j)
-  T* xs = ms + NB * (NB + 1);                   // (NB, COLS + 1): xs[i·(COLS + 1) + c] = B(i, col0 + c)
-  constexpr int LM = NB + 1, LX = COLS + 1;
-  const int t = threadIdx.x, kb = g.kb;
-  const std::int64_t col0 = std::int64_t(blockIdx.x) * COLS;
-  const int cols = int(g.nn - col0 < COLS ? g.nn - col0 : COLS);
-  for (int idx = t; idx < kb * kb; idx += COLS) {
+  T* xs = ms + NB * (NB + 1);                   // (NB, COLS + 1): xs[i·(COLS + 1) + c] = alpha·B(i, col0 + c)
+  const int t = threadIdx.x, kb = g.kb, lane = t % 32, c0 = (t / 32) * CPW;
+  for (int idx = t; idx < kb * kb; idx += THREADS) {
     const int i = g.a_r == 1 ? idx % kb : idx / kb, j = g.a_r == 1 ? idx / kb : idx % kb;
     const bool stored = (g.lower ? j < i : j > i) || (j == i && !g.unit);
     if (stored) ms[i * LM + j] = g.a[i * g.a_r + j * g.a_c];
   }
-  for (int idx = t; idx < kb * cols; idx += COLS) {
-    const int i = g.b_r == 1 ? idx % kb : idx / cols, c = g.b_r == 1 ? idx / kb : idx % cols;
-    xs[i * LX + c] = g.b[i * g.b_r + (col0 + c) * g.b_c];
-  }
-  __syncthreads();
-  if (t < cols) {
-    for (int s = 0; s < kb; ++s) {
-      const int i = g.lower ? s : kb - 1 - s;
-      const int j0 = g.lower ? 0 : i + 1, j1 = g.lower ? i : kb;  // the solved unknowns this row uses
-      T acc0 = g.alpha * xs[i * LX + t], acc1 = T(0);
-      int j = j0;
-      for (; j + 1 < j1; j += 2) {
-        acc0 -= ms[i * LM + j] * xs[j * LX + t];
-        acc1 -= ms[i * LM + j + 1] * xs[(j + 1) * LX + t];
-      }
-      if (j < j1) acc0 -= ms[i * LM + j] * xs[j * LX + t];
-      T x = acc0 + acc1;
-      if (!g.unit) x = x / ms[i * LM + i];
-      xs[i * LX + t] = x;
+  // One group of COLS columns per block, or more if nn / COLS exceeds the grid's limit (the launch caps it).
+  for (std::int64_t col0 = std::int64_t(blockIdx.x) * COLS; col0 < g.nn; col0 += std::int64_t(gridDim.x) * COLS) {
+    const int cols = int(g.nn - col0 < COLS ? g.nn - col0 : COLS);
+    for (int idx = t; idx < kb * cols; idx += THREADS) {
+      const int i = g.b_r == 1 ? idx % kb : idx / cols, c = g.b_r == 1 ? idx / kb : idx % cols;
+      xs[i * LX + c] = g.alpha * g.b[i * g.b_r + (col0 + c) * g.b_c];
     }
-  }
-  __syncthreads();
-  for (int idx = t; idx < kb * cols; idx += COLS) {
-    const int i = g.b_r == 1 ? idx % kb : idx / cols, c = g.b_r == 1 ? idx / kb : idx % cols;
-    g.b[i * g.b_r + (col0 + c) * g.b_c] = xs[i * LX + c];
+    __syncthreads();
+    if (c0 < cols) {  // the whole warp, or none of it (the shuffles need every lane)
+      T x[CPW][R];
+#pragma unroll
+      for (int c = 0; c < CPW; ++c)
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const int i = lane + 32 * r;
+          x[c][r] = i < kb && c0 + c < cols ? xs[i * LX + c0 + c] : T(0);
+        }
+      if (g.lower)
+        trsm_warp_solve<T, R, CPW, true>(ms, LM, x, kb, g.unit, lane);
+      else
+        trsm_warp_solve<T, R, CPW, false>(ms, LM, x, kb, g.unit, lane);
+#pragma unroll
+      for (int c = 0; c < CPW; ++c)
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const int i = lane + 32 * r;
+          if (i < kb && c0 + c < cols) xs[i * LX + c0 + c] = x[c][r];
+        }
+    }
+    __syncthreads();
+    for (int idx = t; idx < kb * cols; idx += THREADS) {
+      const int i = g.b_r == 1 ? idx % kb : idx / cols, c = g.b_r == 1 ? idx / kb : idx % cols;
+      g.b[i * g.b_r + (col0 + c) * g.b_c] = xs[i * LX + c];
+    }
+    __syncthreads();  // xs is reused by the next group
   }
 }
 
