@@ -261,25 +261,6 @@ constexpr blas::gemm_dmma_policy gemm_dmma_policy_arg(int arch) {
   }
 }
 
-template <auto Policy, class T>
-void gemm_dispatch(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m, std::int64_t n,
-                   std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
-                   std::int64_t ldc, cudaStream_t stream);
-
-/// Every gemm ends here: validate, then the scaling kernel (k = 0 or alpha = 0), the FP64 tensor-core kernel (double,
-/// where it takes the operands) or the CUDA-core kernel.
-template <auto Policy, class T>
-void gemm_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
-              const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc,
-              cudaStream_t stream) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "cuprim::blas::gemm: float or double here (16-bit inputs take the overload with float scalars)");
-  static_assert(!gemm_policy_is_dmma<Policy> || std::is_same_v<T, double>,
-                "cuprim::blas::gemm: a gemm_dmma_policy is for double");
-  gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
-  gemm_dispatch<Policy>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
-}
-
 /// gemm_run after its validation: the launches alone. Callers that have checked the arguments by their own rules
 /// come here directly (trsm's updates read and write disjoint rows of one array, which gemm's whole-span overlap
 /// rule would refuse).
@@ -314,6 +295,20 @@ void gemm_dispatch(const char* fn, const gemm_names& nm, blas::op op_a, blas::op
     }
     check_launch(fn);
   });
+}
+
+/// Every gemm ends here: validate, then the scaling kernel (k = 0 or alpha = 0), the FP64 tensor-core kernel (double,
+/// where it takes the operands) or the CUDA-core kernel.
+template <auto Policy, class T>
+void gemm_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
+              const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc,
+              cudaStream_t stream) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "cuprim::blas::gemm: float or double here (16-bit inputs take the overload with float scalars)");
+  static_assert(!gemm_policy_is_dmma<Policy> || std::is_same_v<T, double>,
+                "cuprim::blas::gemm: a gemm_dmma_policy is for double");
+  gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
+  gemm_dispatch<Policy>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
 }
 
 /// 16-bit inputs with float scalars and accumulators: __nv_bfloat16 or __half, C of the same type or float.
@@ -470,14 +465,13 @@ bool gemm_tf32_runs_here(std::int64_t m, std::int64_t n, std::int64_t k) {
 }
 
 /// The layout for packing what the op pair needs (an MN-major operand; under tf32x3 both), plus under the plain
-/// form an operand TMA cannot read (a_fit / b_fit false). What gemm_workspace_bytes sizes: a_fit = b_fit = true.
-template <auto Policy, class In>
-gemm_tf32_layout gemm_tf32_layout_for(std::int64_t m, std::int64_t n, std::int64_t k, bool ta, bool tb, bool a_fit,
-                                      bool b_fit) {
+/// form an operand TMA cannot read (a_fit / b_fit false), after the split's sums of `plan`.
+template <class In>
+gemm_tf32_layout gemm_tf32_layout_for(const gemm_tensor_plan& plan, std::int64_t m, std::int64_t n, std::int64_t k,
+                                      bool ta, bool tb, bool a_fit, bool b_fit) {
   constexpr int parts = gemm_sm90_input<In>::parts;
   gemm_tf32_layout L;
-  if (!gemm_tf32_runs_here<In>(m, n, k)) return L;
-  L.split_bytes = gemm_tensor_plan_for<Policy, In, float>(m, n, k, ta, tb).bytes;
+  L.split_bytes = plan.bytes;
   L.pack_a = parts == 2 || !ta || !a_fit;  // op(A)ᵀ K-major: A stored k × m (op T)
   L.pack_b = parts == 2 || tb || !b_fit;   // op(B)ᵀ K-major: B stored k × n (op N)
   L.ld_p = (k + 31) / 32 * 32;
@@ -485,6 +479,16 @@ gemm_tf32_layout gemm_tf32_layout_for(std::int64_t m, std::int64_t n, std::int64
   if (L.pack_a) L.a_bytes = round(std::size_t(parts) * std::size_t(m) * std::size_t(L.ld_p) * sizeof(float));
   if (L.pack_b) L.b_bytes = round(std::size_t(parts) * std::size_t(n) * std::size_t(L.ld_p) * sizeof(float));
   return L;
+}
+
+/// What gemm_workspace_bytes sizes for a tf32 mode: nothing where the tensor-core kernel cannot run, else the
+/// layout with both operands taken as TMA reads them (the workspace form does not pack for alignment).
+template <auto Policy, class In>
+std::size_t gemm_tf32_workspace_bytes(std::int64_t m, std::int64_t n, std::int64_t k, bool ta, bool tb) {
+  if (!gemm_tf32_runs_here<In>(m, n, k)) return 0;
+  return gemm_tf32_layout_for<In>(gemm_tensor_plan_for<Policy, In, float>(m, n, k, ta, tb), m, n, k, ta, tb, true,
+                                  true)
+      .bytes();
 }
 
 /// Row r of the tile table refitted for a tf32 mode of `parts` parts.
@@ -507,17 +511,17 @@ void gemm_tf32_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op
   constexpr int parts = gemm_sm90_input<In>::parts;
   gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
   const bool ta = op_a == blas::op::T, tb = op_b == blas::op::T;
-  check_workspace(fn, ws, gemm_tf32_layout_for<Policy, In>(m, n, k, ta, tb, true, true).bytes(),
+  const bool runs = gemm_tf32_runs_here<In>(m, n, k);
+  const gemm_tensor_plan plan = runs ? gemm_tensor_plan_for<Policy, In, float>(m, n, k, ta, tb) : gemm_tensor_plan{};
+  check_workspace(fn, ws, runs ? gemm_tf32_layout_for<In>(plan, m, n, k, ta, tb, true, true).bytes() : 0,
                   "gemm_workspace_bytes(mode, op_a, op_b, m, n, k)");
   const bool a_fit = gemm_sm90_operand_ok(a, lda), b_fit = gemm_sm90_operand_ok(b, ldb);
-  const bool product = m > 0 && n > 0 && k > 0 && alpha != 0.f;
   // The workspace form does not pack for alignment (its size cannot know it): tf32 takes FP32 there instead.
   const bool unfit = ws && parts == 1 && ((ta && !a_fit) || (!tb && !b_fit));
-  if (!product || unfit || !gemm_tf32_runs_here<In>(m, n, k))
-    return gemm_run<tuned>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+  if (!runs || alpha == 0.f || unfit)  // validated above: the FP32 gemm's launches alone
+    return gemm_dispatch<tuned>(fn, nm, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
   const device_info& dev = get_device_info();
-  const gemm_tensor_plan plan = gemm_tensor_plan_for<Policy, In, float>(m, n, k, ta, tb);
-  const gemm_tf32_layout L = gemm_tf32_layout_for<Policy, In>(m, n, k, ta, tb, a_fit, b_fit);
+  const gemm_tf32_layout L = gemm_tf32_layout_for<In>(plan, m, n, k, ta, tb, a_fit, b_fit);
   check_no_pending_error(fn);
   const auto launch = [&](const float* pa, std::int64_t lda_k, const float* pb, std::int64_t ldb_k, float* partial) {
     with_tuned_arch([&]<int Arch>() {
@@ -579,9 +583,8 @@ template <auto Policy>
 std::size_t gemm_math_workspace_bytes(blas::math mode, blas::op op_a, blas::op op_b, std::int64_t m, std::int64_t n,
                                       std::int64_t k) {
   const bool ta = op_a == blas::op::T, tb = op_b == blas::op::T;
-  if (mode == blas::math::tf32) return gemm_tf32_layout_for<Policy, gemm_tf32>(m, n, k, ta, tb, true, true).bytes();
-  if (mode == blas::math::tf32x3)
-    return gemm_tf32_layout_for<Policy, gemm_tf32x3>(m, n, k, ta, tb, true, true).bytes();
+  if (mode == blas::math::tf32) return gemm_tf32_workspace_bytes<Policy, gemm_tf32>(m, n, k, ta, tb);
+  if (mode == blas::math::tf32x3) return gemm_tf32_workspace_bytes<Policy, gemm_tf32x3>(m, n, k, ta, tb);
   return 0;
 }
 
