@@ -151,6 +151,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -261,6 +262,53 @@ constexpr blas::gemm_dmma_policy gemm_dmma_policy_arg(int arch) {
   }
 }
 
+/// The float split path: the interior kernel over the whole tile_m × interior_n tiles of C where the operands allow
+/// it (16-byte aligned with leading dimensions of whole vectors, k ≥ tile_k), the split kernel over the rest: the
+/// columns past the last whole tile (every row), then the rows below the last whole tile (the interior's columns).
+/// Every element is summed the same way by either kernel.
+template <blas::gemm_policy P>
+void gemm_simt_float_launch(const gemm_args<float>& g, cudaStream_t stream) {
+  const auto split = [&](const gemm_args<float>& e) {
+    const dim3 grid{unsigned((e.m + P.tile_m - 1) / P.tile_m), unsigned((e.n + P.tile_n - 1) / P.tile_n), 1u};
+    gemm_simt_split_kernel<policy_constant<P>><<<grid, P.threads(), 0, stream>>>(e);
+  };
+  if constexpr (P.interior_n > 0) {
+    const std::int64_t mi = g.m / P.tile_m * P.tile_m, ni = g.n / P.interior_n * P.interior_n;
+    if (g.vec_a && g.vec_b && g.vec_c && mi > 0 && ni > 0 && g.k >= P.tile_k &&
+        g.k / P.tile_k <= std::numeric_limits<int>::max()) {
+      const dim3 grid{unsigned(mi / P.tile_m), unsigned(ni / P.interior_n), 1u};
+      const bool tail = g.k % P.tile_k != 0;
+      const auto interior = [&]<bool TA, bool TB>() {
+        if (tail)
+          gemm_simt_interior_kernel<policy_constant<P>, TA, TB, true><<<grid, 256, 0, stream>>>(g);
+        else
+          gemm_simt_interior_kernel<policy_constant<P>, TA, TB, false><<<grid, 256, 0, stream>>>(g);
+      };
+      if (g.trans_a)
+        g.trans_b ? interior.template operator()<true, true>() : interior.template operator()<true, false>();
+      else
+        g.trans_b ? interior.template operator()<false, true>() : interior.template operator()<false, false>();
+      if (ni < g.n) {  // the columns [ni, n), every row
+        gemm_args<float> e = g;
+        e.n = g.n - ni;
+        e.b = g.trans_b ? g.b + ni : g.b + ni * g.ldb;
+        e.c = g.c + ni * g.ldc;
+        split(e);
+      }
+      if (mi < g.m) {  // the rows [mi, m) of the columns [0, ni)
+        gemm_args<float> e = g;
+        e.m = g.m - mi;
+        e.n = ni;
+        e.a = g.trans_a ? g.a + mi * g.lda : g.a + mi;
+        e.c = g.c + mi;
+        split(e);
+      }
+      return;
+    }
+  }
+  split(g);
+}
+
 /// gemm_run after its validation: the launches alone. Callers that have checked the arguments by their own rules
 /// come here directly (trsm's updates read and write disjoint rows of one array, which gemm's whole-span overlap
 /// rule would refuse).
@@ -289,7 +337,7 @@ void gemm_dispatch(const char* fn, const gemm_names& nm, blas::op op_a, blas::op
                          op_b == blas::op::T, vec(a, lda), vec(b, ldb), vec(c, ldc)};
     const dim3 grid{unsigned(tiles_m), unsigned(tiles_n), 1u};
     if constexpr (P.split && std::is_same_v<T, float>) {
-      gemm_simt_split_kernel<policy_constant<P>><<<grid, P.threads(), 0, stream>>>(g);
+      gemm_simt_float_launch<P>(g, stream);
     } else {
       gemm_simt_kernel<policy_constant<P>><<<grid, P.threads(), 0, stream>>>(g);
     }

@@ -369,6 +369,192 @@ __global__ void __launch_bounds__(Policy::value.threads(), Policy::value.blocks_
   }
 }
 
+/// The float GEMM's interior kernel (gemm_policy::interior_n): the tiles of C that lie wholly inside it, for operands
+/// and C that are 16-byte aligned with leading dimensions of whole 16-byte vectors. A block computes a tile_m × TN
+/// tile (TN = interior_n: 128 or 256; tile_m 128), 256 threads, each 8 × TN/16 elements of C in runs of 4 (rows ty·4
+/// and 64 + ty·4, columns h·64 + tx·4 for h < TN/64), stepping k tile_k at a time through two shared buffers:
+///   load     every thread's 16-byte vectors of the next step's operand tiles, through pointers formed once and
+///            advanced by one step (no bounds checks: the tile is interior and k has whole steps left)
+///   multiply the current buffer: per k, two 16-byte reads of op(A) (a warp-wide broadcast) and TN/64 of op(B)
+///   store    the vectors into the other buffer: as they are where the operand runs along the tile's rows or
+///            columns (A not transposed, B transposed), one element per row of the buffer where it runs along k
+/// A last partial step of k (k not a multiple of tile_k) is loaded element by element with zeros past k. Each element
+/// of C is the sum over k in increasing order of fused multiply-adds, as in the other CUDA-core kernels: the same
+/// bits as the split kernel. Without the bounds checks and the element-by-element fallback in its loop, the kernel
+/// fits 16 columns per thread in registers (the 8 × 8 split kernel spills at two blocks per SM).
+/// Policy: a policy_constant of a gemm_policy. Tail: k is not a multiple of tile_k (a separate kernel: the tail's
+/// code in the loop's kernel costs registers, and ptxas then sinks a load of the next step into the multiply).
+template <class Policy, bool TA, bool TB, bool Tail>
+__global__ void __launch_bounds__(256, 1) gemm_simt_interior_kernel(gemm_args<float> g) {
+  constexpr blas::gemm_policy P = Policy::value;
+  constexpr int TM = P.tile_m, TN = P.interior_n, TK = P.tile_k, RN = TN / 16;
+  constexpr int RA = TM * TK / 4 / 256, RB = TN * TK / 4 / 256;  // 16-byte vectors per thread and step
+  constexpr int SA = TM + 4, SB = TN + 4;  // padded rows: the element-wise stores of a k-running operand skip banks
+  static_assert(TM == 128 && (TN == 128 || TN == 256) && TK % 8 == 0, "interior kernel: 128 x {128, 256}, tile_k % 8");
+  __shared__ __align__(16) float as[2][TK][SA];
+  __shared__ __align__(16) float bs[2][TK][SB];
+
+  const int t = threadIdx.x;
+  const std::int64_t row0 = std::int64_t(blockIdx.x) * TM, col0 = std::int64_t(blockIdx.y) * TN;
+  // Vector r of a thread: A not transposed runs along m (column p of the tile, 4 rows), transposed along k (row i,
+  // 4 k); B transposed runs along n, not transposed along k. pa/pb: its address at k = 0; sa/sb: its place in a buffer.
+  const float* pa[RA];
+  const float* pb[RB];
+  int sa[RA], sb[RB], ka[RA], kb[RB];  // ka/kb: the first k of the vector within a step
+#pragma unroll
+  for (int r = 0; r < RA; ++r) {
+    const int e = t + r * 256;
+    if constexpr (!TA) {
+      const int c4 = e % (TM / 4), p = e / (TM / 4);
+      pa[r] = g.a + (row0 + c4 * 4) + p * g.lda;
+      sa[r] = p * SA + c4 * 4;
+      ka[r] = p;
+    } else {
+      const int q = e % (TK / 4), i = e / (TK / 4);
+      pa[r] = g.a + q * 4 + (row0 + i) * g.lda;
+      sa[r] = q * 4 * SA + i;
+      ka[r] = q * 4;
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < RB; ++r) {
+    const int e = t + r * 256;
+    if constexpr (TB) {
+      const int c4 = e % (TN / 4), p = e / (TN / 4);
+      pb[r] = g.b + (col0 + c4 * 4) + p * g.ldb;
+      sb[r] = p * SB + c4 * 4;
+      kb[r] = p;
+    } else {
+      const int q = e % (TK / 4), j = e / (TK / 4);
+      pb[r] = g.b + q * 4 + (col0 + j) * g.ldb;
+      sb[r] = q * 4 * SB + j;
+      kb[r] = q * 4;
+    }
+  }
+  const std::int64_t step_a = TA ? TK : TK * g.lda, step_b = TB ? TK * g.ldb : TK;
+  float4 ra[RA], rb[RB];
+  const auto load = [&] {  // the next step's vectors; the pointers move on by a step
+#pragma unroll
+    for (int r = 0; r < RA; ++r) {
+      ra[r] = __ldg(reinterpret_cast<const float4*>(pa[r]));
+      pa[r] += step_a;
+    }
+#pragma unroll
+    for (int r = 0; r < RB; ++r) {
+      rb[r] = __ldg(reinterpret_cast<const float4*>(pb[r]));
+      pb[r] += step_b;
+    }
+  };
+  // The last partial step: k0 + (the vector's k) + e < k element by element, zeros past k.
+  const auto load_tail = [&] {  // the pointers stand at it
+    const std::int64_t k0 = g.k / TK * TK;
+    const auto part = [&](const float* p, int kv, bool along_k) {
+      float x[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) x[e] = k0 + kv + (along_k ? e : 0) < g.k ? p[e] : 0.f;
+      return make_float4(x[0], x[1], x[2], x[3]);
+    };
+#pragma unroll
+    for (int r = 0; r < RA; ++r) ra[r] = part(pa[r], ka[r], TA);
+#pragma unroll
+    for (int r = 0; r < RB; ++r) rb[r] = part(pb[r], kb[r], !TB);
+  };
+  const auto store = [&](int buf) {
+    float* a = &as[buf][0][0];
+    float* b = &bs[buf][0][0];
+#pragma unroll
+    for (int r = 0; r < RA; ++r) {
+      if constexpr (!TA) {
+        *reinterpret_cast<float4*>(a + sa[r]) = ra[r];
+      } else {
+        a[sa[r]] = ra[r].x;
+        a[sa[r] + SA] = ra[r].y;
+        a[sa[r] + 2 * SA] = ra[r].z;
+        a[sa[r] + 3 * SA] = ra[r].w;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < RB; ++r) {
+      if constexpr (TB) {
+        *reinterpret_cast<float4*>(b + sb[r]) = rb[r];
+      } else {
+        b[sb[r]] = rb[r].x;
+        b[sb[r] + SB] = rb[r].y;
+        b[sb[r] + 2 * SB] = rb[r].z;
+        b[sb[r] + 3 * SB] = rb[r].w;
+      }
+    }
+  };
+  const int tx = t % 16, ty = t / 16;
+  float acc[8][RN] = {};
+  const auto multiply = [&](int buf) {
+#pragma unroll
+    for (int p = 0; p < TK; ++p) {
+      const float4 a0 = *reinterpret_cast<const float4*>(&as[buf][p][ty * 4]);
+      const float4 a1 = *reinterpret_cast<const float4*>(&as[buf][p][TM / 2 + ty * 4]);
+      const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+      float b[RN];
+#pragma unroll
+      for (int h = 0; h < RN / 4; ++h) {
+        const float4 v = *reinterpret_cast<const float4*>(&bs[buf][p][h * 64 + tx * 4]);
+        b[h * 4] = v.x;
+        b[h * 4 + 1] = v.y;
+        b[h * 4 + 2] = v.z;
+        b[h * 4 + 3] = v.w;
+      }
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < RN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+  };
+
+  // Whole steps (≥ 1 and < 2^31: the dispatch sends other k to the split kernel); a 32-bit count keeps the loop's
+  // test cheap enough that the compiler issues the next step's loads at the top of the multiply.
+  const int steps = int(g.k / TK);
+  load();
+  store(0);
+  __syncthreads();
+  int buf = 0;
+  for (int s = 0; s < steps; ++s) {
+    const bool more = s + 1 < steps;
+    if (more) load();  // in flight during the multiply
+    multiply(buf);
+    if (more) {
+      store(buf ^ 1);  // the other buffer: nobody reads it this step
+      __syncthreads();
+      buf ^= 1;
+    }
+  }
+  if constexpr (Tail) {
+    load_tail();
+    store(buf ^ 1);  // last read before the previous barrier
+    __syncthreads();
+    multiply(buf ^ 1);
+  }
+
+  // Epilogue: C = alpha·acc + beta·C by 16-byte accesses, C unread when beta is 0.
+  const bool read_c = g.beta != 0.f;
+#pragma unroll
+  for (int j = 0; j < RN; ++j) {
+    const std::int64_t col = col0 + (j / 4) * 64 + tx * 4 + (j % 4);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float* c = g.c + (row0 + h * (TM / 2) + ty * 4) + col * g.ldc;
+      float4 v = make_float4(g.alpha * acc[h * 4][j], g.alpha * acc[h * 4 + 1][j], g.alpha * acc[h * 4 + 2][j],
+                             g.alpha * acc[h * 4 + 3][j]);
+      if (read_c) {
+        const float4 o = *reinterpret_cast<const float4*>(c);
+        v.x += g.beta * o.x;
+        v.y += g.beta * o.y;
+        v.z += g.beta * o.z;
+        v.w += g.beta * o.w;
+      }
+      *reinterpret_cast<float4*>(c) = v;
+    }
+  }
+}
+
 /// C = beta·C over m × n (the whole GEMM when k = 0 or alpha = 0), C unread when beta is 0.
 /// S: the scalars' type (T itself, or float for 16-bit C).
 template <class T, class S>
