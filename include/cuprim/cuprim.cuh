@@ -1,7 +1,8 @@
 // cuprim: GPU parallel primitives. The umbrella header.
 //
 // Layers (the namespace says who executes):
-//   cuprim::warp::   device functions called by a whole warp      (cuprim/warp/)
+//   cuprim::warp::   device functions called by a whole warp      (cuprim/warp/; the aggregated atomics and
+//                    compact_append: any subset of a warp's lanes)
 //   cuprim::block::  device functions called by a whole block     (cuprim/block/)
 //   cuprim::         host entry points, ordered on a stream       (cuprim/device/)
 //   cuprim::host::   sequential host references                   (cuprim/host/)
@@ -13,6 +14,8 @@
 #include <cuprim/core/memory.hpp>
 #include <cuprim/core/policy.hpp>
 #include <cuprim/core/validate.hpp>
+#include <cuprim/warp/atomic.cuh>
+#include <cuprim/warp/compact.cuh>
 #include <cuprim/warp/reduce.cuh>
 #include <cuprim/warp/scan.cuh>
 #include <cuprim/warp/shuffle.cuh>

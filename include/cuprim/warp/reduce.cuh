@@ -6,11 +6,21 @@
 //   T warp::reduce_ordered(v, op)     lane order kept (v0 ⊕ v1 ⊕ ... ⊕ v31), for non-commutative
 //                                     operators; every lane receives the result.
 //
-// `op` must be associative and, except for reduce_ordered and the partial form, commutative. All 32 lanes must call
-// (the partial form included: lanes past `valid` still call, their value is ignored). Nothing here relies on
-// implicit warp-synchronous execution.
+// Sub-groups and segments (the warp split into independent pieces; every lane receives its piece's result):
+//   T warp::reduce<Width>(v, op)      sub-groups of Width consecutive lanes (Width a power of two, 1..32), lanes
+//                                     [g·Width, (g+1)·Width): lane order kept (butterfly whose every step puts the
+//                                     lower half on the left), so `op` need only be associative
+//   T warp::segmented_reduce(v, head, op)
+//                                     segments begin at lanes whose `head` flag is set (lane 0 always begins one):
+//                                     every lane gets op over its segment in lane order (scan.cuh's segmented
+//                                     inclusive scan, then the segment's last lane's value)
+//
+// `op` must be associative and, except for reduce_ordered, reduce<Width> and the partial and segmented forms,
+// commutative. All 32 lanes must call (the partial form included: lanes past `valid` still call, their value is
+// ignored). Nothing here relies on implicit warp-synchronous execution.
 #pragma once
 
+#include <cuprim/warp/scan.cuh>
 #include <cuprim/warp/shuffle.cuh>
 
 namespace cuprim::warp {
@@ -48,6 +58,33 @@ __device__ __forceinline__ T reduce(T v, Op op, int valid) {
 template <class T, class Op>
 __device__ __forceinline__ T reduce_ordered(T v, Op op) {
   return reduce(v, op, size);
+}
+
+/// Reduction over sub-groups of Width consecutive lanes (Width a power of two, 1 ≤ Width ≤ 32): every lane gets
+/// op over its sub-group's values in lane order. reduce<32> is the whole warp in lane order.
+template <int Width, class T, class Op>
+__device__ __forceinline__ T reduce(T v, Op op) {
+  static_assert(Width >= 1 && Width <= size && (Width & (Width - 1)) == 0,
+                "warp::reduce<Width>: Width must be a power of two in [1, 32]");
+  const int lane = lane_id();
+#pragma unroll
+  for (int offset = Width / 2; offset > 0; offset /= 2) {
+    // v covers an aligned run of `offset` lanes; the partner holds the adjacent run: the lower run goes left.
+    const T other = shfl_xor(v, offset);
+    v = (lane & offset) ? op(other, v) : op(v, other);
+  }
+  return v;
+}
+
+/// Head-flag segmented reduction: a segment begins at every lane whose `head` is true (and at lane 0); every lane
+/// gets op over its segment's values in lane order.
+template <class T, class Op>
+__device__ __forceinline__ T segmented_reduce(T v, bool head, Op op) {
+  const unsigned heads = __ballot_sync(full_mask, head) | 1u;
+  const T inclusive = segmented_inclusive_scan(v, head, op);
+  // The segment's last lane: just below the next head, or lane 31.
+  const unsigned later = heads & ~(lanemask_lt() | (1u << lane_id()));
+  return shfl(inclusive, later ? __ffs(static_cast<int>(later)) - 2 : size - 1);
 }
 
 }  // namespace cuprim::warp

@@ -1,0 +1,241 @@
+// cuprim/warp/atomic.cuh: warp-aggregated atomics (executed by any subset of a warp's lanes, in divergent code).
+//
+//   T warp::atomic_add(T* address, T value)      int32, uint32, int64, uint64 (long or long long), float, double
+//   T warp::atomic_max(T* address, T value)      the integers above, float, double
+//   T warp::atomic_min(T* address, T value)      the integers above, float, double
+//   T warp::atomic_or / atomic_and / atomic_xor  the integers above
+//
+// A drop-in for atomicAdd and friends, called by whichever lanes reach it: the lanes that call together (the
+// active mask, __activemask()) are grouped by address (__match_any_sync on the 64-bit address); each group's
+// values are combined in registers and ONE lane per distinct address performs ONE hardware atomic with the
+// combined value. A counter is atomic_add(p, 1). Global and shared memory both work (generic addresses).
+//
+// What each lane gets back. Within a group (the lanes of one call that name the same address, in lane order
+// l0 < l1 < ... < lk), lane lj receives exactly what its own atomic would have returned had the group's atomics
+// been performed one after another in lane order, with no other thread's atomic between them:
+//   lane l0 gets old, the value the group's single atomic read;  lane lj gets old ⊕ v_l0 ⊕ ... ⊕ v_l(j-1).
+// For the integer operations (add wraps, as atomicAdd does) and for max and min (integers and floating point)
+// this is exact. For a floating-point add the group's partial sums are formed in registers in a fixed order that
+// depends only on the group's lanes (a scan over the group, log2(group size) levels), so a lane's result and the
+// amount added to memory can differ from sequential per-thread atomicAdds by rounding only; the sum stored is
+// old + (the group's total), one rounding of the addition to memory instead of one per lane.
+// Memory sees one atomic per group: the intermediate values (old ⊕ v_l0, ...) are never stored, and all of a
+// group's updates become visible at once, with the memory order of atomicAdd (relaxed, device scope).
+//
+// Floating-point max and min order values by their bits as the hardware's integer atomics do: -0.0 below +0.0,
+// otherwise the usual order. NaN values (in memory or as arguments) give unspecified results.
+//
+// Two ways to find the groups (the `aggregation` template argument, first, optional):
+//   uniform_first (default)  a cheap uniform-address test first (shuffle of the first lane's address, one vote);
+//                            when every active lane names the same address, the group is the active mask and the
+//                            match is skipped; otherwise __match_any_sync
+//   match_only               always __match_any_sync (for callers whose addresses are rarely uniform)
+// A full warp on one address takes the plain shuffle scan (scan.cuh); other groups scan by rank within the group
+// (each lane finds the lane 2^k members below it in the group's mask), as many levels as the largest group needs
+// (__reduce_max_sync of the group sizes on compute capability 8.0 and later; 5 levels before). When every group
+// has one lane (all addresses distinct) each lane performs its own atomic with no shuffles.
+//
+// Nothing here relies on implicit warp-synchronous execution: every shuffle and vote names the active mask, and
+// lanes that reach the call at different times simply form different (smaller) groups.
+#pragma once
+
+#include <cuprim/warp/scan.cuh>
+#include <cuprim/warp/shuffle.cuh>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace cuprim::warp {
+
+/// How the lanes of a call find the lanes that share their address (see the header's comment).
+enum class aggregation { uniform_first, match_only };
+
+namespace detail {
+
+/// The combining operators, applied in registers; the floating-point max and min compare as the hardware atomics
+/// of atomic_max / atomic_min do (-0.0 below +0.0).
+struct atomic_add_op {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+struct atomic_or_op {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a | b; }
+};
+struct atomic_and_op {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a & b; }
+};
+struct atomic_xor_op {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a ^ b; }
+};
+
+/// A signed integer that orders floating-point values as atomic_max / atomic_min do (non-NaN; -0.0 < +0.0).
+__device__ __forceinline__ int order_key(float x) {
+  const int b = __float_as_int(x);
+  return b ^ ((b >> 31) & 0x7fffffff);
+}
+__device__ __forceinline__ long long order_key(double x) {
+  const long long b = __double_as_longlong(x);
+  return b ^ ((b >> 63) & 0x7fffffffffffffffll);
+}
+template <class T> __device__ __forceinline__ bool atomic_less(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) return order_key(a) < order_key(b);
+  else return a < b;
+}
+struct atomic_max_op {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return atomic_less(a, b) ? b : a; }
+};
+struct atomic_min_op {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return atomic_less(b, a) ? b : a; }
+};
+
+template <class T>
+inline constexpr bool atomic_integer_v =
+    std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 4 || sizeof(T) == 8);
+template <class T>
+inline constexpr bool atomic_float_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+/// The hardware word an integer T is operated on as: int / unsigned / long long / unsigned long long.
+template <class T>
+using atomic_word_t = std::conditional_t<sizeof(T) == 4, std::conditional_t<std::is_signed_v<T>, int, unsigned>,
+                                         std::conditional_t<std::is_signed_v<T>, long long, unsigned long long>>;
+template <class T>
+using atomic_bits_t = std::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
+
+/// One hardware atomic: *p = op(*p, v); returns the old value.
+template <class Op, class T>
+__device__ __forceinline__ T hardware_atomic(T* p, T v) {
+  if constexpr (atomic_float_v<T>) {
+    if constexpr (std::is_same_v<Op, atomic_add_op>) {
+      return atomicAdd(p, v);
+    } else if constexpr (std::is_same_v<T, float>) {
+      // Non-negative values order as signed integers, negative ones in reverse as unsigned integers.
+      const int b = __float_as_int(v);
+      int* ip = reinterpret_cast<int*>(p);
+      unsigned* up = reinterpret_cast<unsigned*>(p);
+      constexpr bool is_max = std::is_same_v<Op, atomic_max_op>;
+      if (b >= 0) return __int_as_float(is_max ? atomicMax(ip, b) : atomicMin(ip, b));
+      return __uint_as_float(is_max ? atomicMin(up, unsigned(b)) : atomicMax(up, unsigned(b)));
+    } else {
+      const long long b = __double_as_longlong(v);
+      long long* ip = reinterpret_cast<long long*>(p);
+      unsigned long long* up = reinterpret_cast<unsigned long long*>(p);
+      constexpr bool is_max = std::is_same_v<Op, atomic_max_op>;
+      if (b >= 0) return __longlong_as_double(is_max ? atomicMax(ip, b) : atomicMin(ip, b));
+      return __longlong_as_double(static_cast<long long>(is_max ? atomicMin(up, static_cast<unsigned long long>(b))
+                                                             : atomicMax(up, static_cast<unsigned long long>(b))));
+    }
+  } else {
+    using W = atomic_word_t<T>;
+    using B = atomic_bits_t<T>;  // add (two's complement wraps alike) and the bit operations
+    B* bp = reinterpret_cast<B*>(p);
+    const B bv = static_cast<B>(v);
+    if constexpr (std::is_same_v<Op, atomic_add_op>) return static_cast<T>(atomicAdd(bp, bv));
+    else if constexpr (std::is_same_v<Op, atomic_or_op>) return static_cast<T>(atomicOr(bp, bv));
+    else if constexpr (std::is_same_v<Op, atomic_and_op>) return static_cast<T>(atomicAnd(bp, bv));
+    else if constexpr (std::is_same_v<Op, atomic_xor_op>) return static_cast<T>(atomicXor(bp, bv));
+    else if constexpr (std::is_same_v<Op, atomic_max_op>)
+      return static_cast<T>(atomicMax(reinterpret_cast<W*>(p), static_cast<W>(v)));
+    else return static_cast<T>(atomicMin(reinterpret_cast<W*>(p), static_cast<W>(v)));
+  }
+}
+
+/// Position of the set bit of rank n (0-based, from bit 0) of mask, which has more than n bits set.
+__device__ __forceinline__ int nth_set_bit(unsigned mask, int n) {
+  int pos = 0;
+#pragma unroll
+  for (int w = size / 2; w > 0; w /= 2)
+    if (__popc(mask & ((1u << (pos + w)) - 1u)) <= n) pos += w;  // pos + w <= 31: the shift is defined
+  return pos;
+}
+
+/// The aggregated atomic: groups the calling lanes by address, one hardware atomic per group, and returns each
+/// lane's lane-order result (see the header's comment).
+template <aggregation A, class Op, class T>
+__device__ __forceinline__ T aggregated_atomic(T* address, T value, Op op) {
+  const unsigned active = __activemask();
+  const int lane = lane_id();
+  unsigned peers;
+  if constexpr (A == aggregation::uniform_first) {
+    T* const first = shfl(address, __ffs(static_cast<int>(active)) - 1, active);
+    peers = __all_sync(active, first == address)
+                ? active
+                : __match_any_sync(active, reinterpret_cast<unsigned long long>(address));
+  } else {
+    peers = __match_any_sync(active, reinterpret_cast<unsigned long long>(address));
+  }
+  T inclusive = value;  // op over the group's values up to this lane, in lane order
+  if (peers == full_mask) {
+    inclusive = inclusive_scan(value, op);  // the whole warp: rank = lane
+  } else {
+#if __CUDA_ARCH__ >= 800
+    const unsigned largest = __reduce_max_sync(active, static_cast<unsigned>(__popc(peers)));
+#else
+    const unsigned largest = size;
+#endif
+    if (largest == 1) return hardware_atomic<Op>(address, value);  // every address distinct: no shuffles
+    const int rank = __popc(peers & lanemask_lt());
+    for (unsigned d = 1; d < largest; d *= 2) {  // the same trip count on every active lane
+      const bool has = static_cast<unsigned>(rank) >= d;
+      const int src = has ? nth_set_bit(peers, rank - static_cast<int>(d)) : lane;
+      const T earlier = shfl(inclusive, src, active);
+      if (has) inclusive = op(earlier, inclusive);
+    }
+  }
+  const int last = size - 1 - __clz(static_cast<int>(peers));  // the group's last lane holds the group's total
+  T old{};
+  if (lane == last) old = hardware_atomic<Op>(address, inclusive);
+  old = shfl(old, last, active);
+  const unsigned below = peers & lanemask_lt();
+  const T before = shfl(inclusive, below ? size - 1 - __clz(static_cast<int>(below)) : lane, active);
+  return below ? op(old, before) : old;
+}
+
+}  // namespace detail
+
+/// *address += value for every calling lane, one atomicAdd per distinct address; returns this lane's old value
+/// in lane order within its group (see above). Integers wrap; floating-point sums differ from per-thread
+/// atomicAdd by rounding only.
+template <aggregation A = aggregation::uniform_first, class T>
+__device__ __forceinline__ T atomic_add(T* address, std::type_identity_t<T> value) {
+  static_assert(detail::atomic_integer_v<T> || detail::atomic_float_v<T>,
+                "warp::atomic_add: T must be a 32- or 64-bit integer, float or double");
+  return detail::aggregated_atomic<A>(address, value, detail::atomic_add_op{});
+}
+
+/// *address = max(*address, value) for every calling lane; returns max(old, values of the group's earlier lanes).
+template <aggregation A = aggregation::uniform_first, class T>
+__device__ __forceinline__ T atomic_max(T* address, std::type_identity_t<T> value) {
+  static_assert(detail::atomic_integer_v<T> || detail::atomic_float_v<T>,
+                "warp::atomic_max: T must be a 32- or 64-bit integer, float or double");
+  return detail::aggregated_atomic<A>(address, value, detail::atomic_max_op{});
+}
+
+/// *address = min(*address, value) for every calling lane; returns min(old, values of the group's earlier lanes).
+template <aggregation A = aggregation::uniform_first, class T>
+__device__ __forceinline__ T atomic_min(T* address, std::type_identity_t<T> value) {
+  static_assert(detail::atomic_integer_v<T> || detail::atomic_float_v<T>,
+                "warp::atomic_min: T must be a 32- or 64-bit integer, float or double");
+  return detail::aggregated_atomic<A>(address, value, detail::atomic_min_op{});
+}
+
+/// *address |= value for every calling lane; returns old | (values of the group's earlier lanes).
+template <aggregation A = aggregation::uniform_first, class T>
+__device__ __forceinline__ T atomic_or(T* address, std::type_identity_t<T> value) {
+  static_assert(detail::atomic_integer_v<T>, "warp::atomic_or: T must be a 32- or 64-bit integer");
+  return detail::aggregated_atomic<A>(address, value, detail::atomic_or_op{});
+}
+
+/// *address &= value for every calling lane; returns old & (values of the group's earlier lanes).
+template <aggregation A = aggregation::uniform_first, class T>
+__device__ __forceinline__ T atomic_and(T* address, std::type_identity_t<T> value) {
+  static_assert(detail::atomic_integer_v<T>, "warp::atomic_and: T must be a 32- or 64-bit integer");
+  return detail::aggregated_atomic<A>(address, value, detail::atomic_and_op{});
+}
+
+/// *address ^= value for every calling lane; returns old ^ (values of the group's earlier lanes).
+template <aggregation A = aggregation::uniform_first, class T>
+__device__ __forceinline__ T atomic_xor(T* address, std::type_identity_t<T> value) {
+  static_assert(detail::atomic_integer_v<T>, "warp::atomic_xor: T must be a 32- or 64-bit integer");
+  return detail::aggregated_atomic<A>(address, value, detail::atomic_xor_op{});
+}
+
+}  // namespace cuprim::warp
