@@ -137,15 +137,16 @@ __device__ __forceinline__ void trsm_small_solve(const T* __restrict__ ms, T (&x
   constexpr int LM = trsm_small_ld<NB>, W = V::n;
 #pragma unroll
   for (int k = 0; k < NB; ++k) {
-    if (k >= kb) break;  // uniform: the padding rows are never needed
-    x[k] = x[k] / ms[k * LM + k];
-    const typename V::type* col = reinterpret_cast<const typename V::type*>(ms + k * LM);
+    if (k < kb) {  // uniform: the padding rows are never needed
+      x[k] = x[k] / ms[k * LM + k];
+      const typename V::type* col = reinterpret_cast<const typename V::type*>(ms + k * LM);
 #pragma unroll
-    for (int q = (k + 1) / W; q < NB / W; ++q) {
-      const typename V::type v = col[q];
+      for (int q = (k + 1) / W; q < NB / W; ++q) {
+        const typename V::type v = col[q];
 #pragma unroll
-      for (int e = 0; e < W; ++e)
-        if (q * W + e > k) x[q * W + e] -= V::get(v, e) * x[k];
+        for (int e = 0; e < W; ++e)
+          if (q * W + e > k) x[q * W + e] -= V::get(v, e) * x[k];
+      }
     }
   }
 }
