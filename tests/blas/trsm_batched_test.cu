@@ -3,7 +3,8 @@
 // kernel's 16-, 32- and 64-row forms and their edges) and at orders of A above the small kernel's 64 (65, 100, 200:
 // the batched recursion), ld above the rows, batch 1 and more, alpha 1 and -2.5. Each solution is checked by its
 // residual element by element, |op(A)·X − alpha·B| ≤ 2·(ka + 2)·u·(|op(A)|·|X| + |alpha·B|) in long double (as
-// trsm_test.cu). A is well conditioned (|diagonal| in [1, 2), off-diagonals below 1/ka); its other triangle, its
+// trsm_test.cu); every other case lays B out 16-byte aligned (the vector path of the small kernel). A is well
+// conditioned (|diagonal| in [1, 2), off-diagonals below 1/ka); its other triangle, its
 // diagonal when unit, the rows below ka and the gaps between batches hold NaN, so reading any of them would show.
 // Every element of B's buffer outside the batches' m × n (the head, the rows between ka and ldb, the gaps between
 // batches, the tail) must keep its bytes. Also: 10^4 batches of mixed sizes across the cases (residuals of sampled
@@ -57,6 +58,7 @@ struct bcase {
   bool arrays = false;        ///< trsm_batched (pointer arrays) rather than trsm_strided_batched
   bool shared_a = false;      ///< one A for every batch (stride_a = 0, or every A[z] the same)
   std::int64_t lda_pad = 3, ldb_pad = 2;
+  std::int64_t slot_pad = 3;  ///< elements between one B's last column and the next B
 
   std::int64_t ka() const { return s == side::left ? m : n; }
   std::int64_t lda() const { return ka() + lda_pad; }
@@ -75,7 +77,9 @@ struct bcase {
 };
 
 /// The batches on the host: A's slots (each lda·ka + 5 elements, NaN outside the stored triangle), B's buffer (a
-/// head of 8 elements, slots of ldb·n + 3, a tail of 8, random nonzero everywhere), and which slots batch z uses.
+/// head of 8 elements, slots of ldb·n + slot_pad, a tail of 8, random nonzero everywhere), and which slots batch z
+/// uses. With ldb and slot_pad multiples of 4 every B of the strided form is 16-byte aligned (the small kernel's
+/// vector path for B's columns).
 template <class T>
 struct batch_data {
   std::int64_t slot_a = 0, slot_b = 0;
@@ -107,7 +111,7 @@ batch_data<T> make_batches(const bcase& c, rng& r, bool shuffle) {
   batch_data<T> d;
   const std::int64_t ka = c.ka(), slots_a = c.shared_a ? 1 : c.batch;
   d.slot_a = c.lda() * ka + 5;
-  d.slot_b = c.ldb() * c.n + 3;
+  d.slot_b = c.ldb() * c.n + c.slot_pad;
   d.a.assign(std::size_t(std::max<std::int64_t>(slots_a * d.slot_a, 1)), T(nan));
   for (std::int64_t q = 0; q < slots_a; ++q)
     fill_triangle(r, d.a.data() + q * d.slot_a, ka, c.lda(), c.u == uplo::lower, c.d == diag::unit);
@@ -219,6 +223,10 @@ TYPED_TEST(BlasTrsmBatched, EveryCaseSmallSizes) {
           for (std::int64_t m : sizes)
             for (std::int64_t n : sizes) {
               bcase c{s, u, t, d, m, n, (k++ % 2) ? -2.5 : 1.0, (k % 3) ? 3 : 1};
+              if (k % 2 == 0) {  // 16-byte aligned columns of B where m allows: the vector loads and stores
+                c.ldb_pad = (4 - m % 4) % 4 + 4;
+                c.slot_pad = 4;
+              }
               run_case<TypeParam>(c, r, k % 7 == 0);
               if (this->HasFailure()) return;
             }
@@ -261,7 +269,8 @@ TYPED_TEST(BlasTrsmBatched, LargeBatchMixedSizes) {
           bcase c{s, u, t, d, sh.m, sh.n, (k % 2) ? -2.5 : 1.0, 10000};
           c.arrays = k % 4 == 3;
           c.lda_pad = 1;
-          c.ldb_pad = 1;
+          c.ldb_pad = k % 2 ? 1 : 0;  // ld = m: B's columns 16-byte aligned where m is a multiple of 4
+          c.slot_pad = 4;
           ++k;
           SCOPED_TRACE(c.describe());
           const batch_data<TypeParam> data = make_batches<TypeParam>(c, r, c.arrays);

@@ -21,9 +21,10 @@
 // or upper (backward) of order ka (blas/detail/trsm_kernel.cuh). For ka ≤ 64 (the case this form is for: many small
 // systems, a stream of A's triangle and B through the GPU), one launch of trsm_batched_small_kernel
 // (blas/detail/trsm_batched_kernel.cuh): a block per batch loads the triangle into shared memory and the right-hand
-// sides after it (cp.async, along whichever dimension is contiguous), each thread solves one column of C (a column of
-// B on the left side, a row on the right) by substitution with the column in registers, the whole 16-, 32- or 64-row
-// solve unrolled, and the block writes B back. The memory bound for 10^4 batches of 64 × 64 float is ~0.14 ms on an
+// sides after it (cp.async, along whichever dimension is contiguous; 16 bytes a copy for B's columns where aligned),
+// each thread solves one column of C (a column of B on the left side, a row on the right) by substitution with the
+// column in registers, the whole 16-, 32- or 64-row solve unrolled (forward or backward), and the block writes B
+// back. The memory bound for 10^4 batches of 64 × 64 float is ~0.14 ms on an
 // H100 (411 MB moved); see the kernel's comment. For ka > 64, the recursion of trsm run over every batch at once: the
 // diagonal blocks of 64 rows by the same kernel (at an offset into each batch), the updates C2 −= M21·Y1 by the
 // batched gemm (the CUDA-core kernels), so about 2·log2(ka / 64) + 1 launches per call; correct for every size, not
@@ -94,24 +95,32 @@ void trsm_batched_diag(const trsm_problem<T>& p, const trsm_batches<T>& bt, std:
   g.count = bt.count;
   g.kb = int(kk);
   g.alpha = alpha;
-  g.lower = p.lower;
   g.unit = p.unit;
   const int threads = trsm_small_threads(p.nn, bt.max_threads);
-  const auto launch = [&](auto nb) {
+  const auto launch = [&](auto nb, auto lo) {
     constexpr int NB = decltype(nb)::value;
     const int cols = int(std::min<std::int64_t>(g.nn, threads));
     const std::size_t smem = trsm_small_smem_bytes<T, NB>(cols);
-    const auto kernel = trsm_batched_small_kernel<T, NB>;
+    const auto kernel = trsm_batched_small_kernel<T, NB, decltype(lo)::value>;
     if (smem > 48 * 1024 &&
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess)
+      check_launch(p.fn);
+    // As much of the SM's L1 as shared memory as it has: occupancy is bound by shared memory (6 blocks of 64 × 64
+    // float an SM), and L1 holds nothing the kernel reads twice.
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared) !=
+        cudaSuccess)
       check_launch(p.fn);
     const std::int64_t grid = std::min<std::int64_t>(g.count, 0x7fffffff);
     kernel<<<unsigned(grid), unsigned(threads), smem, p.stream>>>(g);
     check_launch(p.fn);
   };
-  if (kk <= 16) launch(std::integral_constant<int, 16>{});
-  else if (kk <= 32) launch(std::integral_constant<int, 32>{});
-  else launch(std::integral_constant<int, 64>{});
+  const auto pick = [&](auto nb) {
+    if (p.lower) launch(nb, std::true_type{});
+    else launch(nb, std::false_type{});
+  };
+  if (kk <= 16) pick(std::integral_constant<int, 16>{});
+  else if (kk <= 32) pick(std::integral_constant<int, 32>{});
+  else pick(std::integral_constant<int, 64>{});
 }
 
 /// trsm_update over every batch: rows [r0, r0 + rows) of C −= M(rows, [c0, c0 + kk))·Y([c0, c0 + kk), :), C first
