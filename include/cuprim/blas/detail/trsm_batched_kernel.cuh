@@ -147,8 +147,11 @@ struct trsm_vec16<double> {
 template <class F>
 __device__ __forceinline__ void trsm_triangle_for_each(int kb, bool runs_rows, bool tail, F&& f) {
   const int t = threadIdx.x, nt = blockDim.x, per = kb + 1, slots = ((kb + 1) >> 1) * per;
+  // idx / per in float: exact here, since idx < 2^12 and (idx + 0.5) / per is at least 0.5 / 65 from an integer,
+  // far above float's rounding of the product (below 2^-11 at idx < 2^12).
+  const float inv_per = 1.f / float(per);
   for (int idx = t; idx < slots; idx += nt) {
-    const int p = idx / per, r = idx - p * per, len = tail ? kb - p : p + 1;
+    const int p = int((float(idx) + 0.5f) * inv_per), r = idx - p * per, len = tail ? kb - p : p + 1;
     int s = p, u;
     if (r < len) {
       u = (tail ? p : 0) + r;
