@@ -243,6 +243,7 @@ void register_blas_gemv();
 void register_blas_gemv_sweep();
 void register_blas_trsm();
 void register_warp_atomics();
+void register_blas_trsm_batched();
 inline void register_all() {
   register_reduce();
   register_reduce_sweep();
@@ -260,6 +261,7 @@ inline void register_all() {
   register_blas_gemv_sweep();
   register_blas_trsm();
   register_warp_atomics();
+  register_blas_trsm_batched();
 }
 
 /// Studies outside the case registry (synchronous host-memory work that the stream-timed cases cannot express):

@@ -1,8 +1,9 @@
-// Argument rules of cuprim::blas::trsm and cuprim::blas::symm. Every rule is enforced before any CUDA call, so these
+// Argument rules of cuprim::blas::trsm, trsm_strided_batched, trsm_batched and cuprim::blas::symm. Every rule is enforced before any CUDA call, so these
 // run (label host) without a GPU: the pointers are made-up addresses, compared and never dereferenced. That nothing
-// is written when a rule is broken is checked on a GPU (blas_trsm_test and blas_symm_test, BadArgumentsWriteNothing).
+// is written when a rule is broken is checked on a GPU (blas_trsm_test, blas_trsm_batched_test and blas_symm_test, BadArgumentsWriteNothing).
 #include <cuprim/blas/symm.cuh>
 #include <cuprim/blas/trsm.cuh>
+#include <cuprim/blas/trsm_batched.cuh>
 
 #include <gtest/gtest.h>
 
@@ -64,6 +65,72 @@ TEST(BlasTrsmArgs, NullsAndOverlap) {
   EXPECT_NO_THROW(cuprim::blas::trsm<float>(side::left, uplo::lower, op::N, diag::unit, 0, 4, 1.f, nullptr, 1, nullptr, 1));
   EXPECT_NO_THROW(cuprim::blas::trsm<float>(side::right, uplo::upper, op::T, diag::non_unit, 4, 0, 1.f, nullptr, 1,
                                             nullptr, 4));
+}
+
+constexpr const char* sb_fn = "cuprim::blas::trsm_strided_batched";
+constexpr const char* ab_fn = "cuprim::blas::trsm_batched";
+const float* const* Aa = fake<const float* const>(4);
+float* const* Ba = fake<float* const>(5);
+
+TEST(BlasTrsmBatchedArgs, StridedRules) {
+  using cuprim::blas::trsm_strided_batched;
+  const auto L = side::left;
+  const auto lo = uplo::lower;
+  expect_invalid([] { trsm_strided_batched<float>(side(9), lo, op::N, diag::unit, 4, 4, 1.f, A, 4, 16, B, 4, 16, 2); },
+                 "side", sb_fn);
+  expect_invalid([] { trsm_strided_batched<float>(L, lo, op(7), diag::unit, 4, 4, 1.f, A, 4, 16, B, 4, 16, 2); },
+                 "trans", sb_fn);
+  expect_invalid([] { trsm_strided_batched<float>(L, lo, op::N, diag::unit, -4, 4, 1.f, A, 4, 16, B, 4, 16, 2); },
+                 "m", sb_fn);
+  expect_invalid([] { trsm_strided_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, A, 3, 16, B, 4, 16, 2); },
+                 "lda", sb_fn);
+  // The right side's A is n × n.
+  expect_invalid([] { trsm_strided_batched<float>(side::right, lo, op::N, diag::unit, 2, 4, 1.f, A, 2, 16, B, 2, 16,
+                                                  2); },
+                 "lda", sb_fn);
+  expect_invalid([] { trsm_strided_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, A, 4, 16, B, 3, 16, 2); },
+                 "ldb", sb_fn);
+  expect_invalid([] { trsm_strided_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, A, 4, 16, B, 4, 16, -1); },
+                 "batch", sb_fn);
+  expect_invalid([] { trsm_strided_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, A, 4, -1, B, 4, 16, 2); },
+                 "stride_a", sb_fn);
+  expect_invalid([] { trsm_strided_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, A, 4, 16, B, 4, -16, 2); },
+                 "stride_b", sb_fn);
+  // One B spans 3·5 + 4 = 19 elements: stride_b 18 would overlap the next batch.
+  expect_invalid([] { trsm_strided_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, A, 4, 16, B, 5, 18, 2); },
+                 "stride_b", sb_fn);
+  expect_invalid([] { trsm_strided_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, nullptr, 4, 16, B, 4, 16, 2); },
+                 "A", sb_fn);
+  expect_invalid([] { trsm_strided_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, A, 4, 16, nullptr, 4, 16, 2); },
+                 "B", sb_fn);
+  // A's extent over 3 batches is 2·16 + 16 = 48 elements: B at A + 40 overlaps it; A shared by every batch
+  // (stride_a 0) spans 16.
+  expect_invalid([] { trsm_strided_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, B - 40, 4, 16, B, 4, 16, 3); },
+                 "B", sb_fn);
+  expect_invalid([] { trsm_strided_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, B - 8, 4, 0, B, 4, 16, 3); },
+                 "B", sb_fn);
+  // Nothing to solve: no pointer needed, nothing runs (no device needed).
+  EXPECT_NO_THROW(trsm_strided_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, nullptr, 4, 16, nullptr, 4, 16, 0));
+  EXPECT_NO_THROW(trsm_strided_batched<float>(L, lo, op::N, diag::unit, 0, 4, 1.f, nullptr, 1, 0, nullptr, 1, 0, 9));
+  EXPECT_NO_THROW(trsm_strided_batched<float>(side::right, uplo::upper, op::T, diag::non_unit, 4, 0, 1.f, nullptr, 1,
+                                              0, nullptr, 4, 0, 9));
+}
+
+TEST(BlasTrsmBatchedArgs, ArrayRules) {
+  using cuprim::blas::trsm_batched;
+  const auto L = side::left;
+  const auto lo = uplo::lower;
+  expect_invalid([] { trsm_batched<float>(L, uplo(3), op::N, diag::unit, 4, 4, 1.f, Aa, 4, Ba, 4, 2); }, "uplo",
+                 ab_fn);
+  expect_invalid([] { trsm_batched<float>(L, lo, op::N, diag(3), 4, 4, 1.f, Aa, 4, Ba, 4, 2); }, "diag", ab_fn);
+  expect_invalid([] { trsm_batched<float>(L, lo, op::N, diag::unit, 4, -1, 1.f, Aa, 4, Ba, 4, 2); }, "n", ab_fn);
+  expect_invalid([] { trsm_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, Aa, 2, Ba, 4, 2); }, "lda", ab_fn);
+  expect_invalid([] { trsm_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, Aa, 4, Ba, 2, 2); }, "ldb", ab_fn);
+  expect_invalid([] { trsm_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, Aa, 4, Ba, 4, -3); }, "batch", ab_fn);
+  expect_invalid([] { trsm_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, nullptr, 4, Ba, 4, 2); }, "A", ab_fn);
+  expect_invalid([] { trsm_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, Aa, 4, nullptr, 4, 2); }, "B", ab_fn);
+  EXPECT_NO_THROW(trsm_batched<float>(L, lo, op::N, diag::unit, 4, 4, 1.f, nullptr, 4, nullptr, 4, 0));
+  EXPECT_NO_THROW(trsm_batched<float>(side::right, lo, op::N, diag::unit, 0, 4, 1.f, nullptr, 4, nullptr, 1, 5));
 }
 
 TEST(BlasSymmArgs, Rules) {

@@ -60,18 +60,25 @@ inline void blas_check_enums(const char* fn, blas::side s, blas::uplo u) {
     throw_invalid(fn, "uplo", "must be blas::uplo::lower or blas::uplo::upper");
 }
 
+/// trsm's rules on the flags, the sizes and the leading dimensions (shared with the batched forms).
 template <class T>
-void trsm_validate(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::diag d, std::int64_t m,
-                   std::int64_t n, const T* a, std::int64_t lda, const T* b, std::int64_t ldb) {
+void trsm_check_shape(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::diag d, std::int64_t m,
+                      std::int64_t n, std::int64_t lda, std::int64_t ldb) {
   blas_check_enums(fn, s, u);
   if (trans != blas::op::N && trans != blas::op::T) throw_invalid(fn, "trans", "must be blas::op::N or blas::op::T");
   if (d != blas::diag::non_unit && d != blas::diag::unit)
     throw_invalid(fn, "diag", "must be blas::diag::non_unit or blas::diag::unit");
   check_size(fn, "m", m, sizeof(T));
   check_size(fn, "n", n, sizeof(T));
-  const std::int64_t ka = s == blas::side::left ? m : n;
-  gemm_check_ld(fn, "lda", lda, ka);
+  gemm_check_ld(fn, "lda", lda, s == blas::side::left ? m : n);
   gemm_check_ld(fn, "ldb", ldb, m);
+}
+
+template <class T>
+void trsm_validate(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::diag d, std::int64_t m,
+                   std::int64_t n, const T* a, std::int64_t lda, const T* b, std::int64_t ldb) {
+  trsm_check_shape<T>(fn, s, u, trans, d, m, n, lda, ldb);
+  const std::int64_t ka = s == blas::side::left ? m : n;
   const bool any = m > 0 && n > 0;
   check_pointer(fn, "A", a, any);
   check_pointer(fn, "B", b, any);
