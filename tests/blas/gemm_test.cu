@@ -187,6 +187,25 @@ TEST_F(BlasGemm, FloatEveryOpAndSizeAroundTheTiles) {
           for (std::int64_t k : edge_sizes) run_case<float>({oa, ob, m, n, k, 1.0, 0.0}, r);
 }
 
+// The float interior kernel (whole 128 x 256 tiles of C; operands and C 16-byte aligned with leading dimensions of
+// whole vectors) beside the split kernel on the columns and rows past the last whole tile: shapes that are all
+// interior, shapes with both edges, k a whole number of 8-steps or with a partial last step (k = 76: a multiple of 4,
+// so every leading dimension stays a whole number of vectors; k = 77 for NT, where k is no leading dimension), C with
+// NaN and beta = 0, and one unaligned call that must take the split kernel alone.
+TEST_F(BlasGemm, FloatInteriorKernelAndItsEdges) {
+  CUPRIM_TEST_RNG(r);
+  for (op oa : {op::N, op::T})
+    for (op ob : {op::N, op::T}) {
+      run_case<float>({oa, ob, 128, 256, 8, 1.0, 0.0, 4}, r);
+      run_case<float>({oa, ob, 384, 768, 76, 1.5, -0.5, 4}, r);
+      run_case<float>({oa, ob, 388, 516, 76, -1.0, 2.0, 4}, r);
+      run_case<float>({oa, ob, 256, 512, 16, 1.0, 0.0, 4, 0, true}, r);
+      run_case<float>({oa, ob, 384, 768, 76, 1.0, 1.0, 4, 1}, r);  // unaligned: the split kernel
+    }
+  run_case<float>({op::N, op::T, 388, 516, 77, 1.0, -1.0, 4}, r);
+  run_case<float>({op::N, op::T, 640, 1280, 4093, 1.0, 0.0, 4, 0, true}, r);
+}
+
 TEST_F(BlasGemm, DoubleEveryOpAndSizeAroundTheTiles) {
   CUPRIM_TEST_RNG(r);
   for (op oa : {op::N, op::T})
