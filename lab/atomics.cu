@@ -142,7 +142,7 @@ __global__ void global_add_kernel(T* data, std::uint64_t updates, std::uint64_t 
 /// of thread t goes to (t + k) % A), then the block writes its A sums to its slice of `out`.
 template <class T>
 __global__ void shared_add_kernel(T* out, int addresses, int per_thread) {
-  extern __shared__ unsigned char raw[];
+  extern __shared__ __align__(16) unsigned char raw[];
   T* s = reinterpret_cast<T*>(raw);
   for (int a = threadIdx.x; a < addresses; a += blockDim.x) s[a] = T(0);
   __syncthreads();
