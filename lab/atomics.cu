@@ -86,7 +86,8 @@ case_def max_case(bool atomic, std::int64_t n) {
       std::vector<int> want(std::size_t(n / 256), INT_MIN);
       for (std::int64_t i = 0; i < n; ++i) want[std::size_t(i / 256)] = std::max(want[std::size_t(i / 256)], x[std::size_t(i)]);
       const int runs = race_runs(atomic ? 3 : 20);
-      std::int64_t wrong = 0, wrong_runs = 0, low_by = 0;
+      std::int64_t wrong = 0, wrong_runs = 0, low_by = 0, example_block = -1;
+      int example_got = 0;
       for (int r = 0; r < runs; ++r) {
         st->out.poison();
         run(0, 0);
@@ -97,6 +98,10 @@ case_def max_case(bool atomic, std::int64_t n) {
           if (got[k] != want[k]) {
             ++w;
             low_by += std::int64_t(want[k]) - got[k];
+            if (example_block < 0) {
+              example_block = std::int64_t(k);
+              example_got = got[k];
+            }
           }
         wrong += w;
         wrong_runs += w != 0;
@@ -105,7 +110,9 @@ case_def max_case(bool atomic, std::int64_t n) {
       std::ostringstream o;
       o << wrong << " wrong of " << std::int64_t(runs) * std::int64_t(want.size()) << " block maxima (" << wrong_runs
         << " of " << runs << " runs with any)";
-      if (wrong) o << ", on average " << double(low_by) / double(wrong) << " below the true maximum";
+      if (wrong)
+        o << ", on average " << double(low_by) / double(wrong) << " below the true maximum; e.g. block "
+          << example_block << ": " << example_got << " instead of " << want[std::size_t(example_block)];
       v.observed = o.str();
       v.ok = !atomic || wrong == 0;  // the race is the demonstration: its count is its result
       if (!v.ok) v.detail = v.observed;
