@@ -778,6 +778,8 @@ void print_table(std::FILE* f, const environment& env, const std::vector<result>
   for (const auto& r : results)
     if (!r.error.empty()) std::fprintf(f, "note: %s: %s\n", r.c->name.c_str(), r.error.c_str());
   for (const auto& r : results)
+    if (!r.observed.empty()) std::fprintf(f, "observed: %s: %s\n", r.c->name.c_str(), r.observed.c_str());
+  for (const auto& r : results)
     if (std::string p = placement_line(r); !p.empty()) std::fprintf(f, "%s\n", p.c_str());
   // The policies the rows ran, each once, with the rows that ran it (in table order).
   std::vector<std::pair<std::string, std::vector<std::string>>> policies;
@@ -880,6 +882,7 @@ bool write_json(const std::string& path, const environment& env, const std::vect
     o << ", \"correct\": " << ((r.correct && r.baseline_correct) ? "true" : "false");
     o << ", \"reps\": " << r.reps;
     o << ", \"policy\": " << (r.policy.json.empty() ? "null" : r.policy.json);
+    if (!r.observed.empty()) o << ", \"observed\": " << json_string(r.observed);
     o << ", \"provenance\": " << provenance;
     if (!r.placement_ms.empty()) {
       o << ", \"placements\": [";

@@ -171,6 +171,10 @@ struct verify_result {
   bool ok = true;           ///< cuprim's result matches the reference
   bool baseline_ok = true;  ///< the baseline's result matches too (a failure here is a lab wiring error)
   std::string detail;       ///< what was compared, or what differed
+  /// What a demonstration case saw while it verified (a race's count of wrong results, whether the compiled code
+  /// branched): printed after the table as "observed: <case>: <text>" and written to the case's JSON row whether or
+  /// not the case passed; empty for the others.
+  std::string observed;
 };
 
 /// A case after setup: closures that own the device state (inputs, outputs, workspaces).
@@ -244,6 +248,8 @@ void register_blas_gemv_sweep();
 void register_blas_trsm();
 void register_warp_atomics();
 void register_blas_trsm_batched();
+void register_warp();
+void register_atomics();
 inline void register_all() {
   register_reduce();
   register_reduce_sweep();
@@ -262,6 +268,8 @@ inline void register_all() {
   register_blas_trsm();
   register_warp_atomics();
   register_blas_trsm_batched();
+  register_warp();
+  register_atomics();
 }
 
 /// Studies outside the case registry (synchronous host-memory work that the stream-timed cases cannot express):
@@ -357,6 +365,7 @@ struct result {
   bool baseline_correct = true;
   bool timed = false;
   std::string error;  ///< an exception or a failed check, for the report
+  std::string observed;  ///< verify_result::observed (one line)
   policy_record policy;  ///< the case's policy on this device (empty text: none)
   /// With several placements: each placement's medians (cuprim, baseline); median_ms and baseline_ms are the
   /// means of these.

@@ -192,6 +192,7 @@ lab::bench setup_and_verify(const lab::case_def& c, lab::result& r) {
   lab::verify_result v = b.verify();
   r.correct = v.ok;
   r.baseline_correct = v.baseline_ok;
+  r.observed = one_line(v.observed);
   if (!v.ok || !v.baseline_ok) r.error = one_line(v.detail);
   return b;
 }
@@ -226,6 +227,7 @@ std::string progress_summary(const lab::result& r) {
   }
   s += r.correct ? (r.baseline_correct ? "  ok" : "  ok (baseline FAIL)") : "  FAIL";
   if (!r.error.empty()) s += "  [" + r.error + "]";
+  if (!r.observed.empty()) s += "  {" + r.observed + "}";
   return s;
 }
 
