@@ -242,6 +242,8 @@ void register_blas_shapes();
 void register_blas_gemv();
 void register_blas_gemv_sweep();
 void register_blas_trsm();
+void register_blas_batched();
+void register_blas_batched_sweep();
 inline void register_all() {
   register_reduce();
   register_reduce_sweep();
@@ -258,6 +260,8 @@ inline void register_all() {
   register_blas_gemv();
   register_blas_gemv_sweep();
   register_blas_trsm();
+  register_blas_batched();
+  register_blas_batched_sweep();
 }
 
 /// Studies outside the case registry (synchronous host-memory work that the stream-timed cases cannot express):
