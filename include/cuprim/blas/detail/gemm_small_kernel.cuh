@@ -2,7 +2,7 @@
 //
 // The bound. A batch of small products is a stream: each product reads op(A) and op(B) once and writes C once
 // (reading C too when beta ≠ 0), and for m = n = k = s its arithmetic intensity is 2s³ / (3s² · size) flop/byte
-// (beta = 0): float 16 × 16 1.3, 32 × 32 2.7, 64 × 64 10.7; double half that. An H100's CUDA cores give 66.9 TFLOP/s
+// (beta = 0): float 16 × 16 2.7, 32 × 32 5.3, 64 × 64 10.7; double half that. An H100's CUDA cores give 66.9 TFLOP/s
 // (FP32) and 33.5 (FP64) against a device copy rate of about 3.0 TB/s (the lab's ceiling), 22 and 11 flop/byte, so
 // every size here is memory-bound, 64 × 64 float within a factor two of the FP32 bound. Expected times for 10^5
 // square products at the copy rate (beta = 0 | beta = 1; H100, 3.0 TB/s):
@@ -27,7 +27,8 @@
 //                  shared reads), an outer product into thread_m × thread_n accumulators (rows along the group's
 //                  threads, so that a column of C is written by consecutive threads)
 // with the next step's loads (the next batch's, after a product's last step) in flight during the multiply and the
-// epilogue (two block barriers per step). Epilogue: C = alpha·acc + beta·C by 16-byte accesses where C is aligned
+// epilogue (two barriers per step, over the group alone: the warp, a named barrier, or the block when the group is
+// the block, so that the groups of a block do not wait for each other). Epilogue: C = alpha·acc + beta·C by 16-byte accesses where C is aligned
 // with ldc and m whole vectors, C not read when beta is 0.
 //
 // Each C element is a sum over k in increasing order of fused multiply-adds in T from zero, then alpha·acc (+ beta·c):
@@ -244,6 +245,22 @@ __device__ __forceinline__ void gemm_small_epilogue(const gemm_args<T>& g, T* c,
   }
 }
 
+/// A barrier over one group's threads (its shared slices are its own): the warp for groups of up to 32 threads,
+/// named barrier 1 + grp for groups of several warps, the block when the group is the block.
+template <int G, int TH>
+__device__ __forceinline__ void gemm_small_sync(int grp) {
+  if constexpr (G < 32) {
+    __syncwarp(((1u << G) - 1) << (threadIdx.x % 32 / G * G));
+  } else if constexpr (G == 32) {
+    __syncwarp();
+  } else if constexpr (G == TH) {
+    __syncthreads();
+  } else {
+    static_assert(TH / G <= 15, "gemm_small_sync: at most 15 named barriers");
+    asm volatile("bar.sync %0, %1;" ::"r"(grp + 1), "r"(G) : "memory");
+  }
+}
+
 /// The batched small-product kernel (m, n ≤ P.tile, any k, alpha ≠ 0): see the file comment. Policy: a
 /// policy_constant of a blas::gemm_small_policy.
 template <class Policy, class T>
@@ -264,44 +281,45 @@ __global__ void __launch_bounds__(Policy::value.threads, Policy::value.blocks_pe
 
   T ra[R][N], rb[R][N];  // the step in flight
   T acc[RM][RN];
-  // Every thread of the block runs every round (the barriers); a group whose batch is past the end idles.
+  // a and b: the operands of the batch whose steps are being loaded; c: the output of the batch being multiplied.
   std::int64_t z = std::int64_t(blockIdx.x) * GROUPS + grp;
-  gemm_small_operands<T> cur{}, next{};
-  if (z < bt.count) {
-    cur = gemm_small_batch(g, bt, z);
-    gemm_small_load<G, R>(gemm_small_slice_a(g, cur.a, 0, KC < k ? KC : k), t, ra);
-    gemm_small_load<G, R>(gemm_small_slice_b(g, cur.b, 0, KC < k ? KC : k), t, rb);
+  if (z >= bt.count) return;  // the group's barriers involve its own threads only
+  const T* a;
+  const T* b;
+  T* c;
+  T* c_next = nullptr;
+  {
+    const gemm_small_operands<T> o = gemm_small_batch(g, bt, z);
+    a = o.a, b = o.b, c = o.c;
+    gemm_small_load<G, R>(gemm_small_slice_a(g, a, 0, KC < k ? KC : k), t, ra);
+    gemm_small_load<G, R>(gemm_small_slice_b(g, b, 0, KC < k ? KC : k), t, rb);
   }
-  for (std::int64_t zb = std::int64_t(blockIdx.x) * GROUPS; zb < bt.count; zb += round, z += round) {
-    const bool active = z < bt.count;
+  for (; z < bt.count; z += round) {
 #pragma unroll
     for (int i = 0; i < RM; ++i)
 #pragma unroll
       for (int j = 0; j < RN; ++j) acc[i][j] = T(0);
     for (int s = 0; s < steps; ++s) {
       const int k0 = s * KC, kc = k - k0 < KC ? k - k0 : KC;
-      __syncthreads();  // the last step's multiply is done with the slices
-      if (active) {
-        gemm_small_store<G, R, KC, LD>(gemm_small_slice_a(g, cur.a, k0, kc), t, ra, as);
-        gemm_small_store<G, R, KC, LD>(gemm_small_slice_b(g, cur.b, k0, kc), t, rb, bs);
-      }
-      __syncthreads();
+      gemm_small_sync<G, P.threads>(grp);  // the last step's multiply is done with the slices
+      gemm_small_store<G, R, KC, LD>(gemm_small_slice_a(g, a, k0, kc), t, ra, as);
+      gemm_small_store<G, R, KC, LD>(gemm_small_slice_b(g, b, k0, kc), t, rb, bs);
+      gemm_small_sync<G, P.threads>(grp);
       // The next step's loads, in flight during this step's multiply (and the epilogue).
       if (s + 1 < steps) {
-        if (active) {
-          const int k1 = k0 + KC, kc1 = k - k1 < KC ? k - k1 : KC;
-          gemm_small_load<G, R>(gemm_small_slice_a(g, cur.a, k1, kc1), t, ra);
-          gemm_small_load<G, R>(gemm_small_slice_b(g, cur.b, k1, kc1), t, rb);
-        }
+        const int k1 = k0 + KC, kc1 = k - k1 < KC ? k - k1 : KC;
+        gemm_small_load<G, R>(gemm_small_slice_a(g, a, k1, kc1), t, ra);
+        gemm_small_load<G, R>(gemm_small_slice_b(g, b, k1, kc1), t, rb);
       } else if (z + round < bt.count) {
-        next = gemm_small_batch(g, bt, z + round);
-        gemm_small_load<G, R>(gemm_small_slice_a(g, next.a, 0, KC < k ? KC : k), t, ra);
-        gemm_small_load<G, R>(gemm_small_slice_b(g, next.b, 0, KC < k ? KC : k), t, rb);
+        const gemm_small_operands<T> o = gemm_small_batch(g, bt, z + round);
+        a = o.a, b = o.b, c_next = o.c;
+        gemm_small_load<G, R>(gemm_small_slice_a(g, a, 0, KC < k ? KC : k), t, ra);
+        gemm_small_load<G, R>(gemm_small_slice_b(g, b, 0, KC < k ? KC : k), t, rb);
       }
-      if (active) gemm_small_multiply<RM, RN, KC, LD>(as, bs, row0, col0, kc, acc);
+      gemm_small_multiply<RM, RN, KC, LD>(as, bs, row0, col0, kc, acc);
     }
-    if (active) gemm_small_epilogue<RM, RN>(g, cur.c, row0, col0, acc);
-    cur = next;
+    gemm_small_epilogue<RM, RN>(g, c, row0, col0, acc);
+    c = c_next;
   }
 }
 
