@@ -312,11 +312,14 @@ TEST_F(BlasGemmBatchedSmall, RowMajorForms) {
 }
 
 // Explicit small policies: a thread block of 8 rows (two vectors per column), one of 2 rows (element accesses to
-// shared memory and C), k steps of 8 (several steps, the last one partial).
+// shared memory and C), k steps of 8 (several steps, the last one partial), groups of half a warp.
 constexpr cuprim::blas::gemm_small_policy tall{
     .tile = 32, .tile_k = 8, .group = 32, .threads = 128, .thread_m = 8, .thread_n = 4, .blocks_per_sm = 2};
 constexpr cuprim::blas::gemm_small_policy narrow{
     .tile = 16, .tile_k = 8, .group = 32, .threads = 64, .thread_m = 2, .thread_n = 4, .blocks_per_sm = 2};
+// Two products per warp (each group's barrier over its half of the lanes; an odd batch count leaves one half idle).
+constexpr cuprim::blas::gemm_small_policy half_warp{
+    .tile = 16, .tile_k = 16, .group = 16, .threads = 128, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2};
 
 TEST_F(BlasGemmBatchedSmall, ExplicitPolicies) {
   CUPRIM_TEST_RNG(r);
@@ -327,6 +330,8 @@ TEST_F(BlasGemmBatchedSmall, ExplicitPolicies) {
       run_both<float, tall>({oa, ob, 33, 33, 33, 50}, r);  // past the tile: the general kernel
       run_both<float, narrow>({oa, ob, 16, 16, 16, 3000, 1.0, 1.0}, r);
       run_both<float, narrow>({oa, ob, 15, 9, 19, 500, 1.0, 0.0, 2, 3, 3}, r);
+      run_both<float, half_warp>({oa, ob, 16, 16, 16, 2999, 1.0, 0.0}, r);
+      run_both<float, half_warp>({oa, ob, 13, 16, 40, 301, 1.0, 1.0, 1, 1, 1}, r);
     }
 }
 
