@@ -176,14 +176,21 @@ __device__ __forceinline__ void gemm_small_store(const gemm_small_slice<T>& s, i
   }
 }
 
-/// `count` values from shared memory at p into x: 16-byte reads when count is a multiple of the vector (p is then
-/// aligned: rows padded by 16 bytes, the thread's first row a multiple of count).
+/// `count` values from shared memory at p into x: 16-byte reads when count is a multiple of the vector, 8-byte reads
+/// of float pairs when it is even (p is then aligned: rows padded by 16 bytes, the thread's first row a multiple of
+/// count).
 template <int count, class T>
 __device__ __forceinline__ void gemm_small_read(const T* p, T (&x)[count]) {
   constexpr int N = gemm_vec<T>::n;
   if constexpr (count % N == 0) {
 #pragma unroll
     for (int v = 0; v < count / N; ++v) gemm_vec<T>::load(p + v * N, x + v * N);
+  } else if constexpr (sizeof(T) == 4 && count % 2 == 0) {  // pairs of floats (the first row a multiple of count)
+#pragma unroll
+    for (int v = 0; v < count / 2; ++v) {
+      const float2 y = *reinterpret_cast<const float2*>(p + 2 * v);
+      x[2 * v] = y.x, x[2 * v + 1] = y.y;
+    }
   } else {
 #pragma unroll
     for (int i = 0; i < count; ++i) x[i] = p[i];
