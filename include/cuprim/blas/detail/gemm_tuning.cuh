@@ -349,7 +349,7 @@ constexpr gemm_small_policy gemm_small_policy_for(int arch, int tile) {
   (void)arch;  // sm_90 rows serve every architecture until another is measured
   if constexpr (sizeof(T) == 8) {
     // sm_90, double: the float rows' shapes, k steps of 16 (registers, 48 KiB of shared memory): first guesses, not
-    // yet measured. 2 blocks per SM: ptxas spills at 3 (80 registers; 96 and 304 bytes at tiles 16 and 64).
+    // yet measured. 2 blocks per SM: ptxas spills at 3 (80 registers; 104 bytes at tile 16, 304 at 64).
     if (tile <= 16)
       return {.tile = 16, .tile_k = 16, .group = 32, .threads = 256, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 2};
     if (tile <= 32)
@@ -358,7 +358,7 @@ constexpr gemm_small_policy gemm_small_policy_for(int arch, int tile) {
   } else {
     // sm_90, float: a warp per 16 x 16 product (8 at a time), 64 threads per 32 x 32, a block per 64 x 64 (k in
     // steps of 32): first guesses from the bound (blas/detail/gemm_small_kernel.cuh), not yet measured. Blocks per
-    // SM where ptxas does not spill (it spills 56 bytes at 16 x 16 with 4, 96 and 48 at 32 and 64 with 3).
+    // SM where ptxas does not spill (it spills 48 bytes at 16 x 16 with 4, 236 and 48 at 32 and 64 with 3).
     if (tile <= 16)
       return {.tile = 16, .tile_k = 16, .group = 32, .threads = 256, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 3};
     if (tile <= 32)
