@@ -14,22 +14,26 @@
 // 128 × 128 (float) or 64 × 64 (double) tile with a k step of 8: 16 × 16 uses 1/64 of its float tile.
 //
 // The kernel (gemm_small_kernel, one policy per tile size: blas::gemm_small_policy). A group of G threads computes
-// one product; a block holds threads / G groups, each with its own shared slices; a persistent grid (blocks_per_sm
-// blocks per SM) walks the batches, block b's groups taking batches b·P + g, b·P + g + gridDim·P, ... Each group
-// steps through k tile_k at a time:
-//   load_slice     the step's stored block of an operand (op(A): m × kc for op N, kc × m for op T; op(B) likewise)
-//                  into registers, consecutive threads on consecutive addresses: 16 bytes per access where the
-//                  block's rows are whole 16-byte vectors, its pointer 16-byte aligned and ld a multiple of 4 floats
-//                  (2 doubles) — in the tight strided case a product's operands are one contiguous run and a warp's
-//                  loads whole 128-byte lines — else element by element
-//   store_slice    registers -> shared memory, k-major (as[p][i], bs[p][j]; rows padded by 16 bytes)
-//   multiply       each thread: for each p of the step its thread_m values of op(A) and thread_n of op(B) (16-byte
-//                  shared reads), an outer product into thread_m × thread_n accumulators (rows along the group's
-//                  threads, so that a column of C is written by consecutive threads)
+// one product; a block holds P = threads / G groups, each with its own shared slices; a persistent grid
+// (blocks_per_sm blocks per SM) walks the batches, group g of block b taking batches b·P + g, b·P + g + gridDim·P,
+// ... Each group steps through k tile_k at a time:
+//   gemm_small_load      the step's stored block of an operand (op(A): m × kc for op N, kc × m for op T; op(B)
+//                        likewise) into registers, consecutive threads on consecutive addresses: 16 bytes per access
+//                        where the block's rows are whole 16-byte vectors, its pointer 16-byte aligned and ld a
+//                        multiple of 4 floats (2 doubles) — in the tight strided case a product's operands are one
+//                        contiguous run and a warp's loads whole 128-byte lines — else element by element
+//   gemm_small_store     registers -> shared memory, k-major (as[p][i], bs[p][j]; rows padded by 16 bytes)
+//   gemm_small_multiply  each thread: for each p of the step its thread_m values of op(A) and thread_n of op(B)
+//                        (16-byte shared reads), an outer product into thread_m × thread_n accumulators (rows along
+//                        the group's threads, so that a column of C is written by consecutive threads)
 // with the next step's loads (the next batch's, after a product's last step) in flight during the multiply and the
-// epilogue (two barriers per step, over the group alone: the warp, a named barrier, or the block when the group is
-// the block, so that the groups of a block do not wait for each other). Epilogue: C = alpha·acc + beta·C by 16-byte accesses where C is aligned
-// with ldc and m whole vectors, C not read when beta is 0.
+// epilogue. Two barriers per step, over the group alone (its warp, a named barrier, or the block when the group is
+// the block), so the groups of a block do not wait for each other. gemm_small_epilogue: C = alpha·acc + beta·C by
+// 16-byte accesses where C is aligned with ldc and m whole vectors, C not read when beta is 0.
+//
+// Known cost: a slice stored across k (op(A) with op T, op(B) with op N: the NN headline's B) is transposed into
+// shared memory by element stores, 2-way bank conflicts for 16-deep steps and 4-way for 32 (the 16-byte row padding
+// puts rows 2 vectors apart in the same banks); an unpadded swizzle would remove them.
 //
 // Each C element is a sum over k in increasing order of fused multiply-adds in T from zero, then alpha·acc (+ beta·c):
 // the operations of the general kernel, so the same bits from run to run.
