@@ -32,8 +32,8 @@
 // 16-byte accesses where C is aligned with ldc and m whole vectors, C not read when beta is 0.
 //
 // Known cost: a slice stored across k (op(A) with op T, op(B) with op N: the NN headline's B) is transposed into
-// shared memory by element stores, 2-way bank conflicts for 16-deep steps and 4-way for 32 (the 16-byte row padding
-// puts rows 2 vectors apart in the same banks); an unpadded swizzle would remove them.
+// shared memory by element stores, 2-way bank conflicts for 16-deep steps and 4-way for 32 (with rows padded by 16
+// bytes, rows 8 apart share banks); a swizzled layout would remove them.
 //
 // Each C element is a sum over k in increasing order of fused multiply-adds in T from zero, then alpha·acc (+ beta·c):
 // the operations of the general kernel, so the same bits from run to run.
