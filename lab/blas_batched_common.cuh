@@ -43,7 +43,8 @@ __global__ void fill_batched(T* x, std::size_t n, std::uint32_t seed) {
 /// z-th pointer of base + z·stride (the pointer-array rows' arrays).
 template <class T>
 __global__ void make_pointers(const T* base, std::int64_t stride, std::int64_t count, const T** out) {
-  for (std::int64_t z = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; z < count; z += std::int64_t(gridDim.x) * blockDim.x)
+  const std::int64_t step = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t z = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; z < count; z += step)
     out[z] = base + z * stride;
 }
 
@@ -77,7 +78,8 @@ void add_batched_case(std::string name, std::int64_t s, std::int64_t batch, bool
   case_def c;
   c.name = std::move(name);
   c.family = "blas";
-  c.op = std::string(array ? "gemm-batched-ptr/" : "gemm-strided-batched/") + std::to_string(s) + "x" + std::to_string(s);
+  c.op = std::string(array ? "gemm-batched-ptr/" : "gemm-strided-batched/") + std::to_string(s) + "x" +
+         std::to_string(s);
   c.variant = sweep_label ? std::string(sweep_label) : std::string(beta_one ? "beta 1" : "beta 0");
   c.sweep = sweep_label != nullptr;
   c.dtype = is_float ? "float" : "double";
@@ -106,7 +108,8 @@ void add_batched_case(std::string name, std::int64_t s, std::int64_t batch, bool
     fill_batched<<<2048, 256>>>(st->c0.template as<T>(), count, 53u);
     check(cudaGetLastError(), "launch of fill_batched");
     if (array) {
-      for (device_memory* p : {&st->pa, &st->pb, &st->pc, &st->base_pc}) *p = device_memory(std::size_t(batch) * sizeof(T*));
+      for (device_memory* p : {&st->pa, &st->pb, &st->pc, &st->base_pc})
+        *p = device_memory(std::size_t(batch) * sizeof(T*));
       make_pointers<<<256, 256>>>(st->a.template as<T>(), stride, batch, st->pa.template as<const T*>());
       make_pointers<<<256, 256>>>(st->b.template as<T>(), stride, batch, st->pb.template as<const T*>());
       make_pointers<<<256, 256>>>(static_cast<const T*>(st->c.template as<T>()), stride, batch, st->pc.template as<const T*>());

@@ -111,7 +111,8 @@ void run_case(const small_case& sc, rng& r) {
   const std::int64_t base = sc.shift + guard;  // batch 0's slot in each region
 
   // Which slots batch z reads and writes.
-  std::vector<std::int64_t> pa(static_cast<std::size_t>(nb)), pb(static_cast<std::size_t>(nb)), pc(static_cast<std::size_t>(nb));
+  const auto count = static_cast<std::size_t>(nb);
+  std::vector<std::int64_t> pa(count), pb(count), pc(count);
   std::iota(pc.begin(), pc.end(), std::int64_t(0));
   if (count_a > 1) pa = pc;
   if (count_b > 1) pb = pc;
@@ -123,8 +124,8 @@ void run_case(const small_case& sc, rng& r) {
       pa[std::size_t(z)] = sc.shared_a ? 0 : r.between(0, nb - 1);
       pb[std::size_t(z)] = sc.shared_b ? 0 : r.between(0, nb - 1);
     }
-    std::vector<const T*> pta(static_cast<std::size_t>(nb)), ptb(static_cast<std::size_t>(nb));
-    std::vector<T*> ptc(static_cast<std::size_t>(nb));
+    std::vector<const T*> pta(count), ptb(count);
+    std::vector<T*> ptc(count);
     for (std::int64_t z = 0; z < nb; ++z) {
       pta[std::size_t(z)] = da.data() + base + pa[std::size_t(z)] * slot_a;
       ptb[std::size_t(z)] = db.data() + base + pb[std::size_t(z)] * slot_b;

@@ -22,7 +22,8 @@
 //                        where the block's rows are whole 16-byte vectors, its pointer 16-byte aligned and ld a
 //                        multiple of 4 floats (2 doubles) — in the tight strided case a product's operands are one
 //                        contiguous run and a warp's loads whole 128-byte lines — else element by element
-//   gemm_small_store     registers -> shared memory, k-major (as[p][i], bs[p][j]; rows padded by 16 bytes)
+//   gemm_small_store     registers -> shared memory, k-major (as[p][i], bs[p][j]; rows padded by 16 bytes, their
+//                        16-byte pieces swizzled by p so that the transposed stores below spread over the banks)
 //   gemm_small_multiply  each thread: for each p of the step its thread_m values of op(A) and thread_n of op(B)
 //                        (16-byte shared reads), an outer product into thread_m × thread_n accumulators (rows along
 //                        the group's threads, so that a column of C is written by consecutive threads)
@@ -31,9 +32,10 @@
 // the block), so the groups of a block do not wait for each other. gemm_small_epilogue: C = alpha·acc + beta·C by
 // 16-byte accesses where C is aligned with ldc and m whole vectors, C not read when beta is 0.
 //
-// Known cost: a slice stored across k (op(A) with op T, op(B) with op N: the NN headline's B) is transposed into
-// shared memory by element stores, 2-way bank conflicts for 16-deep steps and 4-way for 32 (with rows padded by 16
-// bytes, rows 8 apart share banks); a swizzled layout would remove them.
+// A slice stored across k (op(A) with op T, op(B) with op N: the NN headline's B) is transposed into shared memory by
+// element stores: without the swizzle, 2-way bank conflicts for 16-deep steps and 4-way for 32 (rows padded by 16
+// bytes: rows 8 apart share banks); the swizzle (gemm_small_swizzle) makes them conflict-free for the k steps of 8,
+// 16 and 32 the tables use (2-way left at steps of 64).
 //
 // Each C element is a sum over k in increasing order of fused multiply-adds in T from zero, then alpha·acc (+ beta·c):
 // the operations of the general kernel, so the same bits from run to run.
@@ -146,11 +148,21 @@ __device__ __forceinline__ void gemm_small_load(const gemm_small_slice<T>& s, in
   }
 }
 
-/// Registers -> the shared slice sh[KC][LD], in the numbering gemm_small_load used.
+/// Where element i of shared row p lies (tile S, k step KC, N elements per 16 bytes): its 16-byte piece i / N moved
+/// to (i / N) xor ((p / 8) · W mod (S / N)), W = max(1, 32 / KC). With rows padded by 16 bytes, rows 8 apart fall in
+/// the same banks; a warp's transposed stores (element e of its vectors to rows e, e + N, ... of 32 / (KC / N)
+/// consecutive columns, W pieces wide) then find rows 8, 16 and 24 apart on other banks.
+template <int S, int N, int KC>
+__device__ __forceinline__ int gemm_small_swizzle(int p, int i) {
+  constexpr int W = KC >= 32 ? 1 : 32 / KC;
+  return (((i / N) ^ (((p >> 3) * W) & (S / N - 1))) * N) + i % N;
+}
+
+/// Registers -> the shared slice sh[KC][LD] (swizzled: gemm_small_swizzle), in the numbering gemm_small_load used.
 template <int G, int R, int KC, int LD, class T>
 __device__ __forceinline__ void gemm_small_store(const gemm_small_slice<T>& s, int t, const T (&r)[R][gemm_vec<T>::n],
                                                  T (&sh)[KC][LD]) {
-  constexpr int N = gemm_vec<T>::n;
+  constexpr int N = gemm_vec<T>::n, S = LD - N;
   if (s.vec) {
     const unsigned rows_v = unsigned(s.rows / N), total = rows_v * unsigned(s.cols);
 #pragma unroll
@@ -159,10 +171,10 @@ __device__ __forceinline__ void gemm_small_store(const gemm_small_slice<T>& s, i
       if (v >= total) continue;
       const int row = int(v % rows_v) * N, col = int(v / rows_v);
       if (s.straight) {
-        gemm_vec<T>::store(&sh[col][row], r[q]);
+        gemm_vec<T>::store(&sh[col][gemm_small_swizzle<S, N, KC>(col, row)], r[q]);
       } else {
 #pragma unroll
-        for (int e = 0; e < N; ++e) sh[row + e][col] = r[q][e];
+        for (int e = 0; e < N; ++e) sh[row + e][gemm_small_swizzle<S, N, KC>(row + e, col)] = r[q][e];
       }
     }
   } else {
@@ -173,31 +185,32 @@ __device__ __forceinline__ void gemm_small_store(const gemm_small_slice<T>& s, i
       if (f >= total) continue;
       const int row = int(f % rows), col = int(f / rows);
       if (s.straight)
-        sh[col][row] = r[q / N][q % N];
+        sh[col][gemm_small_swizzle<S, N, KC>(col, row)] = r[q / N][q % N];
       else
-        sh[row][col] = r[q / N][q % N];
+        sh[row][gemm_small_swizzle<S, N, KC>(row, col)] = r[q / N][q % N];
     }
   }
 }
 
-/// `count` values from shared memory at p into x: 16-byte reads when count is a multiple of the vector, 8-byte reads
-/// of float pairs when it is even (p is then aligned: rows padded by 16 bytes, the thread's first row a multiple of
-/// count).
-template <int count, class T>
-__device__ __forceinline__ void gemm_small_read(const T* p, T (&x)[count]) {
+/// Elements i0 .. i0 + count of shared row p (`row`, swizzled) into x: 16-byte reads when count is a multiple of the
+/// vector, 8-byte reads of float pairs when it is even (aligned: rows padded by 16 bytes, i0 a multiple of count, and
+/// the swizzle moves whole 16-byte pieces).
+template <int count, int S, int KC, class T>
+__device__ __forceinline__ void gemm_small_read(const T* row, int p, int i0, T (&x)[count]) {
   constexpr int N = gemm_vec<T>::n;
   if constexpr (count % N == 0) {
 #pragma unroll
-    for (int v = 0; v < count / N; ++v) gemm_vec<T>::load(p + v * N, x + v * N);
-  } else if constexpr (sizeof(T) == 4 && count % 2 == 0) {  // pairs of floats (the first row a multiple of count)
+    for (int v = 0; v < count / N; ++v)
+      gemm_vec<T>::load(row + gemm_small_swizzle<S, N, KC>(p, i0 + v * N), x + v * N);
+  } else if constexpr (sizeof(T) == 4 && count % 2 == 0) {
 #pragma unroll
     for (int v = 0; v < count / 2; ++v) {
-      const float2 y = *reinterpret_cast<const float2*>(p + 2 * v);
+      const float2 y = *reinterpret_cast<const float2*>(row + gemm_small_swizzle<S, N, KC>(p, i0 + 2 * v));
       x[2 * v] = y.x, x[2 * v + 1] = y.y;
     }
   } else {
 #pragma unroll
-    for (int i = 0; i < count; ++i) x[i] = p[i];
+    for (int i = 0; i < count; ++i) x[i] = row[gemm_small_swizzle<S, N, KC>(p, i0 + i)];
   }
 }
 
@@ -205,10 +218,11 @@ __device__ __forceinline__ void gemm_small_read(const T* p, T (&x)[count]) {
 template <int RM, int RN, int KC, int LD, class T>
 __device__ __forceinline__ void gemm_small_multiply(const T (&as)[KC][LD], const T (&bs)[KC][LD], int row0, int col0,
                                                     int kc, T (&acc)[RM][RN]) {
+  constexpr int S = LD - gemm_vec<T>::n;
   const auto step = [&](int p) {
     T a[RM], b[RN];
-    gemm_small_read<RM>(&as[p][row0], a);
-    gemm_small_read<RN>(&bs[p][col0], b);
+    gemm_small_read<RM, S, KC>(as[p], p, row0, a);
+    gemm_small_read<RN, S, KC>(bs[p], p, col0, b);
 #pragma unroll
     for (int i = 0; i < RM; ++i)
 #pragma unroll
@@ -243,7 +257,8 @@ __device__ __forceinline__ void gemm_small_epilogue(const gemm_args<T>& g, T* c,
         T x[N], old[N];
         if (read_c) gemm_vec<T>::load(cj + v * N, old);
 #pragma unroll
-        for (int e = 0; e < N; ++e) x[e] = read_c ? g.alpha * acc[v * N + e][j] + g.beta * old[e] : g.alpha * acc[v * N + e][j];
+        for (int e = 0; e < N; ++e)
+          x[e] = read_c ? g.alpha * acc[v * N + e][j] + g.beta * old[e] : g.alpha * acc[v * N + e][j];
         gemm_vec<T>::store(cj + v * N, x);
       }
     } else {
