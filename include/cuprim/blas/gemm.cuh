@@ -113,15 +113,15 @@
 // general kernel with the batch as blockIdx.z (at most 65535 per launch; the kernels loop over z + 65535,
 // z + 2·65535, ... beyond), a batch's operand addresses formed once, at the start of its tiles. Either kernel takes
 // its 16-byte paths per batch where that batch's pointers are aligned (and the leading dimensions and, for the small
-// kernel, the stored rows are whole 16-byte vectors), element accesses otherwise. Rules, besides gemm's on the shape: batch ≥ 0; stride_a,
-// stride_b, stride_c ≥ 0 (stride_a or stride_b 0 reuses one operand for every batch); the batches of C must not
-// overlap each other: stride_c ≥ the elements one C spans ((n - 1)·ldc + m column-major; (m - 1)·ldc + n
-// row-major) unless batch ≤ 1; C's whole strided extent (from C to the last batch's last element) must not overlap
-// A's or B's whole extent (this also refuses interleaved layouts whose elements would not collide: lay batches out
-// one after another). Pointer-array form: A, B (when m, n, k > 0) and C (when m, n > 0) must not be null when
-// batch > 0; the arrays must be readable by the device, and the matrices they point to must be valid, distinct for
-// C and disjoint from A's and B's: none of that can be checked on the host (a bad pointer faults on the device, an
-// aliased C gives an undefined result).
+// kernel, the stored rows are whole 16-byte vectors), element accesses otherwise. Rules, besides gemm's on the
+// shape: batch ≥ 0; stride_a, stride_b, stride_c ≥ 0 (stride_a or stride_b 0 reuses one operand for every batch);
+// the batches of C must not overlap each other: stride_c ≥ the elements one C spans ((n - 1)·ldc + m column-major;
+// (m - 1)·ldc + n row-major) unless batch ≤ 1; C's whole strided extent (from C to the last batch's last element)
+// must not overlap A's or B's whole extent (this also refuses interleaved layouts whose elements would not collide:
+// lay batches out one after another). Pointer-array form: A, B (when m, n, k > 0) and C (when m, n > 0) must not be
+// null when batch > 0; the arrays must be readable by the device, and the matrices they point to must be valid,
+// distinct for C and disjoint from A's and B's: none of that can be checked on the host (a bad pointer faults on the
+// device, an aliased C gives an undefined result).
 //
 // Algorithm (blas/detail/gemm_kernel.cuh): a block per tile of C, both operands' tiles staged through shared memory
 // with the next tiles' loads in flight, 2-D register blocking (float: 16-byte loads and stores where the operands
