@@ -83,10 +83,11 @@ void register_blas_batched_sweep() {
   add_sweep_row<float, small(64, 64, 256, 256, 4, 4, 2)>();
   add_sweep_row<float, small(64, 16, 256, 256, 4, 4, 3)>();
   add_sweep_row<float, small(64, 32, 128, 128, 8, 4, 4)>();
-  // double: the defaults and one or two alternatives per tile.
+  // double: the defaults (32 x 32: 128 threads of 4 x 2) and one or two alternatives per tile.
   add_sweep_row<double, small(16, 16, 32, 256, 4, 2, 2)>();
   add_sweep_row<double, small(16, 16, 32, 256, 4, 2, 3)>();
   add_sweep_row<double, small(16, 16, 64, 256, 2, 2, 3)>();
+  add_sweep_row<double, small(32, 16, 128, 256, 4, 2, 2)>();
   add_sweep_row<double, small(32, 16, 64, 256, 4, 4, 2)>();
   add_sweep_row<double, small(32, 32, 128, 256, 4, 2, 2)>();
   add_sweep_row<double, small(64, 16, 256, 256, 4, 4, 2)>();

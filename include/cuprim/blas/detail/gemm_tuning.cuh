@@ -348,17 +348,18 @@ template <class T>
 constexpr gemm_small_policy gemm_small_policy_for(int arch, int tile) {
   (void)arch;  // sm_90 rows serve every architecture until another is measured
   if constexpr (sizeof(T) == 8) {
-    // sm_90, double: the float rows' shapes, k steps of 16 (registers, 48 KiB of shared memory): first guesses, not
-    // yet measured. 2 blocks per SM: ptxas spills at 3 (80 registers; 104 bytes at tile 16, 304 at 64).
+    // sm_90, double: the float rows' shapes, k steps of 16 (registers, 48 KiB of shared memory), 32 x 32 with 128
+    // threads of 4 x 2: first guesses, not yet measured. 2 blocks per SM: ptxas spills at 3 (80 registers; 244 bytes
+    // at tile 16), and 44 bytes for 32 x 32 with 64 threads of 4 x 4 at 2.
     if (tile <= 16)
       return {.tile = 16, .tile_k = 16, .group = 32, .threads = 256, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 2};
     if (tile <= 32)
-      return {.tile = 32, .tile_k = 16, .group = 64, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2};
+      return {.tile = 32, .tile_k = 16, .group = 128, .threads = 256, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 2};
     return {.tile = 64, .tile_k = 16, .group = 256, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2};
   } else {
     // sm_90, float: a warp per 16 x 16 product (8 at a time), 64 threads per 32 x 32, a block per 64 x 64 (k in
     // steps of 32): first guesses from the bound (blas/detail/gemm_small_kernel.cuh), not yet measured. Blocks per
-    // SM where ptxas does not spill (it spills 48 bytes at 16 x 16 with 4, 236 and 48 at 32 and 64 with 3).
+    // SM where ptxas does not spill (it spills 60 bytes at 16 x 16 with 4, 216 and 48 at 32 and 64 with 3).
     if (tile <= 16)
       return {.tile = 16, .tile_k = 16, .group = 32, .threads = 256, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 3};
     if (tile <= 32)
