@@ -250,6 +250,8 @@ void register_warp_atomics();
 void register_blas_trsm_batched();
 void register_warp();
 void register_atomics();
+void register_blas_batched();
+void register_blas_batched_sweep();
 inline void register_all() {
   register_reduce();
   register_reduce_sweep();
@@ -270,6 +272,8 @@ inline void register_all() {
   register_blas_trsm_batched();
   register_warp();
   register_atomics();
+  register_blas_batched();
+  register_blas_batched_sweep();
 }
 
 /// Studies outside the case registry (synchronous host-memory work that the stream-timed cases cannot express):

@@ -102,26 +102,38 @@
 // 16-bit forms that split k in the workspace overload).
 //
 // Batched forms. Each batch is exactly one gemm call of the shape (the same semantics, bounds and bits as gemm on
-// that batch's arrays); batch = 0 does nothing once the arguments pass (no CUDA call at all). One launch covers
-// every batch: the batch is blockIdx.z (at most 65535 per launch; the kernels loop over z + 65535, z + 2·65535, ...
-// beyond), and a batch's operand addresses are formed once, at the start of its tiles. The 16-byte paths are taken
-// per batch where that batch's pointers are aligned. Rules, besides gemm's on the shape: batch ≥ 0; stride_a,
-// stride_b, stride_c ≥ 0 (stride_a or stride_b 0 reuses one operand for every batch); the batches of C must not
-// overlap each other: stride_c ≥ the elements one C spans ((n - 1)·ldc + m column-major; (m - 1)·ldc + n
-// row-major) unless batch ≤ 1; C's whole strided extent (from C to the last batch's last element) must not overlap
-// A's or B's whole extent (this also refuses interleaved layouts whose elements would not collide: lay batches out
-// one after another). Pointer-array form: A, B (when m, n, k > 0) and C (when m, n > 0) must not be null when
-// batch > 0; the arrays must be readable by the device, and the matrices they point to must be valid, distinct for
-// C and disjoint from A's and B's: none of that can be checked on the host (a bad pointer faults on the device, an
-// aliased C gives an undefined result).
+// that batch's arrays, for float; double's batches run on CUDA cores, see above); batch = 0 does nothing once the
+// arguments pass (no CUDA call at all). One launch covers every batch. Small products — m, n and k all at most
+// blas::gemm_small_max (64) — take the small kernel (blas/detail/gemm_small_kernel.cuh, which gives the bound): a
+// group of threads per product (a warp per 16 × 16 float product), several products per block, a persistent grid
+// walking the batches, operands staged through shared memory with the next batch's loads in flight; its tile is the
+// smallest of 16, 32 and 64 that holds max(m, n) (blas::gemm_small_tile), its policy a row of
+// blas::gemm_small_policy_for. Its sums are those of the general kernel (k in increasing order of FMAs from zero,
+// then alpha·acc + beta·c), so the bits are gemm's, up to the sign of an exactly zero sum. Larger products run the
+// general kernel with the batch as blockIdx.z (at most 65535 per launch; the kernels loop over z + 65535,
+// z + 2·65535, ... beyond), a batch's operand addresses formed once, at the start of its tiles. Either kernel takes
+// its 16-byte paths per batch where that batch's pointers are aligned (and the leading dimensions and, for the small
+// kernel, the stored rows are whole 16-byte vectors), element accesses otherwise. Rules, besides gemm's on the
+// shape: batch ≥ 0; stride_a, stride_b, stride_c ≥ 0 (stride_a or stride_b 0 reuses one operand for every batch);
+// the batches of C must not overlap each other: stride_c ≥ the elements one C spans ((n - 1)·ldc + m column-major;
+// (m - 1)·ldc + n row-major) unless batch ≤ 1; C's whole strided extent (from C to the last batch's last element)
+// must not overlap A's or B's whole extent (this also refuses interleaved layouts whose elements would not collide:
+// lay batches out one after another). Pointer-array form: A, B (when m, n, k > 0) and C (when m, n > 0) must not be
+// null when batch > 0; the arrays must be readable by the device, and the matrices they point to must be valid,
+// distinct for C and disjoint from A's and B's: none of that can be checked on the host (a bad pointer faults on the
+// device, an aliased C gives an undefined result).
 //
 // Algorithm (blas/detail/gemm_kernel.cuh): a block per tile of C, both operands' tiles staged through shared memory
 // with the next tiles' loads in flight, 2-D register blocking (float: 16-byte loads and stores where the operands
 // are 16-byte aligned with leading dimensions of whole 16-byte vectors; any other layout takes element accesses). 16-bit
-// inputs and double on FP64 tensor cores: see above; float in the tf32 modes: see "Math modes".
+// inputs and double on FP64 tensor cores: see above; float in the tf32 modes: see "Math modes"; the batched forms'
+// small products: blas/detail/gemm_small_kernel.cuh (see "Batched forms").
 //
 // Policy. Each entry point takes an optional cuprim::blas::gemm_policy as its first template argument (default
-// cuprim::tuned: gemm_policy_for<T> for the device; blas/detail/gemm_tuning.cuh); the 16-bit forms take a
+// cuprim::tuned: gemm_policy_for<T> for the device; blas/detail/gemm_tuning.cuh; an explicit gemm_policy runs the
+// general kernel for every shape, the batched forms' small products included); the batched forms also take a
+// cuprim::blas::gemm_small_policy (the small kernel with that policy where its tile holds m and n and k ≤ 64, the
+// tuned general kernel elsewhere); the 16-bit forms take a
 // cuprim::blas::gemm_sm90_policy (stages, group, cluster, staged store, tile_m, consumers, splits) for their
 // tensor-core kernel, which then runs that tile for every shape (splits = 0: the chooser's split for that tile; 1:
 // never; s ≥ 2: s slices, fewer when k has fewer steps of 64); cuprim::tuned chooses tile and split per call. For double, gemm and
@@ -138,6 +150,7 @@
 
 #include <cuprim/blas/detail/gemm_dmma_launch.cuh>
 #include <cuprim/blas/detail/gemm_kernel.cuh>
+#include <cuprim/blas/detail/gemm_small_kernel.cuh>
 #include <cuprim/blas/detail/gemm_sm90_launch.cuh>
 #include <cuprim/blas/detail/gemm_tf32_pack_kernel.cuh>
 #include <cuprim/blas/detail/gemm_tuning.cuh>
@@ -704,9 +717,35 @@ void gemm_array_validate(const char* fn, const gemm_names& nm, blas::op op_a, bl
   check_pointer(fn, "C", c, m > 0 && n > 0 && batch > 0);
 }
 
-/// Every batched gemm ends here, after its validation: the scaling kernel (k = 0 or alpha = 0) or the GEMM kernel
-/// over the batches (grid.z = min(batch, 65535); the kernels loop over the rest). a, b, c: batch 0's operands of
-/// the strided form (null for the pointer-array form, whose arrays are in `bt`).
+/// The batched forms' policy argument: cuprim::tuned (the small kernel's table for m, n, k ≤ gemm_small_max, the
+/// general kernel's above), a gemm_policy (the general kernel for every shape) or a gemm_small_policy (the small
+/// kernel with that policy where its tile holds m and n and k ≤ gemm_small_max, the tuned general kernel elsewhere).
+template <auto Policy>
+constexpr bool gemm_policy_is_small = std::is_same_v<std::remove_cvref_t<decltype(Policy)>, blas::gemm_small_policy>;
+template <auto Policy>
+constexpr auto gemm_batched_simt_arg() {
+  if constexpr (gemm_policy_is_small<Policy>) {
+    return tuned;
+  } else {
+    return Policy;
+  }
+}
+
+/// The small kernel (blas/detail/gemm_small_kernel.cuh) over the batches: a persistent grid of at most
+/// P.blocks_per_sm blocks per SM, P.products() batches per block at a time.
+template <blas::gemm_small_policy P, class T>
+void gemm_small_launch(const char* fn, const gemm_args<T>& g, const gemm_batch<T>& bt, cudaStream_t stream) {
+  const std::int64_t want = (bt.count + P.products() - 1) / P.products();
+  const std::int64_t cap = std::int64_t(get_device_info().sm_count) * P.blocks_per_sm;
+  const unsigned blocks = unsigned(std::max<std::int64_t>(1, std::min(want, cap)));
+  gemm_small_kernel<policy_constant<P>><<<blocks, unsigned(P.threads), 0, stream>>>(g, bt);
+  check_launch(fn);
+}
+
+/// Every batched gemm ends here, after its validation: the scaling kernel (k = 0 or alpha = 0), the small kernel
+/// (m, n, k ≤ blas::gemm_small_max; a persistent grid) or the general GEMM kernel over the batches (grid.z =
+/// min(batch, 65535); the kernels loop over the rest). a, b, c: batch 0's operands of the strided form (null for the
+/// pointer-array form, whose arrays are in `bt`).
 template <auto Policy, class T>
 void gemm_batched_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m,
                       std::int64_t n, std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b,
@@ -715,7 +754,7 @@ void gemm_batched_run(const char* fn, const gemm_names& nm, blas::op op_a, blas:
                 "cuprim::blas::gemm_*batched: float or double (tensor-core types are not built yet)");
   if (bt.count == 0) return;  // no batches: nothing to do, and nothing queried or launched
   with_tuned_arch([&]<int Arch>() {
-    constexpr blas::gemm_policy P = pick_policy<Policy>(blas::gemm_policy_for<T>(Arch));
+    constexpr blas::gemm_policy P = pick_policy<gemm_batched_simt_arg<Policy>()>(blas::gemm_policy_for<T>(Arch));
     const auto [tiles_m, tiles_n] = gemm_grid(fn, nm, m, n, P.tile_m, P.tile_n);
     check_no_pending_error(fn);
     if (m == 0 || n == 0) return;
@@ -732,6 +771,21 @@ void gemm_batched_run(const char* fn, const gemm_names& nm, blas::op op_a, blas:
     const auto vec = [](std::int64_t ld) { return (ld * std::int64_t(sizeof(T))) % 16 == 0; };
     const gemm_args<T> g{a,     b,    c,    m,    n,    k,    lda, ldb, ldc, alpha, beta, op_a == blas::op::T,
                          op_b == blas::op::T, vec(lda), vec(ldb), vec(ldc)};
+    // Small products: the small kernel (an explicit gemm_policy keeps the general kernel for every shape).
+    if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(Policy)>, blas::gemm_policy>) {
+      constexpr int S = blas::gemm_small_max;
+      if (m <= S && n <= S && k <= S) {
+        if constexpr (gemm_policy_is_small<Policy>) {
+          if (std::max(m, n) <= Policy.tile) return gemm_small_launch<Policy>(fn, g, bt, stream);
+        } else {
+          switch (blas::gemm_small_tile(m, n)) {
+            case 16: return gemm_small_launch<blas::gemm_small_policy_for<T>(Arch, 16)>(fn, g, bt, stream);
+            case 32: return gemm_small_launch<blas::gemm_small_policy_for<T>(Arch, 32)>(fn, g, bt, stream);
+            default: return gemm_small_launch<blas::gemm_small_policy_for<T>(Arch, 64)>(fn, g, bt, stream);
+          }
+        }
+      }
+    }
     const dim3 grid{unsigned(tiles_m), unsigned(tiles_n), zs};
     if constexpr (P.split && std::is_same_v<T, float>) {
       gemm_simt_split_batched_kernel<policy_constant<P>><<<grid, P.threads(), 0, stream>>>(g, bt);

@@ -306,6 +306,77 @@ constexpr gemm_dmma_policy gemm_dmma_policy_for(int arch) {
   return {.tile_m = 128, .tile_n = 128, .tile_k = 32, .stages = 3, .group = 8};
 }
 
+/// The batched small-product kernel (float and double, m, n ≤ tile; blas/detail/gemm_small_kernel.cuh): a group of
+/// `group` threads computes one product at a time, threads / group products per block; op(A)'s tile × tile_k and
+/// op(B)'s tile_k × tile slices staged through shared memory (the next step's in registers while the current one is
+/// multiplied), each thread accumulating thread_m × thread_n elements of C. A persistent grid of
+/// blocks_per_sm blocks per SM walks the batches.
+struct gemm_small_policy {
+  static constexpr const char* name = "gemm_small_policy";
+  /// The largest m and n the kernel takes: 16, 32 or 64 (a multiple of thread_m and thread_n).
+  int tile = 32;
+  /// k per staged step: a multiple of 4 (float) or 2 (double), at most 64.
+  int tile_k = 32;
+  /// Threads per product: (tile / thread_m) · (tile / thread_n).
+  int group = 64;
+  /// Threads per block: a multiple of group (threads / group products at a time) and of 32, at most 1024.
+  int threads = 256;
+  int thread_m = 4;
+  int thread_n = 4;
+  /// Resident blocks per SM asked of the compiler (__launch_bounds__ minimum) and the grid's blocks per SM.
+  int blocks_per_sm = 4;
+
+  constexpr int products() const { return threads / group; }
+  /// Static shared memory of T-sized elements: each product's op(A) and op(B) slices, rows padded by 16 bytes.
+  constexpr int smem_bytes(int elem) const { return products() * 2 * tile_k * (tile + 16 / elem) * elem; }
+  friend constexpr bool operator==(const gemm_small_policy&, const gemm_small_policy&) = default;
+  template <class F>
+  constexpr void fields(F&& f) const {
+    f("tile", tile);
+    f("tile_k", tile_k);
+    f("group", group);
+    f("threads", threads);
+    f("thread_m", thread_m);
+    f("thread_n", thread_n);
+    f("blocks_per_sm", blocks_per_sm);
+  }
+};
+
+/// The small-product path's limits: a batched product with m, n and k at most gemm_small_max runs the small
+/// kernel (tuned, or an explicit gemm_small_policy whose tile covers m and n), on the smallest tile of 16, 32 or 64
+/// that holds max(m, n).
+inline constexpr int gemm_small_max = 64;
+constexpr int gemm_small_tile(std::int64_t m, std::int64_t n) {
+  const std::int64_t s = m > n ? m : n;
+  return s <= 16 ? 16 : s <= 32 ? 32 : 64;
+}
+
+/// The table: the small kernel's policy for products of T of at most `tile` rows and columns (16, 32 or 64) on a
+/// device of tuned architecture `arch`.
+template <class T>
+constexpr gemm_small_policy gemm_small_policy_for(int arch, int tile) {
+  (void)arch;  // sm_90 rows serve every architecture until another is measured
+  if constexpr (sizeof(T) == 8) {
+    // sm_90, double: the float rows' shapes, k steps of 16 (registers, 48 KiB of shared memory), 32 x 32 with 128
+    // threads of 4 x 2: first guesses, not yet measured. 2 blocks per SM: ptxas spills at 3 (80 registers; 244 bytes
+    // at tile 16), and 44 bytes for 32 x 32 with 64 threads of 4 x 4 at 2.
+    if (tile <= 16)
+      return {.tile = 16, .tile_k = 16, .group = 32, .threads = 256, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 2};
+    if (tile <= 32)
+      return {.tile = 32, .tile_k = 16, .group = 128, .threads = 256, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 2};
+    return {.tile = 64, .tile_k = 16, .group = 256, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2};
+  } else {
+    // sm_90, float: a warp per 16 x 16 product (8 at a time), 64 threads per 32 x 32, a block per 64 x 64 (k in
+    // steps of 32): first guesses from the bound (blas/detail/gemm_small_kernel.cuh), not yet measured. Blocks per
+    // SM where ptxas does not spill (it spills 60 bytes at 16 x 16 with 4, 216 and 48 at 32 and 64 with 3).
+    if (tile <= 16)
+      return {.tile = 16, .tile_k = 16, .group = 32, .threads = 256, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 3};
+    if (tile <= 32)
+      return {.tile = 32, .tile_k = 32, .group = 64, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2};
+    return {.tile = 64, .tile_k = 32, .group = 256, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2};
+  }
+}
+
 }  // namespace cuprim::blas
 
 namespace cuprim::detail {
@@ -325,6 +396,27 @@ constexpr bool gemm_policy_valid() {
   static_assert(P.interior_n == 0 || (P.split && P.tile_m == 128 && (P.interior_n == 128 || P.interior_n == 256) &&
                                       P.tile_k % 8 == 0),
                 "gemm_policy: interior_n (0, 128 or 256) takes split, tile_m 128 and tile_k a multiple of 8");
+  return true;
+}
+
+/// The rules of a gemm_small_policy for elements of `elem` bytes, checked where its kernel is instantiated.
+template <blas::gemm_small_policy P, int elem>
+constexpr bool gemm_small_policy_valid() {
+  constexpr int vec = 16 / elem;
+  static_assert(P.tile == 16 || P.tile == 32 || P.tile == 64, "gemm_small_policy: tile must be 16, 32 or 64");
+  static_assert(P.tile_k >= vec && P.tile_k <= 64 && P.tile_k % vec == 0,
+                "gemm_small_policy: tile_k must be a multiple of 16 bytes' elements, at most 64");
+  static_assert(P.thread_m >= 1 && P.thread_n >= 1 && P.tile % P.thread_m == 0 && P.tile % P.thread_n == 0,
+                "gemm_small_policy: tile must be a multiple of thread_m and thread_n");
+  static_assert((P.tile / P.thread_m) * (P.tile / P.thread_n) == P.group,
+                "gemm_small_policy: group must be (tile / thread_m) * (tile / thread_n)");
+  static_assert(P.threads % P.group == 0 && P.threads % 32 == 0 && P.threads <= 1024,
+                "gemm_small_policy: threads must be a multiple of group and of 32, at most 1024");
+  static_assert((P.tile * P.tile_k) % (vec * P.group) == 0,
+                "gemm_small_policy: each operand slice must split into whole 16-byte pieces per thread");
+  static_assert(P.smem_bytes(elem) <= 48 * 1024, "gemm_small_policy: the slices exceed 48 KiB of static shared memory");
+  static_assert(P.blocks_per_sm >= 1 && P.blocks_per_sm * P.smem_bytes(elem) <= 227 * 1024,
+                "gemm_small_policy: blocks_per_sm blocks' shared memory exceeds 227 KiB");
   return true;
 }
 
