@@ -10,8 +10,9 @@
 //   groups-4       t / 4: groups of 4 lanes on one address
 //   groups-8       t / 8: groups of 8 lanes on one address
 // Rows atomics/aggregated/<type>/<pattern> time warp::atomic_add as shipped (aggregation::uniform_first: a
-// uniform-address test before __match_any_sync); rows .../<pattern>/match-only time aggregation::match_only (the
-// match always), to show what the uniform test costs or saves. The baseline of every row is the per-thread atomic
+// distinct-address test before __match_any_sync, a uniform-value test after it; every row adds 1, so the rows with
+// shared addresses take the uniform-value path, no scan); rows .../<pattern>/match-only time
+// aggregation::match_only (the match and the scan always), to show what the two tests cost or save. The baseline of every row is the per-thread atomic
 // (atomicAdd). The throughput column (GF) counts increments: G increments per second. Targets (the summary
 // after the table checks them): one address per warp (warp-address, grid-address) >= 10x the per-thread atomics;
 // distinct >= 0.95x.
@@ -226,7 +227,7 @@ void register_warp_atomics() {
   add_note("atomics/aggregated/",
            "atomics/aggregated: 2^19 threads x 32 increments of 1 each (n = 2^24), returning atomics in both kernels; "
            "GF = G increments/s; baseline: per-thread atomicAdd on the same pattern, interleaved; /match-only rows: "
-           "aggregation::match_only (no uniform-address test)");
+           "aggregation::match_only (no distinct-address or uniform-value test)");
   add_summary("atomics/aggregated/", summary);
 }
 

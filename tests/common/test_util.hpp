@@ -494,6 +494,17 @@ inline ::testing::AssertionResult bytes_are(const void* p, std::size_t count, un
   return ::testing::AssertionSuccess();
 }
 
+/// Whether bytes [0, count) at p, in HOST memory (an element of a downloaded vector), all hold `byte`. For device
+/// memory use bytes_are, which copies the range to the host first (a host pointer there fails the copy).
+inline ::testing::AssertionResult host_bytes_are(const void* p, std::size_t count, unsigned char byte = poison_byte) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (std::size_t i = 0; i < count; ++i)
+    if (b[i] != byte)
+      return ::testing::AssertionFailure() << "byte " << i << " of " << count << " is 0x" << std::hex << +b[i]
+                                           << ", expected 0x" << +byte << " (memory written that must not be)";
+  return ::testing::AssertionSuccess();
+}
+
 /// An output slot with poisoned guard elements on both sides: out() points to the middle of three elements.
 /// value() downloads the slot and checks the guards (an out-of-bounds write fails the test).
 template <class T>

@@ -2,19 +2,23 @@
 // int64 (long and long long), uint64, float and double, both ways of finding the groups (uniform_first, match_only).
 //
 //  - LaneOrder: each warp owns 32 addresses and calls once under one of eleven address patterns (all lanes on one
-//    address, all distinct, groups of 2/4/8, interleaved groups, random groups, one big group beside singletons)
-//    and one of eight call masks (full, lane % 3 != 0, random, one lane, halves, sparse random), from divergent
-//    code, in blocks of 80 threads (every third warp has 16 lanes). With no other warp on its addresses, each
-//    lane's returned value is known exactly: what its own atomic would have read with the group's atomics
-//    performed in lane order (floating-point add: within the bound of a 32-term sum), and memory ends at
-//    init ⊕ every value.
+//    address, all distinct, groups of 2/4/8, interleaved groups, random groups, one big group beside singletons),
+//    one of eight call masks (full, lane % 3 != 0, random, one lane, halves, sparse random) and random values or
+//    one value for the whole warp (the uniform-value path), from divergent code, in blocks of 80 threads (every
+//    third warp has 16 lanes). "All distinct" is increasing (the distinct-address test's path) or permuted (the
+//    match's). With no other warp on its addresses, each lane's returned value is known exactly: what its own
+//    atomic would have read with the group's atomics performed in lane order (floating-point add: within the bound
+//    of a 32-term sum), and memory ends at init ⊕ every value. This assumes that the lanes of a call mask, which
+//    leave one branch together, reach the call together (one group per address); lanes that did not call must
+//    leave their output slots poisoned.
 //  - Hammer: 128 blocks of 256 threads, four rounds each, on a few addresses (every lane of a warp on one address,
-//    lanes interleaved over the addresses, random), a quarter of the calls skipped (divergent). For add with
-//    positive values (integers, and integer-valued floats, whose sums are exact) the returned old values of an
-//    address, sorted, must chain: the first is the initial value, each next one is the previous plus that call's
-//    value, and memory ends at the last plus its value; that is, they are the exact prefix sums of some order of
-//    the calls. Max and min: memory ends at the extreme and every returned value is the initial value or one of
-//    the values added. Xor: memory ends at the xor of everything.
+//    lanes interleaved over the addresses, random), a quarter of the calls skipped (divergent), with random values
+//    and with one value per warp and round. For add with positive values (integers, and integer-valued floats,
+//    whose sums are exact) the returned old values of an address, sorted, must chain: the first is the initial
+//    value, each next one is the previous plus that call's value, and memory ends at the last plus its value; that
+//    is, they are the exact prefix sums of some order of the calls (no grouping assumed). Max and min: memory ends
+//    at the extreme and every returned value is the initial value or one of the values added. Xor: memory ends at
+//    the xor of everything.
 //  - SharedMemory: the same chain check on counters in shared memory, per block.
 #include <cuprim/core/memory.hpp>
 #include <cuprim/warp/atomic.cuh>
@@ -109,7 +113,10 @@ constexpr int lane_patterns = 11;
 constexpr int mask_patterns = 8;
 constexpr int block_threads = 80;  // warps of 32, 32 and 16 lanes
 constexpr int warps_per_block = 3;
-constexpr int lane_warps = lane_patterns * mask_patterns * warps_per_block;  // every combination in every warp kind
+constexpr int value_patterns = 2;  // random values; one value for every lane of the warp (a counter)
+// Every combination of address pattern, call mask and value pattern in every warp kind: warp w has address pattern
+// w % 11, mask pattern (w / 11) % 8, kind w % 3 and value pattern w / 264.
+constexpr int lane_warps = lane_patterns * mask_patterns * warps_per_block * value_patterns;
 constexpr int lane_blocks = lane_warps / warps_per_block;
 
 /// Lane `lane` of warp w (of the launch) calls when bit `lane` of masks[w] is set, on targets[slot[w·32 + lane]].
@@ -130,7 +137,7 @@ std::vector<int> lane_slots(int p, rng& r) {
   for (int l = 0; l < 32; ++l) {
     switch (p) {
       case 0: s[l] = 7; break;                                    // every lane on one address
-      case 1: s[l] = l; break;                                    // all distinct
+      case 1: s[l] = l; break;                                    // all distinct (increasing; permuted below)
       case 2: s[l] = l / 2; break;                                // pairs
       case 3: s[l] = l / 4; break;                                // groups of 4
       case 4: s[l] = l / 8; break;                                // groups of 8
@@ -141,6 +148,9 @@ std::vector<int> lane_slots(int p, rng& r) {
       case 9: s[l] = l < 16 ? 0 : l; break;                       // a half-warp group and singletons
       default: s[l] = l % 4 == 0 ? 3 : l; break;                  // a strided group and singletons
     }
+  }
+  if (p == 1 && (r.next() & 1)) {  // distinct but not increasing: the match must find the singletons
+    for (int l = 31; l > 0; --l) std::swap(s[l], s[static_cast<std::size_t>(r.between(0, l))]);
   }
   return s;
 }
@@ -178,7 +188,10 @@ void check_lane_order(rng& r) {
     for (int l = 0; l < 32; ++l) slot[w * 32 + l] = w * 32 + s[l];
     masks[w] = call_mask((w / lane_patterns) % mask_patterns, r);
   }
-  const std::vector<T> values = op_values<T>(r, n), init = op_values<T>(r, n);
+  std::vector<T> values = op_values<T>(r, n);
+  const std::vector<T> init = op_values<T>(r, n);
+  for (int w = lane_warps / value_patterns; w < lane_warps; ++w)  // value pattern 1: every lane adds one value
+    for (int l = 1; l < 32; ++l) values[w * 32 + l] = values[w * 32];
   cuprim::device_buffer<int> d_slot{std::span<const int>(slot)};
   cuprim::device_buffer<unsigned> d_masks{std::span<const unsigned>(masks)};
   cuprim::device_buffer<T> d_values{std::span<const T>(values)}, targets{std::span<const T>(init)}, returned(n);
@@ -207,7 +220,7 @@ void check_lane_order(rng& r) {
     for (int l = 0; l < 32; ++l) {
       const int id = w * 32 + l;
       if (!((calls >> l) & 1u)) {
-        if (!bytes_are(&got[id], sizeof(T))) fail("a lane that did not call was written, warp " + std::to_string(w));
+        if (!host_bytes_are(&got[id], sizeof(T))) fail("a lane that did not call was written, warp " + std::to_string(w));
         continue;
       }
       const int a = slot[id];
@@ -347,12 +360,14 @@ template <class T>
 }
 
 template <op_kind K, class T>
-void check_hammer(rng& r, int p, int addresses) {
+void check_hammer(rng& r, int p, int addresses, bool warp_uniform_values = false) {
   SCOPED_TRACE(::testing::Message() << op_name(K) << " on " << atomic_type_name<T>() << ", pattern " << p << ", "
-                                    << addresses << " addresses");
+                                    << addresses << " addresses" << (warp_uniform_values ? ", one value per warp" : ""));
   const std::size_t calls = std::size_t(hammer_n) * hammer_rounds;
   const std::uint32_t seed = static_cast<std::uint32_t>(r.next());
-  const std::vector<T> values = K == op_kind::add ? positive_values<T>(r, calls) : op_values<T>(r, calls);
+  std::vector<T> values = K == op_kind::add ? positive_values<T>(r, calls) : op_values<T>(r, calls);
+  if (warp_uniform_values)  // every lane of a warp adds the same value in a round (a counter's case)
+    for (std::size_t i = 0; i < calls; ++i) values[i] = values[i & ~std::size_t(31)];
   const std::vector<T> init = K == op_kind::add ? positive_values<T>(r, addresses) : op_values<T>(r, addresses);
   cuprim::device_buffer<T> d_values{std::span<const T>(values)}, targets{std::span<const T>(init)}, returned(calls);
   poison(returned);
@@ -367,7 +382,7 @@ void check_hammer(rng& r, int p, int addresses) {
       const int s = hammer_slot(p, gid, round, addresses, seed);
       const std::size_t i = std::size_t(round) * hammer_n + gid;
       if (s >= 0) per[s].emplace_back(got[i], values[i]);
-      else ASSERT_TRUE(bytes_are(&got[i], sizeof(T))) << "a skipped call wrote its result";
+      else ASSERT_TRUE(host_bytes_are(&got[i], sizeof(T))) << "a skipped call wrote its result";
     }
   for (int a = 0; a < addresses; ++a) {
     ASSERT_FALSE(per[a].empty()) << "no call on address " << a << " (degenerate pattern)";
@@ -406,6 +421,8 @@ TEST_F(WarpAtomic, HammerAddChainsIntegers) {
     check_hammer<op_kind::add, std::uint32_t>(r, p, 1);
     check_hammer<op_kind::add, std::int64_t>(r, p, 7);
     check_hammer<op_kind::add, std::uint64_t>(r, p, 3);
+    check_hammer<op_kind::add, std::int32_t>(r, p, 4, true);
+    check_hammer<op_kind::add, std::uint64_t>(r, p, 3, true);
   }
 }
 
@@ -414,6 +431,8 @@ TEST_F(WarpAtomic, HammerAddChainsIntegerValuedFloats) {
   for (int p = 0; p < 3; ++p) {
     check_hammer<op_kind::add, float>(r, p, 4);  // sums below 2^24: exact in float
     check_hammer<op_kind::add, double>(r, p, 2);
+    check_hammer<op_kind::add, float>(r, p, 4, true);
+    check_hammer<op_kind::add, double>(r, p, 2, true);
   }
 }
 
@@ -425,6 +444,8 @@ TEST_F(WarpAtomic, HammerMaxMinXor) {
     check_hammer<op_kind::max, float>(r, p, 5);
     check_hammer<op_kind::min, double>(r, p, 2);
     check_hammer<op_kind::bit_xor, std::uint32_t>(r, p, 4);
+    check_hammer<op_kind::bit_xor, std::uint32_t>(r, p, 4, true);
+    check_hammer<op_kind::max, float>(r, p, 5, true);
   }
 }
 

@@ -119,7 +119,7 @@ void check_append(rng& r) {
     for (int l = 0; l < 32; ++l) {
       const int i = k * 32 + l;
       if (!((calling >> l) & 1u)) {
-        ASSERT_TRUE(bytes_are(&got_info[i], sizeof(slot_info))) << "a lane that did not call reported, call " << i;
+        ASSERT_TRUE(host_bytes_are(&got_info[i], sizeof(slot_info))) << "a lane that did not call reported, call " << i;
         continue;
       }
       const slot_info& s = got_info[i];
@@ -153,7 +153,7 @@ void check_append(rng& r) {
   // Nothing before start or after the final counter was written.
   for (std::size_t j = 0; j < capacity; ++j)
     if (j < std::size_t(start) || j >= std::size_t(final))
-      ASSERT_TRUE(bytes_are(&got_out[j], sizeof(std::uint32_t))) << "slot " << j << " outside the appended range";
+      ASSERT_TRUE(host_bytes_are(&got_out[j], sizeof(std::uint32_t))) << "slot " << j << " outside the appended range";
 }
 
 class WarpCompact : public gpu_test {};
@@ -216,7 +216,7 @@ TEST_F(WarpCompact, MaskedBallotScanAndCompaction) {
     for (int l = 0; l < 32; ++l) {
       const int* o = got.data() + (w * 32 + l) * masked_outputs;
       if (!((masks[w] >> l) & 1u)) {
-        ASSERT_TRUE(bytes_are(o, masked_outputs * sizeof(int))) << "lane " << l << " is outside the mask";
+        ASSERT_TRUE(host_bytes_are(o, masked_outputs * sizeof(int))) << "lane " << l << " is outside the mask";
         continue;
       }
       ASSERT_EQ(o[0], std::popcount(sel & ((1u << l) - 1u))) << "rank, lane " << l;
@@ -226,7 +226,7 @@ TEST_F(WarpCompact, MaskedBallotScanAndCompaction) {
     int k = 0;
     for (int l = 0; l < 32; ++l)
       if ((sel >> l) & 1u) ASSERT_EQ(got_c[w * 32 + k++], values[w * 32 + l]) << "compacted slot " << k - 1;
-    for (; k < 32; ++k) ASSERT_TRUE(bytes_are(&got_c[w * 32 + k], 4)) << "compaction wrote past its count, slot " << k;
+    for (; k < 32; ++k) ASSERT_TRUE(host_bytes_are(&got_c[w * 32 + k], 4)) << "compaction wrote past its count, slot " << k;
   }
 }
 

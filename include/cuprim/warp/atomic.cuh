@@ -16,24 +16,48 @@
 //   lane l0 gets old, the value the group's single atomic read;  lane lj gets old ⊕ v_l0 ⊕ ... ⊕ v_l(j-1).
 // For the integer operations (add wraps, as atomicAdd does) and for max and min (integers and floating point)
 // this is exact. For a floating-point add the group's partial sums are formed in registers in a fixed order that
-// depends only on the group's lanes (a scan over the group, log2(group size) levels), so a lane's result and the
-// amount added to memory can differ from sequential per-thread atomicAdds by rounding only; the sum stored is
-// old + (the group's total), one rounding of the addition to memory instead of one per lane.
+// depends only on the group's lanes (a scan over the group, log2(group size) levels; or r * v when every calling
+// lane adds the same v), so a lane's result and the amount added to memory can differ from sequential per-thread
+// atomicAdds by rounding only; the sum stored is old + (the group's total), one rounding of the addition to memory
+// instead of one per lane.
 // Memory sees one atomic per group: the intermediate values (old ⊕ v_l0, ...) are never stored, and all of a
 // group's updates become visible at once, with the memory order of atomicAdd (relaxed, device scope).
 //
 // Floating-point max and min order values by their bits as the hardware's integer atomics do: -0.0 below +0.0,
 // otherwise the usual order. NaN values (in memory or as arguments) give unspecified results.
 //
-// Two ways to find the groups (the `aggregation` template argument, first, optional):
-//   uniform_first (default)  a cheap uniform-address test first (shuffle of the first lane's address, one vote);
-//                            when every active lane names the same address, the group is the active mask and the
-//                            match is skipped; otherwise __match_any_sync
-//   match_only               always __match_any_sync (for callers whose addresses are rarely uniform)
-// A full warp on one address takes the plain shuffle scan (scan.cuh); other groups scan by rank within the group
-// (each lane finds the lane 2^k members below it in the group's mask), as many levels as the largest group needs
-// (__reduce_max_sync of the group sizes on compute capability 8.0 and later; 5 levels before). When every group
-// has one lane (all addresses distinct) each lane performs its own atomic with no shuffles.
+// How the groups are found, and what each case costs (the `aggregation` template argument, first, optional).
+// Every call reads __activemask(); "shuffle" is one 32-bit shfl.sync (a 64-bit value takes two).
+//   uniform_first (default): the uniform cases first, two cheap tests around the match.
+//     1. Distinct addresses. Each active lane compares the low 32 bits of its address with those of the active lane
+//        below it (one shuffle, one __all_sync). If they increase strictly across the active lanes (each thread its
+//        own counter: p + lane, p + lane * stride, any increasing map), the addresses are distinct and every lane
+//        performs its own hardware atomic: no match, no further shuffle. The cost over a plain atomicAdd is one
+//        shuffle and one vote. Distinct addresses in another order (or wrapping a 4 GiB boundary) fail the test
+//        and go on to the match, which finds them distinct (step 3, last case).
+//     2. The match: __match_any_sync on the 64-bit address gives each lane its group. Its cost grows with the
+//        number of distinct addresses among the active lanes (cheap for one, as costly as several dozen shuffles
+//        for 32), which is why step 1 comes first.
+//     3. Uniform values. Each active lane compares its value with that of the active lane below it (one shuffle
+//        for 32-bit types, two for 64-bit, and one vote). If every active lane adds the same value (a counter:
+//        atomic_add(p, 1)), a lane of rank r in its group gets old ⊕ v ⊕ ... ⊕ v (r times), computed in one step
+//        (r * v for add, v for max / min / and / or, v or 0 for xor), so there is no scan: the group's last lane
+//        performs the atomic with the group's total and one shuffle (two for 64-bit) hands `old` to the group.
+//        Otherwise the values are scanned: a group of the whole warp by the plain shuffle scan (scan.cuh: five
+//        shuffles per 32-bit word), other groups by rank within the group (each lane finds the lane 2^k members
+//        below it in the group's mask; as many levels as the largest group needs, __reduce_max_sync of the group
+//        sizes on compute capability 8.0 and later, 5 levels before); if every group has one lane, each lane
+//        performs its own atomic with no shuffles. Then the atomic, the shuffle of `old`, and for each lane the
+//        scan value of the lane below it in its group: computed without a shuffle for integer add and xor
+//        (inclusive - value, inclusive ^ value), one more shuffle (per word) for the others.
+//   match_only: the match always (step 2 and the scan of step 3, without the two tests); kept to measure what the
+//     tests cost or save.
+// Summary, 32-bit types, per call of a full warp: distinct increasing addresses 1 shuffle + 1 vote, then each
+// lane's own atomic; one address and one value 3 shuffles + 2 votes + the match + 1 atomic; one address and varied
+// values 8 shuffles (integer add, xor) or 9 + 2 votes + the match + 1 atomic. 64-bit types take two shuffles
+// wherever a value (not an address) moves. The call returns only after its atomic's old value came back (the
+// shuffle of `old` waits for it), except on the distinct path, which returns the atomic's own result.
+// For floating-point add with uniform values the partial sums are r * v, one rounding, instead of a scan.
 //
 // Nothing here relies on implicit warp-synchronous execution: every shuffle and vote names the active mask, and
 // lanes that reach the call at different times simply form different (smaller) groups.
@@ -147,46 +171,94 @@ __device__ __forceinline__ int nth_set_bit(unsigned mask, int n) {
   return pos;
 }
 
+/// The bits of a 32- or 64-bit value, for exact comparison (floating point: -0.0 and +0.0 differ, NaN equals
+/// itself).
+template <class T> __device__ __forceinline__ atomic_bits_t<T> bits_of(T x) {
+  return __builtin_bit_cast(atomic_bits_t<T>, x);
+}
+
+/// op applied to n (≥ 1) copies of v: v ⊕ v ⊕ ... ⊕ v. Integer add wraps; floating-point add is n * v, one rounding.
+template <class Op, class T>
+__device__ __forceinline__ T repeated(T v, int n) {
+  if constexpr (std::is_same_v<Op, atomic_add_op>) {
+    if constexpr (atomic_float_v<T>) return static_cast<T>(n) * v;
+    else return static_cast<T>(static_cast<atomic_bits_t<T>>(v) * static_cast<atomic_bits_t<T>>(n));
+  } else if constexpr (std::is_same_v<Op, atomic_xor_op>) {
+    return (n & 1) ? v : T(0);
+  } else {
+    return v;  // max, min, and, or: idempotent
+  }
+}
+
+/// Integer add and xor can undo the lane's own term of an inclusive scan, exactly.
+template <class Op, class T>
+inline constexpr bool invertible_v =
+    atomic_integer_v<T> && (std::is_same_v<Op, atomic_add_op> || std::is_same_v<Op, atomic_xor_op>);
+
 /// The aggregated atomic: groups the calling lanes by address, one hardware atomic per group, and returns each
-/// lane's lane-order result (see the header's comment).
+/// lane's lane-order result (see the header's comment for the paths and their costs).
 template <aggregation A, class Op, class T>
 __device__ __forceinline__ T aggregated_atomic(T* address, T value, Op op) {
   const unsigned active = __activemask();
   const int lane = lane_id();
-  unsigned peers;
+  const unsigned lower_active = active & lanemask_lt();
+  // The active lane just below this one (this lane itself for the lowest active lane).
+  [[maybe_unused]] const int prev = lower_active ? size - 1 - __clz(static_cast<int>(lower_active)) : lane;
   if constexpr (A == aggregation::uniform_first) {
-    T* const first = shfl(address, __ffs(static_cast<int>(active)) - 1, active);
-    peers = __all_sync(active, first == address)
-                ? active
-                : __match_any_sync(active, reinterpret_cast<unsigned long long>(address));
-  } else {
-    peers = __match_any_sync(active, reinterpret_cast<unsigned long long>(address));
+    // 1. Strictly increasing low address words across the active lanes: all addresses distinct.
+    const unsigned low = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(address));
+    const unsigned prev_low = detail::shfl_idx_word(low, prev, active);
+    if (__all_sync(active, lower_active == 0u || prev_low < low)) return hardware_atomic<Op>(address, value);
   }
-  T inclusive = value;  // op over the group's values up to this lane, in lane order
-  if (peers == full_mask) {
-    inclusive = inclusive_scan(value, op);  // the whole warp: rank = lane
+  // 2. The lanes that share this lane's address.
+  const unsigned peers = __match_any_sync(active, reinterpret_cast<unsigned long long>(address));
+  const unsigned below = peers & lanemask_lt();  // the group's lanes below this one
+  const int rank = __popc(below);
+  const int last = size - 1 - __clz(static_cast<int>(peers));  // performs the group's atomic
+  // 3. total: op over the group's values (needed at `last`); before: op over the group's values below this lane
+  //    (needed where rank > 0).
+  T total = value, before = value;
+  bool uniform_values = false;
+  if constexpr (A == aggregation::uniform_first) {
+    const T prev_value = shfl(value, prev, active);
+    uniform_values = __all_sync(active, lower_active == 0u || bits_of(prev_value) == bits_of(value));
+  }
+  if (uniform_values) {
+    total = repeated<Op>(value, __popc(peers));
+    if (rank > 0) before = repeated<Op>(value, rank);
   } else {
+    T inclusive = value;  // op over the group's values up to this lane, in lane order
+    if (peers == full_mask) {
+      inclusive = inclusive_scan(value, op);  // the whole warp: rank = lane
+    } else {
 #if __CUDA_ARCH__ >= 800
-    const unsigned largest = __reduce_max_sync(active, static_cast<unsigned>(__popc(peers)));
+      const unsigned largest = __reduce_max_sync(active, static_cast<unsigned>(__popc(peers)));
 #else
-    const unsigned largest = size;
+      const unsigned largest = size;
 #endif
-    if (largest == 1) return hardware_atomic<Op>(address, value);  // every address distinct: no shuffles
-    const int rank = __popc(peers & lanemask_lt());
-    for (unsigned d = 1; d < largest; d *= 2) {  // the same trip count on every active lane
-      const bool has = static_cast<unsigned>(rank) >= d;
-      const int src = has ? nth_set_bit(peers, rank - static_cast<int>(d)) : lane;
-      const T earlier = shfl(inclusive, src, active);
-      if (has) inclusive = op(earlier, inclusive);
+      if (largest == 1) return hardware_atomic<Op>(address, value);  // every address distinct: no shuffles
+      for (unsigned d = 1; d < largest; d *= 2) {  // the same trip count on every active lane
+        const bool has = static_cast<unsigned>(rank) >= d;
+        const int src = has ? nth_set_bit(peers, rank - static_cast<int>(d)) : lane;
+        const T earlier = shfl(inclusive, src, active);
+        if (has) inclusive = op(earlier, inclusive);
+      }
+    }
+    total = inclusive;
+    if constexpr (invertible_v<Op, T>) {
+      using B = atomic_bits_t<T>;
+      if constexpr (std::is_same_v<Op, atomic_add_op>)
+        before = static_cast<T>(static_cast<B>(inclusive) - static_cast<B>(value));
+      else
+        before = static_cast<T>(inclusive ^ value);
+    } else {
+      before = shfl(inclusive, below ? size - 1 - __clz(static_cast<int>(below)) : lane, active);
     }
   }
-  const int last = size - 1 - __clz(static_cast<int>(peers));  // the group's last lane holds the group's total
   T old{};
-  if (lane == last) old = hardware_atomic<Op>(address, inclusive);
+  if (lane == last) old = hardware_atomic<Op>(address, total);
   old = shfl(old, last, active);
-  const unsigned below = peers & lanemask_lt();
-  const T before = shfl(inclusive, below ? size - 1 - __clz(static_cast<int>(below)) : lane, active);
-  return below ? op(old, before) : old;
+  return rank > 0 ? op(old, before) : old;
 }
 
 }  // namespace detail

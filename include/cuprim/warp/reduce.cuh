@@ -8,8 +8,8 @@
 //
 // Sub-groups and segments (the warp split into independent pieces; every lane receives its piece's result):
 //   T warp::reduce<Width>(v, op)      sub-groups of Width consecutive lanes (Width a power of two, 1..32), lanes
-//                                     [g·Width, (g+1)·Width): lane order kept (butterfly whose every step puts the
-//                                     lower half on the left), so `op` need only be associative
+//                                     [g·Width, (g+1)·Width): lane order kept (butterfly with growing offsets, every
+//                                     step puts the lower run on the left), so `op` need only be associative
 //   T warp::segmented_reduce(v, head, op)
 //                                     segments begin at lanes whose `head` flag is set (lane 0 always begins one):
 //                                     every lane gets op over its segment in lane order (scan.cuh's segmented
@@ -68,8 +68,9 @@ __device__ __forceinline__ T reduce(T v, Op op) {
                 "warp::reduce<Width>: Width must be a power of two in [1, 32]");
   const int lane = lane_id();
 #pragma unroll
-  for (int offset = Width / 2; offset > 0; offset /= 2) {
-    // v covers an aligned run of `offset` lanes; the partner holds the adjacent run: the lower run goes left.
+  for (int offset = 1; offset < Width; offset *= 2) {
+    // v covers the aligned run of `offset` lanes around this lane (offsets grow, so the runs stay contiguous); the
+    // partner holds the adjacent run: the lower run goes left.
     const T other = shfl_xor(v, offset);
     v = (lane & offset) ? op(other, v) : op(v, other);
   }
