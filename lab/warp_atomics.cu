@@ -67,7 +67,7 @@ std::int64_t counters_for(pattern p) {
   return g == 0 ? 1 : total_threads / g;
 }
 
-enum class how { per_thread, aggregated, match_only };
+enum class how { per_thread, aggregated, match_only, distinct_then_match, address_first };
 
 template <class T>
 __device__ __forceinline__ unsigned long long bits_of(T x) {
@@ -88,8 +88,12 @@ __global__ void __launch_bounds__(block_threads) increments_kernel(T* counters, 
       old = cuprim::warp::detail::hardware_atomic<cuprim::warp::detail::atomic_add_op>(p, value);  // atomicAdd
     else if constexpr (H == how::aggregated)
       old = cuprim::warp::atomic_add(p, value);
-    else
+    else if constexpr (H == how::match_only)
       old = cuprim::warp::atomic_add<cuprim::warp::aggregation::match_only>(p, value);
+    else if constexpr (H == how::distinct_then_match)
+      old = cuprim::warp::atomic_add<cuprim::warp::aggregation::distinct_then_match>(p, value);
+    else
+      old = cuprim::warp::atomic_add<cuprim::warp::aggregation::address_first>(p, value);
     folded ^= bits_of(old) + static_cast<unsigned long long>(i);
   }
   if (folded == sentinel) sink[0] = old;  // keeps the returned values live; practically never taken
@@ -142,10 +146,14 @@ template <class T>
 void add_row(pattern p, how h) {
   case_def c;
   const std::string base = "atomics/aggregated/" + std::string(name_of<T>()) + "/" + pattern_name(p);
-  c.name = h == how::match_only ? base + "/match-only" : base;
+  const char* suffix = h == how::match_only ? "/match-only" : h == how::distinct_then_match ? "/distinct-then-match"
+                       : h == how::address_first ? "/address-first" : "";
+  c.name = base + suffix;
   c.family = "atomics";
   c.op = std::string("add ") + pattern_name(p);
-  c.variant = h == how::match_only ? "warp::atomic_add<match_only>" : "warp::atomic_add";
+  c.variant = h == how::match_only ? "warp::atomic_add<match_only>"
+              : h == how::distinct_then_match ? "warp::atomic_add<distinct_then_match>"
+              : h == how::address_first ? "warp::atomic_add<address_first>" : "warp::atomic_add";
   c.dtype = name_of<T>();
   c.n = increments;
   c.flops = double(increments);  // the throughput column: increments per second
@@ -164,6 +172,14 @@ void add_row(pattern p, how h) {
     bench b;
     if (h == how::match_only)
       b.run = [st](cudaStream_t s, int) { launch<how::match_only>(st->counters_ptr(), st->shift, st->sink_ptr(), s); };
+    else if (h == how::distinct_then_match)
+      b.run = [st](cudaStream_t s, int) {
+        launch<how::distinct_then_match>(st->counters_ptr(), st->shift, st->sink_ptr(), s);
+      };
+    else if (h == how::address_first)
+      b.run = [st](cudaStream_t s, int) {
+        launch<how::address_first>(st->counters_ptr(), st->shift, st->sink_ptr(), s);
+      };
     else
       b.run = [st](cudaStream_t s, int) { launch<how::aggregated>(st->counters_ptr(), st->shift, st->sink_ptr(), s); };
     b.baseline = [st](cudaStream_t s, int) {
@@ -223,11 +239,18 @@ void register_warp_atomics() {
     add_row<double>(p, how::aggregated);
     add_row<std::int32_t>(p, how::match_only);
     add_row<float>(p, how::match_only);
+    for (how h : {how::distinct_then_match, how::address_first}) {
+      add_row<std::int32_t>(p, h);
+      add_row<std::int64_t>(p, h);
+      add_row<float>(p, h);
+      add_row<double>(p, h);
+    }
   }
   add_note("atomics/aggregated/",
            "atomics/aggregated: 2^19 threads x 32 increments of 1 each (n = 2^24), returning atomics in both kernels; "
            "GF = G increments/s; baseline: per-thread atomicAdd on the same pattern, interleaved; /match-only rows: "
-           "aggregation::match_only (no distinct-address or uniform-value test)");
+           "aggregation::match_only (no distinct-address or uniform-value test); /distinct-then-match: the distinct-address "
+           "test, then the match (no uniform-value test); /address-first: a uniform-address test before the others");
   add_summary("atomics/aggregated/", summary);
 }
 

@@ -51,7 +51,10 @@
 //        scan value of the lane below it in its group: computed without a shuffle for integer add and xor
 //        (inclusive - value, inclusive ^ value), one more shuffle (per word) for the others.
 //   match_only: the match always (step 2 and the scan of step 3, without the two tests); kept to measure what the
-//     tests cost or save.
+//     tests cost or save. distinct_then_match: step 1, then the match and the scan (no uniform-value test).
+//     address_first: before step 1, a uniform-address test (each lane compares its address with the lowest
+//     active lane's: one 64-bit shuffle and one vote); if it holds, the group is the active mask and the match is
+//     skipped. The lab's atomics/aggregated rows measure every order.
 // Summary, 32-bit types, per call of a full warp: distinct increasing addresses 1 shuffle + 1 vote, then each
 // lane's own atomic; one address and one value 3 shuffles + 2 votes + the match + 1 atomic; one address and varied
 // values 8 shuffles (integer add, xor) or 9 + 2 votes + the match + 1 atomic. 64-bit types take two shuffles
@@ -72,7 +75,12 @@
 namespace cuprim::warp {
 
 /// How the lanes of a call find the lanes that share their address (see the header's comment).
-enum class aggregation { uniform_first, match_only };
+enum class aggregation {
+  uniform_first,        ///< the default: the distinct-address test, the match, the uniform-value test
+  match_only,           ///< the match and the scan always (no test)
+  distinct_then_match,  ///< the distinct-address test, then the match and the scan (no uniform-value test)
+  address_first,        ///< a uniform-address test first (the whole active warp on one address skips the match)
+};
 
 namespace detail {
 
@@ -204,14 +212,25 @@ __device__ __forceinline__ T aggregated_atomic(T* address, T value, Op op) {
   const unsigned lower_active = active & lanemask_lt();
   // The active lane just below this one (this lane itself for the lowest active lane).
   [[maybe_unused]] const int prev = lower_active ? size - 1 - __clz(static_cast<int>(lower_active)) : lane;
-  if constexpr (A == aggregation::uniform_first) {
-    // 1. Strictly increasing low address words across the active lanes: all addresses distinct.
-    const unsigned low = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(address));
-    const unsigned prev_low = detail::shfl_idx_word(low, prev, active);
-    if (__all_sync(active, lower_active == 0u || prev_low < low)) return hardware_atomic<Op>(address, value);
+  constexpr bool distinct_test = A != aggregation::match_only;
+  constexpr bool value_test = A == aggregation::uniform_first || A == aggregation::address_first;
+  bool one_address = false;
+  if constexpr (A == aggregation::address_first) {
+    // 0. Every active lane on the lowest active lane's address: one group, no match.
+    const unsigned long long a = reinterpret_cast<unsigned long long>(address);
+    one_address = __all_sync(active, shfl(a, __ffs(static_cast<int>(active)) - 1, active) == a);
+  }
+  if constexpr (distinct_test) {
+    if (!one_address) {
+      // 1. Strictly increasing low address words across the active lanes: all addresses distinct.
+      const unsigned low = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(address));
+      const unsigned prev_low = detail::shfl_idx_word(low, prev, active);
+      if (__all_sync(active, lower_active == 0u || prev_low < low)) return hardware_atomic<Op>(address, value);
+    }
   }
   // 2. The lanes that share this lane's address.
-  const unsigned peers = __match_any_sync(active, reinterpret_cast<unsigned long long>(address));
+  const unsigned peers =
+      one_address ? active : __match_any_sync(active, reinterpret_cast<unsigned long long>(address));
   const unsigned below = peers & lanemask_lt();  // the group's lanes below this one
   const int rank = __popc(below);
   const int last = size - 1 - __clz(static_cast<int>(peers));  // performs the group's atomic
@@ -219,7 +238,7 @@ __device__ __forceinline__ T aggregated_atomic(T* address, T value, Op op) {
   //    (needed where rank > 0).
   T total = value, before = value;
   bool uniform_values = false;
-  if constexpr (A == aggregation::uniform_first) {
+  if constexpr (value_test) {
     const T prev_value = shfl(value, prev, active);
     uniform_values = __all_sync(active, lower_active == 0u || bits_of(prev_value) == bits_of(value));
   }
