@@ -23,6 +23,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -400,6 +401,25 @@ std::string find_cuobjdump() {
   return "";
 }
 
+/// This process's executable, resolved: "/proc/self/exe" itself must not reach cuobjdump, where it would name
+/// cuobjdump's own binary (no device code: exit status 255). Empty when it cannot be resolved.
+std::string own_executable() {
+  std::vector<char> buf(4096);
+  for (;;) {
+    const ssize_t len = readlink("/proc/self/exe", buf.data(), buf.size());
+    if (len < 0) return "";
+    if (std::size_t(len) < buf.size()) return std::string(buf.data(), std::size_t(len));
+    buf.resize(buf.size() * 2);  // truncated: try again with more room
+  }
+}
+
+/// `s` quoted for sh: in single quotes, each ' written as '\''.
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 /// The SASS facts of the predication kernels, read once per process; empty map when SASS is not available.
 const std::map<std::string, sass_facts>& predication_sass(std::string& why) {
   static std::map<std::string, sass_facts> facts;
@@ -411,11 +431,16 @@ const std::map<std::string, sass_facts>& predication_sass(std::string& why) {
       reason = "SASS not available (cuobjdump not found)";
       return;
     }
-    const std::string cmd = tool +
-                            " -sass -fun cuprim_lab_pred_seed_if,cuprim_lab_pred_seed_ternary,cuprim_lab_pred_if4,"
-                            "cuprim_lab_pred_if8,cuprim_lab_pred_ternary8,cuprim_lab_pred_select8 /proc/self/exe "
-                            "2>/dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
+    const std::string exe = own_executable();
+    if (exe.empty()) {
+      reason = "SASS not available (cannot resolve /proc/self/exe)";
+      return;
+    }
+    const std::string base = shell_quote(tool) +
+                             " -sass -fun cuprim_lab_pred_seed_if,cuprim_lab_pred_seed_ternary,cuprim_lab_pred_if4,"
+                             "cuprim_lab_pred_if8,cuprim_lab_pred_ternary8,cuprim_lab_pred_select8 " +
+                             shell_quote(exe);
+    FILE* p = popen((base + " 2>/dev/null").c_str(), "r");
     if (!p) {
       reason = "SASS not available (cannot run cuobjdump)";
       return;
@@ -459,8 +484,24 @@ const std::map<std::string, sass_facts>& predication_sass(std::string& why) {
       if (!cur.empty() && l.find("/*") != std::string::npos && l.find(";") != std::string::npos) lines.push_back(l);
     }
     flush();
-    const int rc = pclose(p);
-    if (facts.empty()) reason = "SASS not available (cuobjdump exit status " + std::to_string(rc) + ", no listing)";
+    const int status = pclose(p);
+    if (facts.empty()) {
+      // Why: cuobjdump's first message, from a second run that keeps only its stderr (read separately, so that the
+      // listing above is never interleaved with it).
+      std::string complaint;
+      if (FILE* e = popen((base + " 2>&1 >/dev/null").c_str(), "r")) {
+        while (std::fgets(buf, sizeof buf, e)) {
+          std::string l(buf);
+          if (!l.empty() && l.back() == '\n') l.pop_back();
+          if (complaint.empty() && !l.empty() && l.find("--function") == std::string::npos) complaint = l;
+        }
+        pclose(e);
+      }
+      const std::string how = status != -1 && WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+                                                                  : "wait status " + std::to_string(status);
+      reason = "SASS not available (cuobjdump on " + exe + ": " + how + ", no listing" +
+               (complaint.empty() ? std::string() : ": " + complaint) + ")";
+    }
   });
   why = reason;
   return facts;
