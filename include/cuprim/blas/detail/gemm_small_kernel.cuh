@@ -31,8 +31,9 @@
 // epilogue. Those register loads are one step deep, too shallow to cover DRAM latency at the rates here (a block's
 // turn of multiply is shorter than a loaded DRAM access), so with P.prefetch = d each group, as it starts a product,
 // asks L2 for the whole stored op(A) and op(B) of its batch d rounds later (prefetch.global.L2, one per 128-byte
-// line, no registers held): the register loads then wait on L2, and the DRAM stream runs d products ahead. Two barriers per step, over the group alone (its warp, a named barrier, or the block when the group is
-// the block), so the groups of a block do not wait for each other. gemm_small_epilogue: C = alpha·acc + beta·C by
+// line, no registers held): the register loads then wait on L2, and the DRAM stream runs d products ahead.
+// Two barriers per step, over the group alone (its warp, a named barrier, or the block when the group is the block),
+// so the groups of a block do not wait for each other. gemm_small_epilogue: C = alpha·acc + beta·C by
 // 16-byte accesses where C is aligned with ldc and m whole vectors, C not read when beta is 0.
 //
 // A slice stored across k (op(A) with op T, op(B) with op N: the NN headline's B) is transposed into shared memory by
