@@ -316,11 +316,13 @@ TEST_F(BlasGemmBatchedSmall, RowMajorForms) {
 // shared memory and C), k steps of 8 (several steps, the last one partial), groups of half a warp.
 constexpr cuprim::blas::gemm_small_policy tall{
     .tile = 32, .tile_k = 8, .group = 32, .threads = 128, .thread_m = 8, .thread_n = 4, .blocks_per_sm = 2};
-constexpr cuprim::blas::gemm_small_policy narrow{
-    .tile = 16, .tile_k = 8, .group = 32, .threads = 64, .thread_m = 2, .thread_n = 4, .blocks_per_sm = 2};
+// narrow and half_warp prefetch into L2 3 and 2 rounds ahead (the rounds before the loop too; the table's rows take
+// 0 or 1).
+constexpr cuprim::blas::gemm_small_policy narrow{.tile = 16, .tile_k = 8, .group = 32, .threads = 64, .thread_m = 2,
+                                                 .thread_n = 4, .blocks_per_sm = 2, .prefetch = 3};
 // Two products per warp (each group's barrier over its half of the lanes; an odd batch count leaves one half idle).
-constexpr cuprim::blas::gemm_small_policy half_warp{
-    .tile = 16, .tile_k = 16, .group = 16, .threads = 128, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2};
+constexpr cuprim::blas::gemm_small_policy half_warp{.tile = 16, .tile_k = 16, .group = 16, .threads = 128,
+                                                    .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2, .prefetch = 2};
 
 TEST_F(BlasGemmBatchedSmall, ExplicitPolicies) {
   CUPRIM_TEST_RNG(r);

@@ -28,8 +28,12 @@
 //                        (16-byte shared reads), an outer product into thread_m × thread_n accumulators (rows along
 //                        the group's threads, so that a column of C is written by consecutive threads)
 // with the next step's loads (the next batch's, after a product's last step) in flight during the multiply and the
-// epilogue. Two barriers per step, over the group alone (its warp, a named barrier, or the block when the group is
-// the block), so the groups of a block do not wait for each other. gemm_small_epilogue: C = alpha·acc + beta·C by
+// epilogue. Those register loads are one step deep, too shallow to cover DRAM latency at the rates here (a block's
+// turn of multiply is shorter than a loaded DRAM access), so with P.prefetch = d each group, as it starts a product,
+// asks L2 for the whole stored op(A) and op(B) of its batch d rounds later (prefetch.global.L2, one per 128-byte
+// line, no registers held): the register loads then wait on L2, and the DRAM stream runs d products ahead.
+// Two barriers per step, over the group alone (its warp, a named barrier, or the block when the group is the block),
+// so the groups of a block do not wait for each other. gemm_small_epilogue: C = alpha·acc + beta·C by
 // 16-byte accesses where C is aligned with ldc and m whole vectors, C not read when beta is 0.
 //
 // A slice stored across k (op(A) with op T, op(B) with op N: the NN headline's B) is transposed into shared memory by
@@ -146,6 +150,31 @@ __device__ __forceinline__ void gemm_small_load(const gemm_small_slice<T>& s, in
       if (f < total) r[q / N][q % N] = s.p[f % rows + std::int64_t(f / rows) * s.ld];
     }
   }
+}
+
+/// The stored rows × cols block at p (leading dimension ld) into L2: the group's G threads (thread t) take its
+/// 128-byte lines column by column, each prefetch at an address inside the block (a column's first element for its
+/// first line), so that no line outside the block's columns is touched.
+template <int G, class T>
+__device__ __forceinline__ void gemm_small_prefetch(const T* p, int rows, int cols, std::int64_t ld, int t) {
+  const int lines = (rows * int(sizeof(T)) + 127) / 128 + 1;  // lines a column of `rows` elements may touch
+  for (int u = t; u < lines * cols; u += G) {
+    const int col = u / lines, l = u % lines;
+    const char* first = reinterpret_cast<const char*>(p + std::int64_t(col) * ld);
+    const char* end = first + rows * int(sizeof(T));
+    const char* at = l == 0 ? first : first - reinterpret_cast<std::uintptr_t>(first) % 128 + 128 * l;
+    if (at < end) asm volatile("prefetch.global.L2 [%0];" ::"l"(at));
+  }
+}
+
+/// Batch z's op(A) and op(B), as stored, into L2 (gemm_small_prefetch).
+template <int G, class T>
+__device__ __forceinline__ void gemm_small_prefetch_batch(const gemm_args<T>& g, const gemm_batch<T>& bt,
+                                                          std::int64_t z, int t) {
+  const gemm_small_operands<T> o = gemm_small_batch(g, bt, z);
+  const int m = int(g.m), n = int(g.n), k = int(g.k);
+  gemm_small_prefetch<G>(o.a, g.trans_a ? k : m, g.trans_a ? m : k, g.lda, t);
+  gemm_small_prefetch<G>(o.b, g.trans_b ? n : k, g.trans_b ? k : n, g.ldb, t);
 }
 
 /// Where element i of shared row p lies (tile S, k step KC, N elements per 16 bytes): its 16-byte piece i / N moved
@@ -320,7 +349,14 @@ __global__ void __launch_bounds__(Policy::value.threads, Policy::value.blocks_pe
     gemm_small_load<G, R>(gemm_small_slice_a(g, a, 0, KC < k ? KC : k), t, ra);
     gemm_small_load<G, R>(gemm_small_slice_b(g, b, 0, KC < k ? KC : k), t, rb);
   }
+  if constexpr (P.prefetch > 1) {  // the rounds between this batch and the one each product's start asks for
+    for (int d = 1; d < P.prefetch; ++d)
+      if (z + d * round < bt.count) gemm_small_prefetch_batch<G>(g, bt, z + d * round, t);
+  }
   for (; z < bt.count; z += round) {
+    if constexpr (P.prefetch > 0) {
+      if (z + P.prefetch * round < bt.count) gemm_small_prefetch_batch<G>(g, bt, z + P.prefetch * round, t);
+    }
 #pragma unroll
     for (int i = 0; i < RM; ++i)
 #pragma unroll

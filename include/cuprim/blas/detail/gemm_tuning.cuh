@@ -325,6 +325,9 @@ struct gemm_small_policy {
   int thread_n = 4;
   /// Resident blocks per SM asked of the compiler (__launch_bounds__ minimum) and the grid's blocks per SM.
   int blocks_per_sm = 4;
+  /// Rounds ahead (0 to 3; 0: none) whose operands each group prefetches into L2 as it starts a product: the group's
+  /// batch `prefetch` rounds of the grid later, so that the register loads of that batch find its lines in L2.
+  int prefetch = 0;
 
   constexpr int products() const { return threads / group; }
   /// Static shared memory of T-sized elements: each product's op(A) and op(B) slices, rows padded by 16 bytes.
@@ -339,6 +342,7 @@ struct gemm_small_policy {
     f("thread_m", thread_m);
     f("thread_n", thread_n);
     f("blocks_per_sm", blocks_per_sm);
+    f("prefetch", prefetch);
   }
 };
 
@@ -357,23 +361,31 @@ template <class T>
 constexpr gemm_small_policy gemm_small_policy_for(int arch, int tile) {
   (void)arch;  // sm_90 rows serve every architecture until another is measured
   if constexpr (sizeof(T) == 8) {
-    // sm_90, double: the float rows' shapes, k steps of 16 (registers, 48 KiB of shared memory), 32 x 32 with 128
-    // threads of 4 x 2: first guesses, not yet measured. 2 blocks per SM: ptxas spills at 3 (80 registers; 244 bytes
-    // at tile 16), and 44 bytes for 32 x 32 with 64 threads of 4 x 4 at 2.
+    // sm_90, double, H100, 10^5 NN products, beta 0, cublasDgemmStridedBatched in the same run (lab sweep
+    // blas/batched/sweep): 16 x 16 on 64 threads of 2 x 2 at 3 blocks per SM 1.468x (a warp of 4 x 2 at 2: 1.318x);
+    // 32 x 32 on 64 threads of 4 x 4 0.576x without prefetch (128 of 4 x 2: 0.493x); 64 x 64 on a block of 4 x 4
+    // 0.402x without prefetch. Prefetch one round ahead at 32 and 64 (both at 50% and 40% of the copy rate, below
+    // cuBLAS at the copy rate): not yet measured, the sweep's rows beside them give each without it.
     if (tile <= 16)
-      return {.tile = 16, .tile_k = 16, .group = 32, .threads = 256, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 2};
+      return {.tile = 16, .tile_k = 16, .group = 64, .threads = 256, .thread_m = 2, .thread_n = 2, .blocks_per_sm = 3};
     if (tile <= 32)
-      return {.tile = 32, .tile_k = 16, .group = 128, .threads = 256, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 2};
-    return {.tile = 64, .tile_k = 16, .group = 256, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2};
+      return {.tile = 32, .tile_k = 16, .group = 64, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2,
+              .prefetch = 1};
+    return {.tile = 64, .tile_k = 16, .group = 256, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2,
+            .prefetch = 1};
   } else {
-    // sm_90, float: a warp per 16 x 16 product (8 at a time), 64 threads per 32 x 32, a block per 64 x 64 (k in
-    // steps of 32): first guesses from the bound (blas/detail/gemm_small_kernel.cuh), not yet measured. Blocks per
-    // SM where ptxas does not spill (it spills 60 bytes at 16 x 16 with 4, 216 and 48 at 32 and 64 with 3).
+    // sm_90, float, H100, 10^5 NN products, beta 0, cublasSgemmStridedBatched in the same run (lab sweep
+    // blas/batched/sweep): 16 x 16 a warp per product in blocks of 128 at 6 per SM 2.013x (blocks of 256 at 3:
+    // 1.797x); 32 x 32 on 128 threads of 4 x 2 at 3 blocks per SM 0.920x without prefetch (64 of 4 x 4 at 2: 0.867x);
+    // 64 x 64 on a block of 4 x 4 at 3 per SM 0.706x without prefetch (at 2: 0.609x; ptxas spills 48 bytes at 3).
+    // Prefetch one round ahead at 32 and 64: not yet measured, the sweep's rows beside them give each without it.
     if (tile <= 16)
-      return {.tile = 16, .tile_k = 16, .group = 32, .threads = 256, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 3};
+      return {.tile = 16, .tile_k = 16, .group = 32, .threads = 128, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 6};
     if (tile <= 32)
-      return {.tile = 32, .tile_k = 32, .group = 64, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2};
-    return {.tile = 64, .tile_k = 32, .group = 256, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2};
+      return {.tile = 32, .tile_k = 32, .group = 128, .threads = 256, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 3,
+              .prefetch = 1};
+    return {.tile = 64, .tile_k = 32, .group = 256, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 3,
+            .prefetch = 1};
   }
 }
 
@@ -417,6 +429,7 @@ constexpr bool gemm_small_policy_valid() {
   static_assert(P.smem_bytes(elem) <= 48 * 1024, "gemm_small_policy: the slices exceed 48 KiB of static shared memory");
   static_assert(P.blocks_per_sm >= 1 && P.blocks_per_sm * P.smem_bytes(elem) <= 227 * 1024,
                 "gemm_small_policy: blocks_per_sm blocks' shared memory exceeds 227 KiB");
+  static_assert(P.prefetch >= 0 && P.prefetch <= 3, "gemm_small_policy: prefetch must be 0 to 3 rounds");
   return true;
 }
 
