@@ -364,21 +364,24 @@ constexpr gemm_small_policy gemm_small_policy_for(int arch, int tile) {
     // sm_90, double, H100, 10^5 NN products, beta 0, cublasDgemmStridedBatched in the same run (lab sweep
     // blas/batched/sweep): 16 x 16 on 64 threads of 2 x 2 at 3 blocks per SM 1.468x (a warp of 4 x 2 at 2: 1.318x);
     // 32 x 32 on 64 threads of 4 x 4 0.576x without prefetch (128 of 4 x 2: 0.493x); 64 x 64 on a block of 4 x 4
-    // 0.402x without prefetch. Prefetch one round ahead at 32 and 64 (both at 50% and 40% of the copy rate, below
-    // cuBLAS at the copy rate): not yet measured, the sweep's rows beside them give each without it.
+    // 0.402x without prefetch. Prefetch into L2 (same sweep, next run): 16 x 16 one round ahead 1.574x (none
+    // 1.350x); 32 x 32 one round 0.587x (none 0.575x, two 0.491x); 64 x 64 two rounds 0.518x (one 0.393x, none
+    // 0.402x).
     if (tile <= 16)
-      return {.tile = 16, .tile_k = 16, .group = 64, .threads = 256, .thread_m = 2, .thread_n = 2, .blocks_per_sm = 3};
+      return {.tile = 16, .tile_k = 16, .group = 64, .threads = 256, .thread_m = 2, .thread_n = 2, .blocks_per_sm = 3,
+              .prefetch = 1};
     if (tile <= 32)
       return {.tile = 32, .tile_k = 16, .group = 64, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2,
               .prefetch = 1};
     return {.tile = 64, .tile_k = 16, .group = 256, .threads = 256, .thread_m = 4, .thread_n = 4, .blocks_per_sm = 2,
-            .prefetch = 1};
+            .prefetch = 2};
   } else {
     // sm_90, float, H100, 10^5 NN products, beta 0, cublasSgemmStridedBatched in the same run (lab sweep
     // blas/batched/sweep): 16 x 16 a warp per product in blocks of 128 at 6 per SM 2.013x (blocks of 256 at 3:
     // 1.797x); 32 x 32 on 128 threads of 4 x 2 at 3 blocks per SM 0.920x without prefetch (64 of 4 x 4 at 2: 0.867x);
     // 64 x 64 on a block of 4 x 4 at 3 per SM 0.706x without prefetch (at 2: 0.609x; ptxas spills 48 bytes at 3).
-    // Prefetch one round ahead at 32 and 64: not yet measured, the sweep's rows beside them give each without it.
+    // Prefetch into L2 one round ahead (same sweep, next run): 32 x 32 0.908x (none 0.914x, two 0.892x), 64 x 64
+    // 0.742x (none 0.706x, two 0.659x); 8 x 8 per thread at 64 x 64 0.41-0.55x; 16 x 16 two rounds ahead 1.542x.
     if (tile <= 16)
       return {.tile = 16, .tile_k = 16, .group = 32, .threads = 128, .thread_m = 4, .thread_n = 2, .blocks_per_sm = 6};
     if (tile <= 32)
