@@ -21,7 +21,12 @@
 // atomicAdds by rounding only; the sum stored is old + (the group's total), one rounding of the addition to memory
 // instead of one per lane.
 // Memory sees one atomic per group: the intermediate values (old ⊕ v_l0, ...) are never stored, and all of a
-// group's updates become visible at once, with the memory order of atomicAdd (relaxed, device scope).
+// group's updates become visible at once, with the memory order of atomicAdd (relaxed, device scope). The atomic is
+// performed by one lane of the group (its highest): a caller's __threadfence() before the call orders that caller's
+// own earlier writes, and the lanes are then joined by shuffles, which the memory model does not count as
+// synchronisation. Code that publishes data with "write, fence, count" and needs every lane's writes ordered before
+// the group's atomic should call __syncwarp() (which does order memory among the lanes it names) between the fence
+// and the call, or use the per-thread atomic.
 //
 // Floating-point max and min order values by their bits as the hardware's integer atomics do: -0.0 below +0.0,
 // otherwise the usual order. NaN values (in memory or as arguments) give unspecified results.
