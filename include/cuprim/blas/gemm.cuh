@@ -33,8 +33,9 @@
 // float on CUDA cores: the whole 128 × 256 tiles of C run an interior kernel (8 × 16 elements per thread, no bounds
 // checks in its loop; ~0.96x cublasSgemm at 8192³ on an H100) where A, B and C are 16-byte aligned with leading
 // dimensions of whole 16-byte vectors and k ≥ 8; the columns and rows past the last whole tile, and every other call,
-// run the split kernel (128 × 128 tiles, any shape and alignment). Both sum each element in the same order, so the
-// bits do not depend on which kernel computed an element (gemm_policy::interior_n; docs/tuning/blas.md).
+// run the split kernel (128 × 128 tiles, any shape and alignment). Both sum each element over k in the same order;
+// which kernel computes an element depends only on the shape and the alignment (gemm_policy::interior_n;
+// docs/tuning/blas.md).
 //
 // double on FP64 tensor cores: on sm_90 devices with A and B 16-byte aligned, lda and ldb even and m, n, k below
 // 2^31 - 512, gemm and gemm_row_major run mma.sync m16n8k8 f64 fed by TMA (blas/detail/gemm_dmma_kernel.cuh; plain
