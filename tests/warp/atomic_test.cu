@@ -1,5 +1,6 @@
 // Warp-aggregated atomics (cuprim/warp/atomic.cuh): atomic_add / max / min / or / and / xor over int32, uint32,
-// int64 (long and long long), uint64, float and double, both ways of finding the groups (uniform_first, match_only).
+// int64 (long and long long), uint64, float and double, every order of finding the groups (uniform_first, the
+// default, on every type and operation; match_only, distinct_then_match and address_first on a few).
 //
 //  - LaneOrder: each warp owns 32 addresses and calls once under one of eleven address patterns (all lanes on one
 //    address, all distinct, groups of 2/4/8, interleaved groups, random groups, one big group beside singletons),
@@ -176,10 +177,18 @@ std::vector<T> op_values(rng& r, std::size_t n) {
   return random_vector<T>(r, n);
 }
 
+const char* order_name(aggregation a) {
+  switch (a) {
+    case aggregation::match_only: return "match_only";
+    case aggregation::distinct_then_match: return "distinct_then_match";
+    case aggregation::address_first: return "address_first";
+    default: return "uniform_first";
+  }
+}
+
 template <op_kind K, aggregation A, class T>
 void check_lane_order(rng& r) {
-  SCOPED_TRACE(::testing::Message() << op_name(K) << "<" << (A == aggregation::match_only ? "match_only" : "uniform_first")
-                                    << "> on " << atomic_type_name<T>());
+  SCOPED_TRACE(::testing::Message() << op_name(K) << "<" << order_name(A) << "> on " << atomic_type_name<T>());
   const int n = lane_warps * 32;
   std::vector<int> slot(n);
   std::vector<unsigned> masks(lane_warps);
@@ -298,6 +307,14 @@ TEST_F(WarpAtomic, LaneOrderMatchOnly) {
   check_lane_order<op_kind::add, aggregation::match_only, double>(r);
   check_lane_order<op_kind::max, aggregation::match_only, std::uint64_t>(r);
   check_lane_order<op_kind::bit_xor, aggregation::match_only, std::uint32_t>(r);
+}
+TEST_F(WarpAtomic, LaneOrderOtherOrders) {
+  CUPRIM_TEST_RNG(r);
+  check_lane_order<op_kind::add, aggregation::distinct_then_match, std::int32_t>(r);
+  check_lane_order<op_kind::add, aggregation::distinct_then_match, double>(r);
+  check_lane_order<op_kind::add, aggregation::address_first, std::int64_t>(r);
+  check_lane_order<op_kind::add, aggregation::address_first, float>(r);
+  check_lane_order<op_kind::min, aggregation::address_first, std::uint32_t>(r);
 }
 
 // ---- many warps and blocks on a few addresses

@@ -32,22 +32,27 @@
 // otherwise the usual order. NaN values (in memory or as arguments) give unspecified results.
 //
 // How the groups are found, and what each case costs (the `aggregation` template argument, first, optional).
-// Every call reads __activemask(); "shuffle" is one 32-bit shfl.sync (a 64-bit value takes two).
-//   uniform_first (default): the uniform cases first, two cheap tests around the match.
-//     1. Distinct addresses. Each active lane compares the low 32 bits of its address with those of the active lane
-//        below it (one shuffle, one __all_sync). If they increase strictly across the active lanes (each thread its
-//        own counter: p + lane, p + lane * stride, any increasing map), the addresses are distinct and every lane
-//        performs its own hardware atomic: no match, no further shuffle. The cost over a plain atomicAdd is one
-//        shuffle and one vote. Distinct addresses in another order (or wrapping a 4 GiB boundary) fail the test
-//        and go on to the match, which finds them distinct (step 3, last case).
+// Every call reads __activemask(); "shuffle" is one 32-bit shfl.sync (a 64-bit value takes two). When every lane of
+// the warp calls (the common case), the shuffles and votes name the constant full mask: with a mask known only at
+// run time the compiler precedes each one with a convergence check (an extra MATCH.ANY), which doubled the cost of
+// the one-counter-per-warp case (H100: 7.6x -> 10.8x per-thread atomics from this alone).
+//   uniform_first (default): three tests in one round, then the match only where they do not decide.
+//     1. The tests. Each active lane receives the address (both words) and the value of the active lane below it
+//        (a whole warp: shfl.up by one, no lane index), all shuffles issued together, and three independent votes
+//        answer, for all active lanes at once:
+//        - increasing: the low address words increase strictly (each thread its own counter: p + lane,
+//          p + lane * stride, any increasing map). The addresses are distinct and every lane performs its own
+//          hardware atomic: no match, nothing more. Distinct addresses in another order (or wrapping a 4 GiB
+//          boundary) fail the test and go on to the match, which finds them distinct (step 3, last case).
+//        - one address: every active lane names the same address; the group is the active mask, no match.
+//        - uniform values: every active lane passes the same value (a counter: atomic_add(p, 1)).
+//        One address with uniform values (a shared counter) is finished at once: a lane of rank r gets
+//        old ⊕ v ⊕ ... ⊕ v (r times) in one step (r * v for add, v for max / min / and / or, v or 0 for xor), the
+//        highest active lane performs the atomic with the total, and one shuffle hands `old` to the others.
 //     2. The match: __match_any_sync on the 64-bit address gives each lane its group. Its cost grows with the
 //        number of distinct addresses among the active lanes (cheap for one, as costly as several dozen shuffles
-//        for 32), which is why step 1 comes first.
-//     3. Uniform values. Each active lane compares its value with that of the active lane below it (one shuffle
-//        for 32-bit types, two for 64-bit, and one vote). If every active lane adds the same value (a counter:
-//        atomic_add(p, 1)), a lane of rank r in its group gets old ⊕ v ⊕ ... ⊕ v (r times), computed in one step
-//        (r * v for add, v for max / min / and / or, v or 0 for xor), so there is no scan: the group's last lane
-//        performs the atomic with the group's total and one shuffle (two for 64-bit) hands `old` to the group.
+//        for 32), which is why the tests come first.
+//     3. With uniform values, each group is finished as the shared counter above (ranks within the group).
 //        Otherwise the values are scanned: a group of the whole warp by the plain shuffle scan (scan.cuh: five
 //        shuffles per 32-bit word), other groups by rank within the group (each lane finds the lane 2^k members
 //        below it in the group's mask; as many levels as the largest group needs, __reduce_max_sync of the group
@@ -55,16 +60,16 @@
 //        performs its own atomic with no shuffles. Then the atomic, the shuffle of `old`, and for each lane the
 //        scan value of the lane below it in its group: computed without a shuffle for integer add and xor
 //        (inclusive - value, inclusive ^ value), one more shuffle (per word) for the others.
-//   match_only: the match always (step 2 and the scan of step 3, without the two tests); kept to measure what the
-//     tests cost or save. distinct_then_match: step 1, then the match and the scan (no uniform-value test).
-//     address_first: before step 1, a uniform-address test (each lane compares its address with the lowest
-//     active lane's: one 64-bit shuffle and one vote); if it holds, the group is the active mask and the match is
-//     skipped. The lab's atomics/aggregated rows measure every order.
-// Summary, 32-bit types, per call of a full warp: distinct increasing addresses 1 shuffle + 1 vote, then each
-// lane's own atomic; one address and one value 3 shuffles + 2 votes + the match + 1 atomic; one address and varied
-// values 8 shuffles (integer add, xor) or 9 + 2 votes + the match + 1 atomic. 64-bit types take two shuffles
-// wherever a value (not an address) moves. The call returns only after its atomic's old value came back (the
-// shuffle of `old` waits for it), except on the distinct path, which returns the atomic's own result.
+//   The other orders, kept to measure what the tests cost or save (the lab's atomics/aggregated rows measure
+//   every order): match_only: the match and the scan always, no test. distinct_then_match: the increasing test
+//   alone (one shuffle, one vote), then the match and the scan. address_first: a one-address test against the
+//   lowest active lane (one 64-bit shuffle, one vote), then, if it fails, the increasing test; then a
+//   uniform-value test (one shuffle and one vote), each waiting for the one before.
+// Summary, 32-bit types, per call of a full warp under the default: distinct increasing addresses 3 shuffles +
+// 3 votes, then each lane's own atomic; one address and one value 4 shuffles + 3 votes + 1 atomic; several
+// addresses, or varied values, add the match and the scan (up to 9 more shuffles). 64-bit values take two
+// shuffles wherever a value moves. The call returns only after its atomic's old value came back (the shuffle of
+// `old` waits for it), except on the distinct path, which returns the atomic's own result.
 // For floating-point add with uniform values the partial sums are r * v, one rounding, instead of a scan.
 //
 // Nothing here relies on implicit warp-synchronous execution: every shuffle and vote names the active mask, and
@@ -210,43 +215,64 @@ inline constexpr bool invertible_v =
 
 /// The aggregated atomic: groups the calling lanes by address, one hardware atomic per group, and returns each
 /// lane's lane-order result (see the header's comment for the paths and their costs).
-template <aggregation A, class Op, class T>
-__device__ __forceinline__ T aggregated_atomic(T* address, T value, Op op) {
-  const unsigned active = __activemask();
+/// This is the work for the lanes in `active` (== __activemask()). Full: active is the whole warp, and every
+/// shuffle and vote names the constant full mask (with a mask known only at run time, the compiler checks the
+/// warp's convergence before each one with an extra MATCH.ANY, which costs more than the shuffle itself).
+template <aggregation A, bool Full, class Op, class T>
+__device__ __forceinline__ T aggregated_atomic_in(T* address, T value, Op op, unsigned active_lanes) {
+  const unsigned active = Full ? full_mask : active_lanes;
   const int lane = lane_id();
   const unsigned lower_active = active & lanemask_lt();
   // The active lane just below this one (this lane itself for the lowest active lane).
   [[maybe_unused]] const int prev = lower_active ? size - 1 - __clz(static_cast<int>(lower_active)) : lane;
-  constexpr bool distinct_test = A != aggregation::match_only;
-  constexpr bool value_test = A == aggregation::uniform_first || A == aggregation::address_first;
-  bool one_address = false;
-  if constexpr (A == aggregation::address_first) {
-    // 0. Every active lane on the lowest active lane's address: one group, no match.
-    const unsigned long long a = reinterpret_cast<unsigned long long>(address);
-    one_address = __all_sync(active, shfl(a, __ffs(static_cast<int>(active)) - 1, active) == a);
-  }
-  if constexpr (distinct_test) {
-    if (!one_address) {
-      // 1. Strictly increasing low address words across the active lanes: all addresses distinct.
-      const unsigned low = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(address));
-      const unsigned prev_low = detail::shfl_idx_word(low, prev, active);
-      if (__all_sync(active, lower_active == 0u || prev_low < low)) return hardware_atomic<Op>(address, value);
+  const unsigned long long a = reinterpret_cast<unsigned long long>(address);
+  bool one_address = false, uniform_values = false;
+  if constexpr (A == aggregation::uniform_first) {
+    // 1. One round of tests against the active lane below: its address (both words) and its value are shuffled
+    //    together, and three votes (independent of one another) tell every lane which tests hold for all lanes.
+    //    A whole warp shuffles up by one (lane 0 reads its own values), which needs no lane index.
+    const unsigned long long prev_a = Full ? shfl_up(a, 1) : shfl(a, prev, active);
+    const T prev_value = Full ? shfl_up(value, 1) : shfl(value, prev, active);
+    const bool lowest = Full ? lane == 0 : lower_active == 0u;
+    const bool increasing = __all_sync(active, lowest || static_cast<unsigned>(prev_a) < static_cast<unsigned>(a));
+    one_address = __all_sync(active, lowest || prev_a == a);
+    uniform_values = __all_sync(active, lowest || bits_of(prev_value) == bits_of(value));
+    if (increasing) return hardware_atomic<Op>(address, value);  // strictly increasing: all addresses distinct
+    if (one_address && uniform_values) {
+      // One group, one value (a shared counter): no match, no scan, ranks from the active mask alone.
+      const int rank = Full ? lane : __popc(lower_active);
+      const int last = Full ? size - 1 : size - 1 - __clz(static_cast<int>(active));
+      T old{};
+      if (lane == last) old = hardware_atomic<Op>(address, repeated<Op>(value, Full ? size : __popc(active)));
+      old = shfl(old, last, active);
+      return rank > 0 ? op(old, repeated<Op>(value, rank)) : old;
+    }
+  } else {
+    if constexpr (A == aggregation::address_first) {
+      // 0. Every active lane on the lowest active lane's address: one group, no match.
+      one_address = __all_sync(active, shfl(a, __ffs(static_cast<int>(active)) - 1, active) == a);
+    }
+    if constexpr (A != aggregation::match_only) {
+      if (!one_address) {
+        // 1. Strictly increasing low address words across the active lanes: all addresses distinct.
+        const unsigned prev_low = detail::shfl_idx_word(static_cast<unsigned>(a), prev, active);
+        if (__all_sync(active, lower_active == 0u || prev_low < static_cast<unsigned>(a)))
+          return hardware_atomic<Op>(address, value);
+      }
+    }
+    if constexpr (A == aggregation::address_first) {
+      const T prev_value = shfl(value, prev, active);
+      uniform_values = __all_sync(active, lower_active == 0u || bits_of(prev_value) == bits_of(value));
     }
   }
   // 2. The lanes that share this lane's address.
-  const unsigned peers =
-      one_address ? active : __match_any_sync(active, reinterpret_cast<unsigned long long>(address));
+  const unsigned peers = one_address ? active : __match_any_sync(active, a);
   const unsigned below = peers & lanemask_lt();  // the group's lanes below this one
   const int rank = __popc(below);
   const int last = size - 1 - __clz(static_cast<int>(peers));  // performs the group's atomic
   // 3. total: op over the group's values (needed at `last`); before: op over the group's values below this lane
   //    (needed where rank > 0).
   T total = value, before = value;
-  bool uniform_values = false;
-  if constexpr (value_test) {
-    const T prev_value = shfl(value, prev, active);
-    uniform_values = __all_sync(active, lower_active == 0u || bits_of(prev_value) == bits_of(value));
-  }
   if (uniform_values) {
     total = repeated<Op>(value, __popc(peers));
     if (rank > 0) before = repeated<Op>(value, rank);
@@ -283,6 +309,13 @@ __device__ __forceinline__ T aggregated_atomic(T* address, T value, Op op) {
   if (lane == last) old = hardware_atomic<Op>(address, total);
   old = shfl(old, last, active);
   return rank > 0 ? op(old, before) : old;
+}
+
+template <aggregation A, class Op, class T>
+__device__ __forceinline__ T aggregated_atomic(T* address, T value, Op op) {
+  const unsigned active = __activemask();
+  if (active == full_mask) return aggregated_atomic_in<A, true>(address, value, op, full_mask);
+  return aggregated_atomic_in<A, false>(address, value, op, active);
 }
 
 }  // namespace detail
