@@ -1,4 +1,4 @@
-"""cuprim: GPU primitives (radix sort, scans, reductions, stream compaction, histograms, GEMM) on the arrays of
+"""cuprim: GPU primitives (radix sort, scans, reductions, stream compaction, histograms, BLAS) on the arrays of
 PyTorch, CuPy and anything speaking ``__cuda_array_interface__`` or DLPack: zero-copy, on the caller's stream.
 
 Conventions of every function:
@@ -46,8 +46,8 @@ __all__ = [
     "sum", "min", "max", "argmin", "argmax",
     "select", "select_sync", "nonzero", "nonzero_sync", "unique", "unique_sync",
     "run_length_encode", "run_length_encode_sync",
-    "bincount", "histogram_even",
-    "gemm", "matmul",
+    "bincount", "histogram_even", "histogram_range", "segmented_reduce", "segmented_sort",
+    "gemm", "matmul", "gemm_batched", "gemv", "dot", "trsm", "trsm_batched", "symm",
     "supported_dtypes", "device_count",
 ]
 
@@ -467,6 +467,70 @@ def run_length_encode_sync(x: Any, *, stream: Any = None):
 
 
 # ---------------------------------------------------------------------------------------------------------------------
+# Segmented operations
+
+
+def _offsets(fn: str, offsets: Any, like: _a.DeviceArray, codes) -> Tuple[_a.DeviceArray, int]:
+    o = _view(fn, "offsets", offsets)
+    if len(o.shape) != 1 or o.size < 1:
+        raise ValueError(f"{fn}: offsets must be 1-D with num_segments + 1 entries (shape {o.shape})")
+    if o.code not in codes:
+        want = " or ".join(DTYPE_NAMES[c] for c in codes)
+        raise TypeError(f"{fn}: offsets have dtype {o.dtype_name}; they must be {want}")
+    if o.device != like.device and like.size:
+        raise ValueError(f"{fn}: offsets are on device {o.device}, x on device {like.device}")
+    return o, o.size - 1
+
+
+_SEGMENTED_OPS = {"sum": _SUM, "min": _MIN, "max": _MAX}
+
+
+def segmented_reduce(x: Any, offsets: Any, *, op: str = "sum", out: Any = None, stream: Any = None):
+    """out[s] = op over x[offsets[s]:offsets[s + 1]] for each segment s (CSR offsets: num_segments + 1 non-decreasing
+    int32 or int64 values on the device, read there only: nothing waits for them).
+
+    op: "sum" (signed integers summed in int64, unsigned in uint64, floats in their type, as cuprim.sum), "min" or
+    "max" (the input's type; an empty segment gets the type's largest / lowest value, ±inf for floats). dtypes:
+    int32, int64, uint32, uint64, float32, float64. Work is balanced over segments and elements, so many tiny
+    segments and a few huge ones run at the same rate.
+
+    >>> cuprim.segmented_reduce(x, torch.tensor([0, 3, 3, 10], device="cuda"))   # 3 sums, the second empty
+    """
+    fn = "cuprim.segmented_reduce"
+    code_op = _SEGMENTED_OPS.get(op)
+    if code_op is None:
+        raise ValueError(f"{fn}: op must be 'sum', 'min' or 'max' (got {op!r})")
+    a, s, alloc = _call(fn, x, stream)
+    _need_1d(fn, a)
+    o, segments = _offsets(fn, offsets, a, (_a.CODE["int32"], I64))
+    code = a.code
+    if code_op == _SUM:
+        code = I64 if code in SIGNED else U64 if code in INTEGERS else code
+    obj, r = _output(fn, "out", out, alloc, (segments,), code)
+    _ext.segmented_reduce(a.device, code_op, a.code, o.code, a.ptr, r.ptr, o.ptr, segments, s)
+    return obj
+
+
+def segmented_sort(x: Any, offsets: Any, *, descending: bool = False, out: Any = None, stream: Any = None):
+    """Each segment x[offsets[s]:offsets[s + 1]] sorted on its own (stable), into a new array or out=.
+
+    offsets: num_segments + 1 non-decreasing int64 values on the device within [0, len(x)] (torch.cumsum and
+    cupy.cumsum give int64). Positions outside every segment are not written (a new output leaves them
+    uninitialised). Nothing waits for the GPU. Keys: int32, int64, uint32, uint64, float32, float64 (floats in IEEE
+    total order, NaNs last).
+
+    >>> cuprim.segmented_sort(x, offsets)
+    """
+    fn = "cuprim.segmented_sort"
+    a, s, alloc = _call(fn, x, stream)
+    _need_1d(fn, a)
+    o, segments = _offsets(fn, offsets, a, (I64,))
+    obj, r = _output(fn, "out", out, alloc, a.shape, a.code)
+    _ext.segmented_sort(a.device, a.code, a.ptr, r.ptr, a.size, o.ptr, segments, descending, s)
+    return obj
+
+
+# ---------------------------------------------------------------------------------------------------------------------
 # Histograms
 
 
@@ -494,6 +558,28 @@ def histogram_even(x: Any, bins: int, lower, upper, *, out: Any = None, stream: 
         _ext.histogram_even_int(a.device, a.code, a.ptr, a.size, o.ptr, bins, int(lower), int(upper), s)
     else:
         _ext.histogram_even_float(a.device, a.code, a.ptr, a.size, o.ptr, bins, float(lower), float(upper), s)
+    return obj
+
+
+def histogram_range(x: Any, edges, *, out: Any = None, stream: Any = None):
+    """int64 counts of x (flattened) in the bins [edges[b], edges[b + 1]) of a sorted host sequence of edges (a list
+    or a NumPy array: numpy.histogram's bins= as edges, with a half-open last bin); float32 or float64 x. Values
+    outside, and NaNs, are not counted.
+
+    >>> cuprim.histogram_range(x, [0.0, 0.5, 2.0, 10.0])   # 3 bins
+    """
+    fn = "cuprim.histogram_range"
+    a, s, alloc = _call(fn, x, stream)
+    if a.code not in (F32, F64):
+        raise TypeError(f"{fn}: x has dtype {a.dtype_name}; histogram_range takes float32 or float64 samples")
+    try:
+        levels = [float(e) for e in edges]
+    except TypeError:
+        raise ValueError(f"{fn}: edges must be a host sequence of numbers, not {type(edges).__name__}") from None
+    if len(levels) < 2:
+        raise ValueError(f"{fn}: edges must hold at least 2 values (one bin), not {len(levels)}")
+    obj, o = _output(fn, "out", out, alloc, (len(levels) - 1,), I64, (I64, U64))
+    _ext.histogram_range(a.device, a.code, a.ptr, a.size, o.ptr, levels, s)
     return obj
 
 
@@ -573,3 +659,181 @@ def gemm(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0
 def matmul(a: Any, b: Any, *, out: Any = None, stream: Any = None):
     """a @ b for 2-D row-major arrays (gemm with alpha = 1, beta = 0)."""
     return gemm(a, b, out=out, stream=stream)
+
+
+def _blas_real(fn: str, *arrays: _a.DeviceArray) -> int:
+    code = arrays[0].code
+    for x in arrays[1:]:
+        if x.code != code:
+            raise TypeError(f"{fn}: the arrays must have one dtype ({', '.join(y.dtype_name for y in arrays)})")
+    if code not in (F32, F64):
+        raise TypeError(f"{fn}: dtype {arrays[0].dtype_name} is not float32 or float64")
+    return code
+
+
+def _need_2d_square(fn: str, a: _a.DeviceArray, arg: str = "a") -> int:
+    if len(a.shape) != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"{fn}: {arg} must be a square 2-D array (shape {a.shape})")
+    return a.shape[0]
+
+
+def _into(fn: str, out, b: _a.DeviceArray, alloc, s: int):
+    """(out object, its address) holding a copy of b: the caller's out= (b itself: in place) or a new array."""
+    obj, o = _output(fn, "out", out, alloc, tuple(b.shape), b.code)
+    if o.ptr != b.ptr:
+        _ext.copy(b.device, o.ptr, b.ptr, b.size * ITEMSIZE[b.code], s)
+    return obj, o
+
+
+def dot(x: Any, y: Any, *, out: Any = None, stream: Any = None):
+    """Σ x[k]·y[k] of two 1-D arrays of one dtype, as a 0-d device array (no synchronisation: .item() reads it).
+
+    float32 and float64 are summed in their type; float16 and bfloat16 products are summed in float32 (the result is
+    float32). The order of the additions depends only on the length and the GPU, so a result repeats bit for bit.
+
+    >>> d = cuprim.dot(x, y)
+    """
+    fn = "cuprim.dot"
+    X, s, alloc = _call(fn, x, stream)
+    Y = _view(fn, "y", y)
+    if len(X.shape) != 1 or len(Y.shape) != 1 or X.size != Y.size:
+        raise ValueError(f"{fn}: x and y must be 1-D of one length (shapes {X.shape}, {Y.shape})")
+    if Y.code != X.code:
+        raise TypeError(f"{fn}: x is {X.dtype_name}, y {Y.dtype_name}; they must have one dtype")
+    out_code = F32 if X.dtype_name in ("float16", "bfloat16") else X.code
+    obj, o = _output(fn, "out", out, alloc, (), out_code)
+    _ext.dot(X.device, X.code, X.size, X.ptr, 1, Y.ptr, 1, o.ptr, s)
+    return obj
+
+
+def gemv(a: Any, x: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0.0, trans: bool = False,
+         stream: Any = None):
+    """y = alpha · op(a) · x + beta · y for a row-major 2-D a (m × n) and 1-D x; op transposes when trans.
+
+    float32 or float64. beta ≠ 0 reads out (which must then be given); beta = 0 never reads it.
+
+    >>> y = cuprim.gemv(a, x)                     # a @ x
+    >>> cuprim.gemv(a, x, out=y, trans=True)      # y = a.T @ x
+    """
+    fn = "cuprim.gemv"
+    A, s, alloc = _call(fn, a, stream)
+    X = _view(fn, "x", x)
+    if len(A.shape) != 2 or len(X.shape) != 1:
+        raise ValueError(f"{fn}: a must be 2-D and x 1-D (shapes {A.shape}, {X.shape})")
+    code = _blas_real(fn, A, X)
+    m, n = A.shape
+    rows, cols = (n, m) if trans else (m, n)
+    if X.size != cols:
+        raise ValueError(f"{fn}: op(a) is {rows}×{cols} but x has {X.size} elements")
+    if out is None and beta != 0:
+        raise ValueError(f"{fn}: beta = {beta} reads y: pass out=")
+    obj, o = _output(fn, "out", out, alloc, (rows,), code)
+    _ext.gemv(A.device, code, trans, m, n, float(alpha), A.ptr, n if n > 1 else 1, X.ptr, 1, float(beta), o.ptr, 1, s)
+    return obj
+
+
+def trsm(a: Any, b: Any, *, left: bool = True, lower: bool = True, trans: bool = False, unit_diagonal: bool = False,
+         alpha: float = 1.0, out: Any = None, stream: Any = None):
+    """X with op(a)·X = alpha·b (left) or X·op(a) = alpha·b (left=False): a triangular solve on row-major arrays.
+
+    a is square (n × n, only its `lower` or upper triangle read; unit_diagonal: its diagonal is taken as ones and not
+    read); b is m × n. float32 or float64. The result goes to out= (pass b itself to solve in place) or to a new
+    array. A zero on the diagonal gives IEEE infinities and NaNs, as BLAS does.
+
+    >>> x = cuprim.trsm(l, b)                             # l x = b, l lower triangular
+    >>> cuprim.trsm(u, b, lower=False, left=False, out=b)  # b ← b u⁻¹, in place
+    """
+    fn = "cuprim.trsm"
+    A, s, alloc = _call(fn, a, stream)
+    B = _view(fn, "b", b)
+    k = _need_2d_square(fn, A)
+    if len(B.shape) != 2:
+        raise ValueError(f"{fn}: b must be 2-D (shape {B.shape})")
+    code = _blas_real(fn, A, B)
+    m, n = B.shape
+    if (m if left else n) != k:
+        raise ValueError(f"{fn}: a is {k}×{k} but b is {m}×{n} (left={left})")
+    obj, o = _into(fn, out, B, alloc, s)
+    _ext.trsm(A.device, code, left, lower, trans, unit_diagonal, m, n, float(alpha), A.ptr, k if k > 1 else 1, o.ptr,
+              n if n > 1 else 1, s)
+    return obj
+
+
+def symm(a: Any, b: Any, *, left: bool = True, lower: bool = True, alpha: float = 1.0, beta: float = 0.0,
+         out: Any = None, stream: Any = None):
+    """C = alpha·a·b + beta·C (left) or alpha·b·a + beta·C, a symmetric (only its `lower` or upper triangle read).
+
+    Row-major arrays, float32 or float64: a square, b and C m × n. beta ≠ 0 reads out (which must then be given).
+
+    >>> c = cuprim.symm(s, b)   # s @ b, reading s's lower triangle only
+    """
+    fn = "cuprim.symm"
+    A, s, alloc = _call(fn, a, stream)
+    B = _view(fn, "b", b)
+    k = _need_2d_square(fn, A)
+    if len(B.shape) != 2:
+        raise ValueError(f"{fn}: b must be 2-D (shape {B.shape})")
+    code = _blas_real(fn, A, B)
+    m, n = B.shape
+    if (m if left else n) != k:
+        raise ValueError(f"{fn}: a is {k}×{k} but b is {m}×{n} (left={left})")
+    if out is None and beta != 0:
+        raise ValueError(f"{fn}: beta = {beta} reads C: pass out=")
+    obj, o = _output(fn, "out", out, alloc, (m, n), code)
+    _ext.symm(A.device, code, left, lower, m, n, float(alpha), A.ptr, k if k > 1 else 1, B.ptr, n if n > 1 else 1,
+              float(beta), o.ptr, n if n > 1 else 1, s)
+    return obj
+
+
+def gemm_batched(a: Any, b: Any, *, out: Any = None, alpha: float = 1.0, beta: float = 0.0, trans_a: bool = False,
+                 trans_b: bool = False, stream: Any = None):
+    """C[z] = alpha · op(a[z]) · op(b[z]) + beta · C[z] over 3-D row-major arrays (batch first), float32 or float64.
+
+    Built for many small matrices (cuprim's batched kernels cover up to 64 × 64 in shared memory; larger ones run as
+    tiles). beta ≠ 0 reads out (which must then be given).
+
+    >>> c = cuprim.gemm_batched(a, b)   # a: (batch, m, k), b: (batch, k, n) -> (batch, m, n)
+    """
+    fn = "cuprim.gemm_batched"
+    A, s, alloc = _call(fn, a, stream)
+    B = _view(fn, "b", b)
+    if len(A.shape) != 3 or len(B.shape) != 3 or A.shape[0] != B.shape[0]:
+        raise ValueError(f"{fn}: a and b must be 3-D with one batch size (shapes {A.shape}, {B.shape})")
+    code = _blas_real(fn, A, B)
+    batch = A.shape[0]
+    m, k = (A.shape[2], A.shape[1]) if trans_a else A.shape[1:]
+    kb, n = (B.shape[2], B.shape[1]) if trans_b else B.shape[1:]
+    if kb != k:
+        raise ValueError(f"{fn}: op(a[z]) is {m}×{k} but op(b[z]) is {kb}×{n}")
+    if out is None and beta != 0:
+        raise ValueError(f"{fn}: beta = {beta} reads C: pass out=")
+    obj, o = _output(fn, "out", out, alloc, (batch, m, n), code)
+    ld = lambda cols: cols if cols > 1 else 1
+    _ext.gemm_strided_batched(A.device, code, trans_a, trans_b, m, n, k, float(alpha), A.ptr, ld(A.shape[2]),
+                              A.shape[1] * A.shape[2], B.ptr, ld(B.shape[2]), B.shape[1] * B.shape[2], float(beta),
+                              o.ptr, ld(n), m * n, batch, s)
+    return obj
+
+
+def trsm_batched(a: Any, b: Any, *, left: bool = True, lower: bool = True, trans: bool = False,
+                 unit_diagonal: bool = False, alpha: float = 1.0, out: Any = None, stream: Any = None):
+    """trsm over 3-D row-major arrays (batch first): a (batch, k, k) triangular, b (batch, m, n); float32 or float64.
+
+    Built for many small systems (k ≤ 64 are solved a block per system in shared memory, several per block).
+
+    >>> x = cuprim.trsm_batched(l, b)   # l[z] x[z] = b[z] for every z
+    """
+    fn = "cuprim.trsm_batched"
+    A, s, alloc = _call(fn, a, stream)
+    B = _view(fn, "b", b)
+    if len(A.shape) != 3 or A.shape[1] != A.shape[2] or len(B.shape) != 3 or A.shape[0] != B.shape[0]:
+        raise ValueError(f"{fn}: a must be (batch, k, k) and b (batch, m, n) (shapes {A.shape}, {B.shape})")
+    code = _blas_real(fn, A, B)
+    batch, k = A.shape[0], A.shape[1]
+    m, n = B.shape[1:]
+    if (m if left else n) != k:
+        raise ValueError(f"{fn}: a[z] is {k}×{k} but b[z] is {m}×{n} (left={left})")
+    obj, o = _into(fn, out, B, alloc, s)
+    _ext.trsm_strided_batched(A.device, code, left, lower, trans, unit_diagonal, m, n, float(alpha), A.ptr,
+                              k if k > 1 else 1, k * k, o.ptr, n if n > 1 else 1, m * n, batch, s)
+    return obj

@@ -70,10 +70,44 @@ void histogram_even_int(int dev, int dtype, addr samples, std::int64_t n, addr h
 void histogram_even_float(int dev, int dtype, addr samples, std::int64_t n, addr hist, int bins, double lower,
                           double upper, addr stream);
 
+/// hist[0, edges.size() - 1) (uint64) = counts of samples with edges[b] <= x < edges[b + 1] (edges: host, sorted).
+void histogram_range(int dev, int dtype, addr samples, std::int64_t n, addr hist, const std::vector<double>& edges,
+                     addr stream);
+
+/// out[s] = the reduction (reduce_op sum, min or max) of in[offsets[s], offsets[s + 1]); offsets int32 or int64.
+void segmented_reduce(int dev, int op, int dtype, int offset_dtype, addr in, addr out, addr offsets,
+                      std::int64_t num_segments, addr stream);
+/// Each segment [offsets[s], offsets[s + 1]) of keys_out = that segment of keys_in, sorted (offsets: int64).
+void segmented_sort(int dev, int dtype, addr keys_in, addr keys_out, std::int64_t n, addr offsets,
+                    std::int64_t num_segments, bool descending, addr stream);
+
 /// Row-major C = alpha · op(A) · op(B) + beta · C; math: a blas::math value (float32 inputs only; 0 otherwise).
 void gemm(int dev, int in_dtype, int out_dtype, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n,
           std::int64_t k, double alpha, addr a, std::int64_t lda, addr b, std::int64_t ldb, double beta, addr c,
           std::int64_t ldc, addr stream, int math);
+
+/// The BLAS routines after gemm on row-major arrays (blas.cu): `a`, `b`, `c` row-major with leading dimensions in
+/// elements; flags as the Python layer names them. dot: *result (float32 for the 16-bit inputs) = Σ x_k·y_k.
+void dot(int dev, int dtype, std::int64_t n, addr x, std::int64_t incx, addr y, std::int64_t incy, addr result,
+         addr stream);
+/// y = alpha · op(A) · x + beta · y, A row-major m × n.
+void gemv(int dev, int dtype, bool trans, std::int64_t m, std::int64_t n, double alpha, addr a, std::int64_t lda,
+          addr x, std::int64_t incx, double beta, addr y, std::int64_t incy, addr stream);
+/// Solves op(A)·X = alpha·B (left) or X·op(A) = alpha·B, B (m × n) overwritten by X.
+void trsm(int dev, int dtype, bool left, bool lower, bool trans, bool unit, std::int64_t m, std::int64_t n,
+          double alpha, addr a, std::int64_t lda, addr b, std::int64_t ldb, addr stream);
+/// C = alpha·A·B + beta·C (left) or alpha·B·A + beta·C, A symmetric, only its `lower` (or upper) triangle read.
+void symm(int dev, int dtype, bool left, bool lower, std::int64_t m, std::int64_t n, double alpha, addr a,
+          std::int64_t lda, addr b, std::int64_t ldb, double beta, addr c, std::int64_t ldc, addr stream);
+/// batch row-major products, operand z at a + z·stride_a (elements), and so on.
+void gemm_strided_batched(int dev, int dtype, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n,
+                          std::int64_t k, double alpha, addr a, std::int64_t lda, std::int64_t stride_a, addr b,
+                          std::int64_t ldb, std::int64_t stride_b, double beta, addr c, std::int64_t ldc,
+                          std::int64_t stride_c, std::int64_t batch, addr stream);
+/// batch row-major triangular solves, as trsm, operand z at a + z·stride_a and b + z·stride_b.
+void trsm_strided_batched(int dev, int dtype, bool left, bool lower, bool trans, bool unit, std::int64_t m,
+                          std::int64_t n, double alpha, addr a, std::int64_t lda, std::int64_t stride_a, addr b,
+                          std::int64_t ldb, std::int64_t stride_b, std::int64_t batch, addr stream);
 
 /// Host microseconds per call of `reps` back-to-back reduce(...) calls made from C++: the loop's wall time divided
 /// by reps, nothing synchronised inside it (the stream is synchronised after one warm-up call before the loop, and
@@ -98,5 +132,7 @@ void describe_reduce(table&);
 void describe_select(table&);
 void describe_histogram(table&);
 void describe_gemm(table&);
+void describe_blas(table&);
+void describe_segmented(table&);
 
 }  // namespace cuprim::python

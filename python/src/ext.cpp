@@ -97,9 +97,39 @@ NB_MODULE(_ext, m) {
         "lower"_a, "upper"_a, "stream"_a);
   m.def("histogram_even_float", &py::histogram_even_float, "dev"_a, "dtype"_a, "samples"_a, "n"_a, "hist"_a,
         "bins"_a, "lower"_a, "upper"_a, "stream"_a);
+  m.def("histogram_range", &py::histogram_range, "dev"_a, "dtype"_a, "samples"_a, "n"_a, "hist"_a, "edges"_a,
+        "stream"_a);
+  m.def("segmented_reduce", &py::segmented_reduce, "dev"_a, "op"_a, "dtype"_a, "offset_dtype"_a, "x"_a, "out"_a,
+        "offsets"_a, "num_segments"_a, "stream"_a);
+  m.def("segmented_sort", &py::segmented_sort, "dev"_a, "dtype"_a, "keys_in"_a, "keys_out"_a, "n"_a, "offsets"_a,
+        "num_segments"_a, "descending"_a, "stream"_a);
   m.def("gemm", &py::gemm, "dev"_a, "in_dtype"_a, "out_dtype"_a, "trans_a"_a, "trans_b"_a, "m"_a, "n"_a, "k"_a,
         "alpha"_a, "a"_a, "lda"_a, "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "stream"_a, "math"_a = 0);
+  m.def("dot", &py::dot, "dev"_a, "dtype"_a, "n"_a, "x"_a, "incx"_a, "y"_a, "incy"_a, "result"_a, "stream"_a);
+  m.def("gemv", &py::gemv, "dev"_a, "dtype"_a, "trans"_a, "m"_a, "n"_a, "alpha"_a, "a"_a, "lda"_a, "x"_a, "incx"_a,
+        "beta"_a, "y"_a, "incy"_a, "stream"_a);
+  m.def("trsm", &py::trsm, "dev"_a, "dtype"_a, "left"_a, "lower"_a, "trans"_a, "unit"_a, "m"_a, "n"_a, "alpha"_a,
+        "a"_a, "lda"_a, "b"_a, "ldb"_a, "stream"_a);
+  m.def("symm", &py::symm, "dev"_a, "dtype"_a, "left"_a, "lower"_a, "m"_a, "n"_a, "alpha"_a, "a"_a, "lda"_a, "b"_a,
+        "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "stream"_a);
+  m.def("gemm_strided_batched", &py::gemm_strided_batched, "dev"_a, "dtype"_a, "trans_a"_a, "trans_b"_a, "m"_a, "n"_a,
+        "k"_a, "alpha"_a, "a"_a, "lda"_a, "stride_a"_a, "b"_a, "ldb"_a, "stride_b"_a, "beta"_a, "c"_a, "ldc"_a,
+        "stride_c"_a, "batch"_a, "stream"_a);
+  m.def("trsm_strided_batched", &py::trsm_strided_batched, "dev"_a, "dtype"_a, "left"_a, "lower"_a, "trans"_a,
+        "unit"_a, "m"_a, "n"_a, "alpha"_a, "a"_a, "lda"_a, "stride_a"_a, "b"_a, "ldb"_a, "stride_b"_a, "batch"_a,
+        "stream"_a);
 
+  m.def("copy", [](int dev, std::uintptr_t dst, std::uintptr_t src, std::int64_t bytes, std::uintptr_t stream) {
+    if (bytes <= 0 || dst == src) return;
+    int previous = 0;
+    CUPRIM_CUDA_CHECK(cudaGetDevice(&previous));
+    if (dev >= 0 && dev != previous) CUPRIM_CUDA_CHECK(cudaSetDevice(dev));
+    const cudaError_t e = cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src),
+                                          std::size_t(bytes), cudaMemcpyDeviceToDevice,
+                                          reinterpret_cast<cudaStream_t>(stream));
+    if (dev >= 0 && dev != previous) (void)cudaSetDevice(previous);
+    if (e != cudaSuccess) throw cuprim::cuda_error(e, "cuprim.copy", std::source_location::current());
+  }, "dev"_a, "dst"_a, "src"_a, "bytes"_a, "stream"_a, "bytes from src to dst (device memory), ordered on stream.");
   m.def("pointer_device", &py::pointer_device, "ptr"_a,
         "The CUDA ordinal of the device memory at ptr, or -1 for host memory.");
   m.def("device_count", &py::device_count, "Number of CUDA devices visible (0 without a driver or device).");
@@ -112,6 +142,8 @@ NB_MODULE(_ext, m) {
     py::describe_select(t);
     py::describe_histogram(t);
     py::describe_gemm(t);
+    py::describe_blas(t);
+    py::describe_segmented(t);
     return t;
   }, "What this build instantiates: 'op:dtype' and 'op:in>out' entries.");
   m.def("dlpack_info", [](nb::ndarray<nb::ro> a) {

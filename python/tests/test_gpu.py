@@ -352,6 +352,188 @@ def test_gemm_alpha_beta_out(fw):
     np.testing.assert_allclose(fw.numpy(c), ref, rtol=1e-4, atol=1e-2)
 
 
+def _random_offsets(n, segments, seed):
+    """num_segments + 1 sorted offsets in [0, n] with empty, tiny and long segments."""
+    rng = np.random.default_rng(seed)
+    cuts = np.sort(rng.integers(0, n + 1, size=segments - 1)) if segments > 1 else np.array([], dtype=np.int64)
+    return np.concatenate(([0], cuts, [n])).astype(np.int64)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint32", "float32", "float64"])
+@pytest.mark.parametrize("op", ["sum", "min", "max"])
+@pytest.mark.parametrize("n, segments", [(0, 1), (1, 1), (1000, 37), (1000003, 5000)])
+@pytest.mark.parametrize("offset_dtype", ["int32", "int64"])
+def test_segmented_reduce(fw, dtype, op, n, segments, offset_dtype):
+    h = random_array(dtype, n, low=-100 if dtype in ("int32", "int64", "float32", "float64") else 0, high=100)
+    off = _random_offsets(n, segments, 3)
+    r = cuprim.segmented_reduce(fw.asarray(h), fw.asarray(off.astype(offset_dtype)), op=op)
+    got = fw.numpy(r)
+    for sgm in range(segments):
+        part = h[off[sgm]:off[sgm + 1]]
+        if op == "sum" and not dtype.startswith("float"):
+            assert int(got[sgm]) == int(part.astype(np.int64).sum()), sgm  # int64 / uint64 sums: exact
+        elif op == "sum":
+            u = 2.0 ** -24 if dtype == "float32" else 2.0 ** -53
+            bound = (part.size + 1) * u * float(np.abs(part.astype(np.float64)).sum()) + 1e-300
+            assert abs(float(got[sgm]) - float(part.astype(np.float64).sum())) <= bound, sgm
+        elif part.size == 0:
+            info = np.finfo(dtype) if dtype.startswith("float") else np.iinfo(dtype)
+            want = (np.inf if op == "min" else -np.inf) if dtype.startswith("float") else (info.max if op == "min" else info.min)
+            assert got[sgm] == want, sgm
+        else:
+            assert got[sgm] == (part.min() if op == "min" else part.max()), sgm
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint64", "float32", "float64"])
+@pytest.mark.parametrize("n, segments", [(1, 1), (1000, 37), (300000, 7), (1000003, 20000)])
+@pytest.mark.parametrize("descending", [False, True])
+def test_segmented_sort(fw, dtype, n, segments, descending):
+    h = random_array(dtype, n)
+    off = _random_offsets(n, segments, 5)
+    y = cuprim.segmented_sort(fw.asarray(h), fw.asarray(off), descending=descending)
+    got = fw.numpy(y)
+    ref = h.copy()
+    for sgm in range(segments):
+        part = np.sort(h[off[sgm]:off[sgm + 1]], kind="stable")
+        ref[off[sgm]:off[sgm + 1]] = part[::-1] if descending else part
+    np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [0, 7, 1000003])
+def test_histogram_range(fw, dtype, n):
+    h = random_array(dtype, n, low=-10, high=10)
+    edges = [-8.0, -3.5, 0.0, 0.25, 1.0, 9.0]
+    got = fw.numpy(cuprim.histogram_range(fw.asarray(h), edges))
+    ref = [int(np.count_nonzero((h >= lo) & (h < hi))) for lo, hi in zip(edges[:-1], edges[1:])]
+    assert got.tolist() == ref
+
+
+def _tri(n, lower, seed, dtype):
+    """A well-conditioned triangular n × n matrix (dominant diagonal) with NaN in the triangle cuprim must not read."""
+    a = random_array(dtype, n * n, seed=seed, low=-1, high=1).reshape(n, n).astype(np.float64)
+    a += np.diag(np.full(n, 2.0 + n ** 0.5) * np.sign(np.diag(a) + 0.5))
+    t = np.tril(a) if lower else np.triu(a)
+    stored = t.copy()
+    stored[(np.triu_indices(n, 1) if lower else np.tril_indices(n, -1))] = np.nan
+    return t, stored.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("n", [0, 1, 7, 1000003])
+def test_dot(fw, dtype, n):
+    hx, hy = random_array(dtype, n, low=-1, high=1), random_array(dtype, n, seed=9, low=-1, high=1)
+    if dtype == "float16":
+        hx, hy = hx.astype(np.float16), hy.astype(np.float16)
+    x, y = fw.asarray(hx, dtype), fw.asarray(hy, dtype)
+    d = cuprim.dot(x, y)
+    assert d.shape == ()
+    X, Y = hx.astype(np.float64), hy.astype(np.float64)
+    u = 2.0 ** -53 if dtype == "float64" else 2.0 ** -24
+    bound = 2 * (n + 1) * u * float(np.abs(X) @ np.abs(Y)) + 1e-300
+    assert abs(float(fw.numpy(d)) - float(X @ Y)) <= bound
+    assert float(fw.numpy(cuprim.dot(x, y))) == float(fw.numpy(d))  # the same bits, run to run
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1, 1), (33, 17), (1000, 3), (3, 1000), (4096, 300), (0, 5)])
+@pytest.mark.parametrize("trans", [False, True])
+def test_gemv(fw, dtype, shape, trans):
+    m, n = shape
+    ha = random_array(dtype, m * n, low=-1, high=1).reshape(m, n)
+    hx = random_array(dtype, m if trans else n, seed=4, low=-1, high=1)
+    hy = random_array(dtype, n if trans else m, seed=6, low=-1, high=1)
+    y = fw.asarray(hy)
+    r = cuprim.gemv(fw.asarray(ha), fw.asarray(hx), out=y, alpha=1.5, beta=-0.5, trans=trans)
+    assert r is y
+    A = ha.astype(np.float64).T if trans else ha.astype(np.float64)
+    ref = 1.5 * (A @ hx) - 0.5 * hy
+    u = 2.0 ** -53 if dtype == "float64" else 2.0 ** -24
+    bound = 4 * (A.shape[1] + 2) * u * (1.5 * (np.abs(A) @ np.abs(hx)) + 0.5 * np.abs(hy)) + 1e-300
+    assert np.all(np.abs(fw.numpy(y).astype(np.float64) - ref) <= bound)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("left, lower, trans, unit", [(True, True, False, False), (True, False, True, False),
+                                                      (False, True, True, True), (False, False, False, False)])
+@pytest.mark.parametrize("shape", [(1, 1), (37, 21), (300, 129)])
+def test_trsm(fw, dtype, left, lower, trans, unit, shape):
+    m, n = shape
+    k = m if left else n
+    t, stored = _tri(k, lower, 3, dtype)
+    if unit:
+        np.fill_diagonal(t, 1.0)
+        np.fill_diagonal(stored, np.nan)
+    hb = random_array(dtype, m * n, seed=8, low=-1, high=1).reshape(m, n)
+    b = fw.asarray(hb)
+    x = cuprim.trsm(fw.asarray(stored), b, left=left, lower=lower, trans=trans, unit_diagonal=unit, alpha=2.0)
+    assert np.array_equal(fw.numpy(b), hb)  # b untouched without out=
+    op = t.T if trans else t
+    got = fw.numpy(x).astype(np.float64)
+    resid = op @ got - 2.0 * hb if left else got @ op - 2.0 * hb
+    scale = (np.abs(op) @ np.abs(got) if left else np.abs(got) @ np.abs(op)) + 2.0 * np.abs(hb)
+    u = 2.0 ** -53 if dtype == "float64" else 2.0 ** -24
+    assert np.all(np.abs(resid) <= 8 * (k + 2) * u * scale)
+    assert cuprim.trsm(fw.asarray(stored), b, left=left, lower=lower, trans=trans, unit_diagonal=unit, alpha=2.0,
+                       out=b) is b
+    np.testing.assert_array_equal(fw.numpy(b), fw.numpy(x))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("left, lower", [(True, True), (True, False), (False, True), (False, False)])
+@pytest.mark.parametrize("shape", [(1, 1), (37, 21), (300, 129)])
+def test_symm(fw, dtype, left, lower, shape):
+    m, n = shape
+    k = m if left else n
+    h = random_array(dtype, k * k, seed=2, low=-1, high=1).reshape(k, k).astype(np.float64)
+    s = np.tril(h) + np.tril(h, -1).T if lower else np.triu(h) + np.triu(h, 1).T
+    stored = s.copy()
+    stored[(np.triu_indices(k, 1) if lower else np.tril_indices(k, -1))] = np.nan
+    hb = random_array(dtype, m * n, seed=8, low=-1, high=1).reshape(m, n)
+    hc = random_array(dtype, m * n, seed=10, low=-1, high=1).reshape(m, n)
+    c = fw.asarray(hc)
+    cuprim.symm(fw.asarray(stored.astype(dtype)), fw.asarray(hb), left=left, lower=lower, alpha=0.5, beta=2.0, out=c)
+    prod = s @ hb if left else hb @ s
+    ref = 0.5 * prod + 2.0 * hc
+    u = 2.0 ** -53 if dtype == "float64" else 2.0 ** -24
+    scale = 0.5 * (np.abs(s) @ np.abs(hb) if left else np.abs(hb) @ np.abs(s)) + 2.0 * np.abs(hc)
+    assert np.all(np.abs(fw.numpy(c).astype(np.float64) - ref) <= 4 * (k + 2) * u * scale)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1, 1, 1, 1), (1000, 16, 16, 16), (300, 7, 33, 5), (20, 100, 80, 70)])
+@pytest.mark.parametrize("trans", [(False, False), (True, True)])
+def test_gemm_batched(fw, dtype, shape, trans):
+    batch, m, n, k = shape
+    ta, tb = trans
+    ha = random_array(dtype, batch * m * k, low=-1, high=1).reshape((batch, k, m) if ta else (batch, m, k))
+    hb = random_array(dtype, batch * k * n, seed=5, low=-1, high=1).reshape((batch, n, k) if tb else (batch, k, n))
+    c = cuprim.gemm_batched(fw.asarray(ha), fw.asarray(hb), trans_a=ta, trans_b=tb)
+    A = np.swapaxes(ha, 1, 2).astype(np.float64) if ta else ha.astype(np.float64)
+    B = np.swapaxes(hb, 1, 2).astype(np.float64) if tb else hb.astype(np.float64)
+    ref = A @ B
+    u = 2.0 ** -53 if dtype == "float64" else 2.0 ** -24
+    assert np.all(np.abs(fw.numpy(c).astype(np.float64) - ref) <= 4 * (k + 1) * u * (np.abs(A) @ np.abs(B)) + 1e-300)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("left, lower, trans", [(True, True, False), (False, False, True)])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (2000, 16, 3), (300, 64, 64), (10, 100, 9)])
+def test_trsm_batched(fw, dtype, left, lower, trans, shape):
+    batch, m, n = shape
+    k = m if left else n
+    ts, stored = zip(*[_tri(k, lower, 30 + z % 7, dtype) for z in range(batch)])
+    T = np.stack(ts)
+    hb = random_array(dtype, batch * m * n, seed=8, low=-1, high=1).reshape(batch, m, n)
+    x = cuprim.trsm_batched(fw.asarray(np.stack(stored)), fw.asarray(hb), left=left, lower=lower, trans=trans)
+    op = np.swapaxes(T, 1, 2) if trans else T
+    got = fw.numpy(x).astype(np.float64)
+    resid = op @ got - hb if left else got @ op - hb
+    scale = (np.abs(op) @ np.abs(got) if left else np.abs(got) @ np.abs(op)) + np.abs(hb)
+    u = 2.0 ** -53 if dtype == "float64" else 2.0 ** -24
+    assert np.all(np.abs(resid) <= 8 * (k + 2) * u * scale)
+
+
 # ---------------------------------------------------------------------------------------------------------------------
 # Zero copy, allocation, streams
 

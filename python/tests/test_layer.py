@@ -337,3 +337,79 @@ def test_sort_pairs_flow(fake):
     assert vo.dtype is fake.torch.float32
     with pytest.raises(ValueError, match="shape"):
         cuprim.sort_pairs(k, fake.t(7, "float32"))
+
+
+def test_blas_flows(fake):
+    a, x = fake.t((6, 4), "float32"), fake.t(4, "float32")
+    y = cuprim.gemv(a, x)
+    assert fake.ext.calls[-1] == ("gemv", (0, C["float32"], False, 6, 4, 1.0, a.data_ptr(), 4, x.data_ptr(), 1, 0.0,
+                                           y.data_ptr(), 1, 0))
+    assert y.shape == (6,)
+    y = cuprim.gemv(a, fake.t(6, "float32"), trans=True)
+    assert y.shape == (4,) and fake.ext.calls[-1][1][2] is True
+    with pytest.raises(ValueError, match="x has 6"):
+        cuprim.gemv(a, fake.t(6, "float32"))
+    with pytest.raises(ValueError, match="out="):
+        cuprim.gemv(a, x, beta=1.0)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        cuprim.gemv(fake.t((6, 4), "int32"), fake.t(4, "int32"))
+
+    d = cuprim.dot(fake.t(5, "bfloat16"), fake.t(5, "bfloat16"))
+    assert d.shape == () and d.dtype is fake.torch.float32 and fake.ext.calls[-1][1][1:3] == (C["bfloat16"], 5)
+    with pytest.raises(ValueError, match="one length"):
+        cuprim.dot(fake.t(5, "float32"), fake.t(4, "float32"))
+
+    l, b = fake.t((3, 3), "float64"), fake.t((3, 7), "float64")
+    r = cuprim.trsm(l, b)
+    assert [c[0] for c in fake.ext.calls[-2:]] == ["copy", "trsm"]  # b copied into the result, then solved there
+    assert fake.ext.calls[-2][1][1:4] == (r.data_ptr(), b.data_ptr(), 3 * 7 * 8)
+    assert fake.ext.calls[-1][1][1:8] == (C["float64"], True, True, False, False, 3, 7)
+    assert cuprim.trsm(l, b, out=b) is b and fake.ext.calls[-1][0] == "trsm"  # in place: no copy
+    assert fake.ext.calls[-2][0] != "copy" or fake.ext.calls[-2][1][1] != b.data_ptr()
+    with pytest.raises(ValueError, match="left=False"):
+        cuprim.trsm(l, fake.t((7, 4), "float64"), left=False)
+    with pytest.raises(ValueError, match="square"):
+        cuprim.trsm(fake.t((3, 4), "float64"), b)
+
+    c = cuprim.symm(l, b, lower=False, alpha=2.0)
+    assert fake.ext.calls[-1][1][1:7] == (C["float64"], True, False, 3, 7, 2.0) and c.shape == (3, 7)
+    with pytest.raises(ValueError, match="out="):
+        cuprim.symm(l, b, beta=1.0)
+
+    A, B = fake.t((10, 2, 3), "float32"), fake.t((10, 3, 4), "float32")
+    c = cuprim.gemm_batched(A, B)
+    assert c.shape == (10, 2, 4)
+    assert fake.ext.calls[-1][1][2:12] == (False, False, 2, 4, 3, 1.0, A.data_ptr(), 3, 6, B.data_ptr())
+    with pytest.raises(ValueError, match="one batch size"):
+        cuprim.gemm_batched(A, fake.t((9, 3, 4), "float32"))
+    L, R = fake.t((10, 3, 3), "float32"), fake.t((10, 3, 5), "float32")
+    x = cuprim.trsm_batched(L, R, unit_diagonal=True)
+    assert x.shape == (10, 3, 5) and fake.ext.calls[-1][0] == "trsm_strided_batched"
+    assert fake.ext.calls[-1][1][2:9] == (True, True, False, True, 3, 5, 1.0)
+
+
+def test_segmented_and_range_flows(fake):
+    x, off = fake.t(10, "int32"), fake.t(4, "int64")
+    r = cuprim.segmented_reduce(x, off)
+    assert r.shape == (3,) and r.dtype is fake.torch.int64
+    assert fake.ext.calls[-1] == ("segmented_reduce", (0, 0, C["int32"], C["int64"], x.data_ptr(), r.data_ptr(),
+                                                       off.data_ptr(), 3, 0))
+    r = cuprim.segmented_reduce(fake.t(10, "float32"), fake.t(4, "int32"), op="max")
+    assert r.dtype is fake.torch.float32 and fake.ext.calls[-1][1][:4] == (0, 2, C["float32"], C["int32"])
+    with pytest.raises(ValueError, match="op must be"):
+        cuprim.segmented_reduce(x, off, op="prod")
+    with pytest.raises(TypeError, match="offsets have dtype"):
+        cuprim.segmented_reduce(x, fake.t(4, "float32"))
+    with pytest.raises(ValueError, match="num_segments"):
+        cuprim.segmented_reduce(x, fake.t(0, "int64"))
+    y = cuprim.segmented_sort(x, off, descending=True)
+    assert y.shape == (10,) and fake.ext.calls[-1][0] == "segmented_sort"
+    assert fake.ext.calls[-1][1][4:8] == (10, off.data_ptr(), 3, True)
+    with pytest.raises(TypeError, match="int64"):
+        cuprim.segmented_sort(x, fake.t(4, "int32"))
+    h = cuprim.histogram_range(fake.t(10, "float64"), [0, 0.5, 2])
+    assert h.shape == (2,) and fake.ext.calls[-1][0] == "histogram_range" and fake.ext.calls[-1][1][5] == [0.0, 0.5, 2.0]
+    with pytest.raises(ValueError, match="at least 2"):
+        cuprim.histogram_range(fake.t(10, "float64"), [1.0])
+    with pytest.raises(TypeError, match="float32 or float64"):
+        cuprim.histogram_range(x, [0, 1])

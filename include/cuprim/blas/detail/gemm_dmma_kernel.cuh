@@ -71,7 +71,7 @@ struct gemm_dmma_tile {
 template <int Group>
 __device__ __forceinline__ gemm_dmma_tile gemm_dmma_tile_at(int index, int tiles_m, int tiles_n) {
   const int per_group = Group * tiles_n, group = index / per_group, in_group = index % per_group;
-  const int first_m = group * Group, group_m = min(tiles_m - first_m, Group);
+  const int first_m = group * Group, group_m = ::min(tiles_m - first_m, Group);
   return {first_m + in_group % group_m, in_group / group_m};
 }
 
@@ -268,7 +268,7 @@ __global__ void __launch_bounds__(Policy::value.threads(), 1)
                                               step * BK);
   };
   if (threadIdx.x == 0)
-    for (int step = 0; step < min(steps, Stages); ++step) issue(step);
+    for (int step = 0; step < ::min(steps, Stages); ++step) issue(step);
 
   // Warp w owns rows 64·(w mod BM/64) and columns 32·(w div BM/64) of the tile.
   const int wm = (warp % (BM / 64)) * 64, wn = (warp / (BM / 64)) * 32;

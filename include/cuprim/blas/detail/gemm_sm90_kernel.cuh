@@ -409,7 +409,7 @@ struct gemm_sm90_tile {
 template <class S, int Group, int Cluster>
 __device__ __forceinline__ gemm_sm90_tile gemm_sm90_tile_at(int index, int tiles_m, int pairs_n, unsigned rank) {
   const int per_group = Group * pairs_n, group = index / per_group, in_group = index % per_group;
-  const int first_m = group * Group, group_m = min(tiles_m - first_m, Group);
+  const int first_m = group * Group, group_m = ::min(tiles_m - first_m, Group);
   const int tile_m = first_m + in_group % group_m, pair_n = in_group / group_m;
   return {tile_m * S::BM, (pair_n * Cluster + int(rank)) * S::BN};
 }
@@ -454,7 +454,7 @@ __global__ void __launch_bounds__(gemm_sm90_shape<Rows, Consumers>::threads, 1)
   const auto unit_at = [&](int index) -> unit {
     if constexpr (Split) {
       const int s = index / tiles, begin = s * g.split_steps;
-      return {index % tiles, begin, min(steps, begin + g.split_steps)};
+      return {index % tiles, begin, ::min(steps, begin + g.split_steps)};
     } else {
       return {index, 0, steps};
     }
