@@ -677,6 +677,20 @@ def _need_2d_square(fn: str, a: _a.DeviceArray, arg: str = "a") -> int:
     return a.shape[0]
 
 
+def _side_operands(fn: str, a, b, left: bool, stream):
+    """trsm's and symm's operands: a square (k × k) applied from the left or the right of a 2-D b (m × n)."""
+    A, s, alloc = _call(fn, a, stream)
+    B = _view(fn, "b", b)
+    k = _need_2d_square(fn, A)
+    if len(B.shape) != 2:
+        raise ValueError(f"{fn}: b must be 2-D (shape {B.shape})")
+    code = _blas_real(fn, A, B)
+    m, n = B.shape
+    if (m if left else n) != k:
+        raise ValueError(f"{fn}: a is {k}×{k} but b is {m}×{n} (left={left})")
+    return A, B, k, m, n, code, s, alloc
+
+
 def _into(fn: str, out, b: _a.DeviceArray, alloc, s: int):
     """(out object, its address) holding a copy of b: the caller's out= (b itself: in place) or a new array."""
     obj, o = _output(fn, "out", out, alloc, tuple(b.shape), b.code)
@@ -744,15 +758,7 @@ def trsm(a: Any, b: Any, *, left: bool = True, lower: bool = True, trans: bool =
     >>> cuprim.trsm(u, b, lower=False, left=False, out=b)  # b ← b u⁻¹, in place
     """
     fn = "cuprim.trsm"
-    A, s, alloc = _call(fn, a, stream)
-    B = _view(fn, "b", b)
-    k = _need_2d_square(fn, A)
-    if len(B.shape) != 2:
-        raise ValueError(f"{fn}: b must be 2-D (shape {B.shape})")
-    code = _blas_real(fn, A, B)
-    m, n = B.shape
-    if (m if left else n) != k:
-        raise ValueError(f"{fn}: a is {k}×{k} but b is {m}×{n} (left={left})")
+    A, B, k, m, n, code, s, alloc = _side_operands(fn, a, b, left, stream)
     obj, o = _into(fn, out, B, alloc, s)
     _ext.trsm(A.device, code, left, lower, trans, unit_diagonal, m, n, float(alpha), A.ptr, k if k > 1 else 1, o.ptr,
               n if n > 1 else 1, s)
@@ -768,15 +774,7 @@ def symm(a: Any, b: Any, *, left: bool = True, lower: bool = True, alpha: float 
     >>> c = cuprim.symm(s, b)   # s @ b, reading s's lower triangle only
     """
     fn = "cuprim.symm"
-    A, s, alloc = _call(fn, a, stream)
-    B = _view(fn, "b", b)
-    k = _need_2d_square(fn, A)
-    if len(B.shape) != 2:
-        raise ValueError(f"{fn}: b must be 2-D (shape {B.shape})")
-    code = _blas_real(fn, A, B)
-    m, n = B.shape
-    if (m if left else n) != k:
-        raise ValueError(f"{fn}: a is {k}×{k} but b is {m}×{n} (left={left})")
+    A, B, k, m, n, code, s, alloc = _side_operands(fn, a, b, left, stream)
     if out is None and beta != 0:
         raise ValueError(f"{fn}: beta = {beta} reads C: pass out=")
     obj, o = _output(fn, "out", out, alloc, (m, n), code)
