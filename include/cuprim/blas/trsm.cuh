@@ -170,16 +170,12 @@ void trsm_recurse(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, bo
   }
 }
 
-/// The whole call; CPW and WARPS pick the diagonal kernel's block (the defaults in production, others in the lab's
-/// sweep).
-template <class T, int CPW = trsm_cols_per_warp, int WARPS = trsm_warps>
-void trsm_run(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::diag d, std::int64_t m,
-              std::int64_t n, T alpha, const T* a, std::int64_t lda, T* b, std::int64_t ldb, cudaStream_t stream) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "cuprim::blas::trsm: float or double");
-  trsm_validate(fn, s, u, trans, d, m, n, a, lda, b, ldb);
-  if (m == 0 || n == 0) return;
-  check_no_pending_error(fn);
-  if (alpha == T(0)) return gemm_scale(fn, b, m, n, ldb, T(0), stream);
+/// The problem as trsm_recurse sees it: a left-side lower or upper solve over row/column strides (the right side,
+/// and op(A) = Aᵀ, read the same arrays transposed).
+template <class T>
+trsm_problem<T> trsm_view(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::diag d, std::int64_t m,
+                          std::int64_t n, T alpha, const T* a, std::int64_t lda, T* b, std::int64_t ldb,
+                          cudaStream_t stream) {
   const bool left = s == blas::side::left;
   const bool t = (trans == blas::op::T) != !left;  // the right side solves with op(A)ᵀ
   trsm_problem<T> p{};
@@ -197,6 +193,21 @@ void trsm_run(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::
   p.lower = (u == blas::uplo::lower) != t;
   p.unit = d == blas::diag::unit;
   p.stream = stream;
+  return p;
+}
+
+/// The whole call; CPW and WARPS pick the diagonal kernel's block (the defaults in production, others in the lab's
+/// sweep).
+template <class T, int CPW = trsm_cols_per_warp, int WARPS = trsm_warps>
+void trsm_run(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::diag d, std::int64_t m,
+              std::int64_t n, T alpha, const T* a, std::int64_t lda, T* b, std::int64_t ldb, cudaStream_t stream) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "cuprim::blas::trsm: float or double");
+  trsm_validate(fn, s, u, trans, d, m, n, a, lda, b, ldb);
+  if (m == 0 || n == 0) return;
+  check_no_pending_error(fn);
+  if (alpha == T(0)) return gemm_scale(fn, b, m, n, ldb, T(0), stream);
+  const bool left = s == blas::side::left;
+  const trsm_problem<T> p = trsm_view(fn, s, u, trans, d, m, n, alpha, a, lda, b, ldb, stream);
   trsm_recurse<T, CPW, WARPS>(p, 0, left ? m : n, false);
 }
 

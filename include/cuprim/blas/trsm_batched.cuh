@@ -214,22 +214,7 @@ void trsm_batched_run(const char* fn, blas::side s, blas::uplo u, blas::op trans
     return;
   }
   const bool left = s == blas::side::left;
-  const bool t = (trans == blas::op::T) != !left;  // the right side solves with op(A)ᵀ
-  trsm_problem<T> p{};
-  p.fn = fn;
-  p.a = a;
-  p.lda = lda;
-  p.a_r = t ? lda : 1;
-  p.a_c = t ? 1 : lda;
-  p.b = b;
-  p.ldb = ldb;
-  p.b_r = left ? 1 : ldb;
-  p.b_c = left ? ldb : 1;
-  p.nn = left ? n : m;
-  p.alpha = alpha;
-  p.lower = (u == blas::uplo::lower) != t;
-  p.unit = d == blas::diag::unit;
-  p.stream = stream;
+  const trsm_problem<T> p = trsm_view(fn, s, u, trans, d, m, n, alpha, a, lda, b, ldb, stream);
   const std::int64_t ka = left ? m : n;
   if (ka <= trsm_small_max) return trsm_batched_diag(p, bt, 0, ka, alpha);
   if (!bt.a_array) return trsm_batched_recurse(p, bt, 0, ka, false);
