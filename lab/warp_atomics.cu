@@ -9,12 +9,14 @@
 //   distinct       t: every address distinct (2^19 counters)
 //   groups-4       t / 4: groups of 4 lanes on one address
 //   groups-8       t / 8: groups of 8 lanes on one address
-// Rows atomics/aggregated/<type>/<pattern> time warp::atomic_add as shipped (aggregation::uniform_first: a
-// distinct-address test before __match_any_sync, a uniform-value test after it; every row adds 1, so the rows with
-// shared addresses take the uniform-value path, no scan); rows .../<pattern>/match-only time
-// aggregation::match_only (the match and the scan always), to show what the two tests cost or save. The baseline of every row is the per-thread atomic
-// (atomicAdd). The throughput column (GF) counts increments: G increments per second. Targets (the summary
-// after the table checks them): one address per warp (warp-address, grid-address) >= 10x the per-thread atomics;
+// Rows atomics/aggregated/<type>/<pattern> time warp::atomic_add as shipped (aggregation::uniform_first: one round
+// of tests (increasing addresses, one address, one value) before __match_any_sync; every row adds 1, so one address
+// per warp takes the shared-counter path: no match, no scan); rows .../<pattern>/match-only,
+// /distinct-then-match and /address-first time the other orders, to show what the tests cost or save; rows
+// .../{warp,grid}-address/one-lane time the floor of any aggregation (lane 0 adds 32 values, one shuffle returns
+// old; no grouping, correct only where a whole warp shares one address). The baseline of every row is the
+// per-thread atomic (atomicAdd). The throughput column (GF) counts increments: G increments per second. Targets (the
+// summary after the table checks them): one address per warp (warp-address, grid-address) >= 10x the per-thread atomics;
 // distinct >= 0.95x.
 #include "lab.hpp"
 
