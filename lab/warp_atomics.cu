@@ -16,8 +16,8 @@
 // .../{warp,grid}-address/one-lane time the floor of any aggregation (lane 0 adds 32 values, one shuffle returns
 // old; no grouping, correct only where a whole warp shares one address). The baseline of every row is the
 // per-thread atomic (atomicAdd). The throughput column (GF) counts increments: G increments per second. Targets (the
-// summary after the table checks them): one address per warp (warp-address, grid-address) >= 10x the per-thread atomics;
-// distinct >= 0.95x.
+// summary after the table checks them): one address per warp (warp-address, grid-address) >= 10x the per-thread
+// atomics; distinct >= 0.95x.
 #include "lab.hpp"
 
 #include <cuprim/warp/atomic.cuh>
