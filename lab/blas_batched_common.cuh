@@ -28,17 +28,7 @@
 namespace lab::batched_family {
 
 using blas_family::cublas_handle;
-
-template <class T>
-__global__ void fill_batched(T* x, std::size_t n, std::uint32_t seed) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
-    std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed ^ std::uint32_t(i >> 32) * 0x9e3779b9u;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    x[i] = T(float(h & 0xffffff) * 0x1p-23f - 1.f);  // [-1, 1)
-  }
-}
+using blas_family::fill_uniform_t;
 
 /// z-th pointer of base + z·stride (the pointer-array rows' arrays).
 template <class T>
@@ -103,10 +93,10 @@ void add_batched_case(std::string name, std::int64_t s, std::int64_t batch, bool
     st->c = device_memory(count * sizeof(T));
     st->c0 = device_memory(count * sizeof(T));
     st->base_c = device_memory(count * sizeof(T));
-    fill_batched<<<2048, 256>>>(st->a.template as<T>(), count, 51u);
-    fill_batched<<<2048, 256>>>(st->b.template as<T>(), count, 52u);
-    fill_batched<<<2048, 256>>>(st->c0.template as<T>(), count, 53u);
-    check(cudaGetLastError(), "launch of fill_batched");
+    fill_uniform_t<<<2048, 256>>>(st->a.template as<T>(), count, 51u);
+    fill_uniform_t<<<2048, 256>>>(st->b.template as<T>(), count, 52u);
+    fill_uniform_t<<<2048, 256>>>(st->c0.template as<T>(), count, 53u);
+    check(cudaGetLastError(), "launch of fill_uniform_t");
     if (array) {
       for (device_memory* p : {&st->pa, &st->pb, &st->pc, &st->base_pc})
         *p = device_memory(std::size_t(batch) * sizeof(T*));

@@ -31,6 +31,48 @@ struct cublas_handle {
   ~cublas_handle() { cublasDestroy(h); }
 };
 
+/// The lab's BLAS inputs: a hash of (index, seed) into [0, 1) (24 bits), the same values on every run and GPU.
+__device__ inline float hash_unit(std::uint64_t i, std::uint32_t seed) {
+  std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed ^ std::uint32_t(i >> 32) * 0x9e3779b9u;
+  h ^= h >> 15;
+  h *= 2246822519u;
+  h ^= h >> 13;
+  return float(h & 0xffffff) * 0x1p-24f;
+}
+
+/// x[0, n) uniform in [-1, 1) from the same hash (24 bits).
+template <class T>
+__global__ void fill_uniform_t(T* x, std::size_t n, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed ^ std::uint32_t(i >> 32) * 0x9e3779b9u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    x[i] = T(float(h & 0xffffff) * 0x1p-23f - 1.f);  // [-1, 1)
+  }
+}
+
+/// x[0, count) = 2 · hash_unit - 1 (the triangular solves' right-hand sides).
+template <class T>
+__global__ void fill_signed(T* x, std::uint64_t count, std::uint32_t seed) {
+  for (std::uint64_t p = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; p < count;
+       p += std::uint64_t(gridDim.x) * blockDim.x)
+    x[p] = T(2.f * hash_unit(p, seed) - 1.f);
+}
+
+/// `count` full ka × ka matrices back to back (ld ka): diagonal ±[1, 2), off-diagonal ±[0, 1)/ka (whichever triangle
+/// a solve reads: well conditioned).
+template <class T>
+__global__ void fill_triangles(T* a, std::int64_t ka, std::int64_t count, std::uint32_t seed) {
+  const std::uint64_t per = std::uint64_t(ka) * std::uint64_t(ka), all = per * std::uint64_t(count);
+  for (std::uint64_t p = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; p < all;
+       p += std::uint64_t(gridDim.x) * blockDim.x) {
+    const std::uint64_t q = p % per;
+    const float h = hash_unit(p, seed), s = hash_unit(p, seed ^ 0x5bd1e995u) < 0.5f ? -1.f : 1.f;
+    a[p] = (q % ka == q / ka) ? T(s * (1.f + h)) : T(s * h / float(ka));
+  }
+}
+
 /// Uniform values in [-1, 1) of bf16 (bf) or half, from a hash of the index and the seed.
 static __global__ void fill_16bit(void* x, std::size_t n, std::uint32_t seed, bool bf) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {

@@ -25,17 +25,7 @@
 namespace lab::gemv_family {
 
 using blas_family::cublas_handle;
-
-template <class T>
-__global__ void fill_uniform_t(T* x, std::size_t n, std::uint32_t seed) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
-    std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed ^ std::uint32_t(i >> 32) * 0x9e3779b9u;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    x[i] = T(float(h & 0xffffff) * 0x1p-23f - 1.f);  // [-1, 1)
-  }
-}
+using blas_family::fill_uniform_t;
 
 template <class T>
 void fill(T* p, std::size_t n, std::uint32_t seed) {

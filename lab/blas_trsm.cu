@@ -35,36 +35,12 @@ namespace lab {
 namespace {
 
 using blas_family::cublas_handle;
+using blas_family::fill_signed;
+using blas_family::fill_triangles;
 using cuprim::blas::diag;
 using cuprim::blas::op;
 using cuprim::blas::side;
 using cuprim::blas::uplo;
-
-__device__ inline float hash_unit(std::uint64_t i, std::uint32_t seed) {  // [0, 1)
-  std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed ^ std::uint32_t(i >> 32) * 0x9e3779b9u;
-  h ^= h >> 15;
-  h *= 2246822519u;
-  h ^= h >> 13;
-  return float(h & 0xffffff) * 0x1p-24f;
-}
-
-/// A full ka × ka matrix (ld ka): diagonal ±[1, 2), off-diagonal ±[0, 1)/ka (whichever triangle a call reads).
-template <class T>
-__global__ void fill_triangular(T* a, std::int64_t ka, std::uint32_t seed) {
-  const std::uint64_t count = std::uint64_t(ka) * std::uint64_t(ka);
-  for (std::uint64_t p = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; p < count;
-       p += std::uint64_t(gridDim.x) * blockDim.x) {
-    const float h = hash_unit(p, seed), s = hash_unit(p, seed ^ 0x5bd1e995u) < 0.5f ? -1.f : 1.f;
-    a[p] = (p % ka == p / ka) ? T(s * (1.f + h)) : T(s * h / float(ka));
-  }
-}
-
-template <class T>
-__global__ void fill_pm1(T* x, std::uint64_t count, std::uint32_t seed) {
-  for (std::uint64_t p = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; p < count;
-       p += std::uint64_t(gridDim.x) * blockDim.x)
-    x[p] = T(2.f * hash_unit(p, seed) - 1.f);
-}
 
 std::string type_label(std::size_t size) { return size == 4 ? "float" : "double"; }
 
@@ -155,8 +131,8 @@ void add_trsm_case(std::string name, trsm_shape sh, std::int64_t m, std::int64_t
     st->b = device_memory(std::size_t(m * n) * sizeof(T));
     st->b0 = device_memory(std::size_t(m * n) * sizeof(T));
     st->base_b = device_memory(std::size_t(m * n) * sizeof(T));
-    fill_triangular<<<1024, 256>>>(st->a.template as<T>(), ka, 51u);
-    fill_pm1<<<1024, 256>>>(st->b0.template as<T>(), std::uint64_t(m * n), 52u);
+    fill_triangles<<<1024, 256>>>(st->a.template as<T>(), ka, 1, 51u);
+    fill_signed<<<1024, 256>>>(st->b0.template as<T>(), std::uint64_t(m * n), 52u);
     check(cudaGetLastError(), "launch of the trsm inputs' fill");
     check(cudaMemcpy(st->b.get(), st->b0.get(), st->b0.bytes(), cudaMemcpyDeviceToDevice), "copy B");
     check(cudaMemcpy(st->base_b.get(), st->b0.get(), st->b0.bytes(), cudaMemcpyDeviceToDevice), "copy B");
@@ -272,8 +248,8 @@ void add_symm_case(side s, uplo u, std::int64_t size, bool quick) {
     st->b = device_memory(std::size_t(m * n) * sizeof(T));
     st->c = device_memory(std::size_t(m * n) * sizeof(T));
     st->base_c = device_memory(std::size_t(m * n) * sizeof(T));
-    fill_pm1<<<1024, 256>>>(st->a.template as<T>(), std::uint64_t(ka * ka), 61u);
-    fill_pm1<<<1024, 256>>>(st->b.template as<T>(), std::uint64_t(m * n), 62u);
+    fill_signed<<<1024, 256>>>(st->a.template as<T>(), std::uint64_t(ka * ka), 61u);
+    fill_signed<<<1024, 256>>>(st->b.template as<T>(), std::uint64_t(m * n), 62u);
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (symm inputs)");
     bench b;
     b.run = [st, s, u, m, n, ka](cudaStream_t stream, int) {

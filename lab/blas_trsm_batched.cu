@@ -32,37 +32,12 @@ namespace lab {
 namespace {
 
 using blas_family::cublas_handle;
+using blas_family::fill_signed;
+using blas_family::fill_triangles;
 using cuprim::blas::diag;
 using cuprim::blas::op;
 using cuprim::blas::side;
 using cuprim::blas::uplo;
-
-__device__ inline float batched_hash_unit(std::uint64_t i, std::uint32_t seed) {  // [0, 1)
-  std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed ^ std::uint32_t(i >> 32) * 0x9e3779b9u;
-  h ^= h >> 15;
-  h *= 2246822519u;
-  h ^= h >> 13;
-  return float(h & 0xffffff) * 0x1p-24f;
-}
-
-/// `count` full ka × ka matrices back to back (ld ka): diagonal ±[1, 2), off-diagonal ±[0, 1)/ka.
-template <class T>
-__global__ void fill_triangles(T* a, std::int64_t ka, std::int64_t count, std::uint32_t seed) {
-  const std::uint64_t per = std::uint64_t(ka) * std::uint64_t(ka), all = per * std::uint64_t(count);
-  for (std::uint64_t p = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; p < all;
-       p += std::uint64_t(gridDim.x) * blockDim.x) {
-    const std::uint64_t q = p % per;
-    const float h = batched_hash_unit(p, seed), s = batched_hash_unit(p, seed ^ 0x5bd1e995u) < 0.5f ? -1.f : 1.f;
-    a[p] = (q % ka == q / ka) ? T(s * (1.f + h)) : T(s * h / float(ka));
-  }
-}
-
-template <class T>
-__global__ void fill_signed(T* x, std::uint64_t count, std::uint32_t seed) {
-  for (std::uint64_t p = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; p < count;
-       p += std::uint64_t(gridDim.x) * blockDim.x)
-    x[p] = T(2.f * batched_hash_unit(p, seed) - 1.f);
-}
 
 /// out[z] = base + z·stride (the pointer arrays, built on the device).
 template <class T>
