@@ -280,6 +280,9 @@ inline void register_all() {
 /// `cuprim-lab transfer` (lab/transfer.cu) and `cuprim-lab ooc` (lab/ooc.cu); argv[1] is the command.
 int run_transfer_study(int argc, char** argv);
 int run_ooc_study(int argc, char** argv);
+/// `cuprim-lab tune <family> ...` (lab/tune.cu): the auto-tuner; its usage text.
+int run_tune(int argc, char** argv);
+const char* tune_usage_text();
 
 // ---------------------------------------------------------------------------------------------------------
 // Verification helpers

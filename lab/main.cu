@@ -1,4 +1,4 @@
-// lab/main.cu: the cuprim-lab command line (list, run, verify, sweep; the transfer and ooc studies).
+// lab/main.cu: the cuprim-lab command line (list, run, verify, sweep; the transfer and ooc studies; tune).
 #include "lab.hpp"
 
 #include <cuprim/core/device.hpp>
@@ -421,6 +421,22 @@ int run_device(const options& o, bool verify_only) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "tune") == 0) {
+    if (argc >= 3 && (std::strcmp(argv[2], "--help") == 0 || std::strcmp(argv[2], "-h") == 0)) {
+      std::printf("%s", lab::tune_usage_text());
+      return 0;
+    }
+    try {
+      if (cuprim::device_count() == 0) {
+        std::fprintf(stderr, "cuprim-lab tune: needs a CUDA device\n");
+        return 77;
+      }
+      return lab::run_tune(argc, argv);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cuprim-lab tune: %s\n", e.what());
+      return 1;
+    }
+  }
   if (argc >= 2 && (std::strcmp(argv[1], "transfer") == 0 || std::strcmp(argv[1], "ooc") == 0)) {
     try {
       if (cuprim::device_count() == 0) {

@@ -28,10 +28,16 @@
 // Determinism (core/functional.cuh defines it): the order of operations depends on n, the policy and the input's
 // alignment, not on the SM count: every tile's published prefix is the left fold P(t) = P(t-1) ⊕ A(t), and the
 // look-back folds left to right from whatever prefix it meets, which gives that same value whichever it meets.
+// Under cuprim::tuned the policy may come from a tuning cache (below): the order is then fixed by the cache file.
 //
 // Policy. Each entry point takes an optional policy as its first template argument: cuprim::tuned (the default:
 // the row of scan_policy_for<In> for the device, device/detail/scan_tuning.cuh), a cuprim::scan_policy (one tile
 // per block throughout) or a cuprim::scan_pipeline_policy.
+//
+// Tuning cache: a tuned scan of a 4- or 8-byte arithmetic type into its own type first asks the tuning cache
+// (core/tuning.hpp; written by `cuprim-lab tune scan`) for the call's size, alignment and device; an entry naming
+// one of scan_candidates<In>() (device/detail/scan_tuning.cuh) runs that policy instead of the row. Define
+// CUPRIM_USE_TUNING_CACHE=0 in every translation unit of a program to compile the lookup out.
 //
 // Errors. cuprim::invalid_argument before anything runs: n < 0, null pointers with n > 0, partial overlap of
 // in and out, a workspace too small. cuprim::cuda_error for failed launches or an error already pending.
@@ -42,6 +48,7 @@
 #include <cuprim/core/functional.cuh>
 #include <cuprim/core/memory.hpp>
 #include <cuprim/core/policy.hpp>
+#include <cuprim/core/tuning.hpp>
 #include <cuprim/core/validate.hpp>
 #include <cuprim/device/detail/launch.cuh>
 #include <cuprim/device/detail/scan_kernel.cuh>
@@ -51,6 +58,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace cuprim {
 
@@ -209,35 +218,105 @@ void scan_launch(const char* fn, const In* in, Out* out, std::uint64_t n, Op op,
   scan_launch_classic<P.classic, Exclusive, HasInit>(fn, in, out, n, op, init, ws, stream);
 }
 
-/// Every scan entry point ends here: validate, plan, launch. Exclusive scans start from init.
+/// The index in scan_candidates<In>() of the policy the tuning cache chose for a tuned scan of n elements of In
+/// into Out at these addresses on the current device, or -1 (no cache, no entry, or an entry naming no compiled
+/// candidate: the table's row decides). Compiled out (always -1) under CUPRIM_USE_TUNING_CACHE=0.
+template <class In, class Out>
+int scan_cached_candidate(std::int64_t n, const In* in, const Out* out) {
+#if CUPRIM_USE_TUNING_CACHE
+  if constexpr (scan_has_candidates<In, Out>) {
+    if (!tuning::active()) return -1;
+    const auto entry = tuning::lookup("scan", tuning::type_name<In>(), "", tuning::alignment_of(in, out), n);
+    if (!entry || entry->policy_name != scan_pipeline_policy::name) return -1;
+    static const auto flat = [] {
+      std::vector<tuning::policy_fields> v;
+      for (const scan_pipeline_policy& p : scan_candidates<In>()) v.push_back(tuning::flatten(p));
+      return v;
+    }();
+    for (std::size_t i = 0; i < flat.size(); ++i)
+      if (flat[i] == entry->policy) return int(i);
+  }
+#else
+  (void)n, (void)in, (void)out;
+#endif
+  return -1;
+}
+
+/// The scan under one policy: the plan's checks (tile count, workspace), then the launch.
+template <auto P, bool Exclusive, class In, class Out, class Op>
+void scan_run_with(const char* fn, const In* in, Out* out, std::int64_t n, Op op, accumulator_t<Out> init,
+                   const workspace* ws, cudaStream_t stream) {
+  using Acc = accumulator_t<Out>;
+  check_scan_tiles<P, In>(fn, n);
+  const lookback_layout<Acc> L = scan_layout<P, In, Acc>(n);
+  check_workspace(fn, ws, L.bytes(), "scan_workspace_bytes(n)");
+  check_no_pending_error(fn);
+  with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
+    scan_launch<P, Exclusive, Exclusive>(fn, in, out, std::uint64_t(n), op, init, w, stream);
+  });
+}
+
+/// Calls f.template operator()<P>() with P = scan_candidates<In>()[index] (a compile-time constant).
+template <class In, class F, std::size_t... I>
+void with_scan_candidate(int index, F&& f, std::index_sequence<I...>) {
+  (void)((index == int(I) ? (f.template operator()<scan_candidates<In>()[I]>(), true) : false) || ...);
+}
+
+/// Every scan entry point ends here: validate, plan, launch. Exclusive scans start from init. A tuned call takes
+/// the tuning cache's choice where it has one (core/tuning.hpp), else the table's row.
 template <auto Policy, bool Exclusive, class In, class Out, class Op>
 void scan_run(const char* fn, const In* in, Out* out, std::int64_t n, Op op, accumulator_t<Out> init,
               const workspace* ws, cudaStream_t stream) {
-  using Acc = accumulator_t<Out>;
   scan_validate(fn, in, out, n);
+  auto run = [&]<auto P>() { scan_run_with<P, Exclusive>(fn, in, out, n, op, init, ws, stream); };
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t> && scan_has_candidates<In, Out>) {
+    if (const int c = scan_cached_candidate<In, Out>(n, in, out); c >= 0) {
+      with_scan_candidate<In>(c, run, std::make_index_sequence<scan_candidates<In>().size()>{});
+      return;
+    }
+  }
   with_tuned_arch([&]<int Arch>() {
-    constexpr auto P = pick_either_policy<Policy, scan_policy, scan_pipeline_policy>(scan_policy_for<In>(Arch));
-    check_scan_tiles<P, In>(fn, n);
-    const lookback_layout<Acc> L = scan_layout<P, In, Acc>(n);
-    check_workspace(fn, ws, L.bytes(), "scan_workspace_bytes(n)");
-    check_no_pending_error(fn);
-    with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
-      scan_launch<P, Exclusive, Exclusive>(fn, in, out, std::uint64_t(n), op, init, w, stream);
-    });
+    run.template operator()<pick_either_policy<Policy, scan_policy, scan_pipeline_policy>(scan_policy_for<In>(Arch))>();
   });
+}
+
+/// The largest workspace of the candidates I... at n.
+template <class In, class Out, std::size_t... I>
+std::size_t scan_candidates_workspace_bytes(std::int64_t n, std::index_sequence<I...>) {
+  std::size_t bytes = 0;
+  ((bytes = std::max(bytes, scan_layout<scan_candidates<In>()[I], In, accumulator_t<Out>>(n).bytes())), ...);
+  return bytes;
+}
+
+/// The largest workspace a tuned scan of n elements may need: the row's, or a cache-chosen candidate's.
+template <class In, class Out>
+std::size_t scan_tuned_workspace_bytes(std::int64_t n, std::size_t row_bytes) {
+#if CUPRIM_USE_TUNING_CACHE
+  if constexpr (scan_has_candidates<In, Out>)
+    return std::max(row_bytes, scan_candidates_workspace_bytes<In, Out>(
+                                   n, std::make_index_sequence<scan_candidates<In>().size()>{}));
+#else
+  (void)n;
+#endif
+  return row_bytes;
 }
 
 }  // namespace detail
 
 /// Bytes of workspace the explicit-workspace scans need for n elements of In scanned into Out under Policy on the
-/// current device. Monotonic in n; 0 when the input fits one tile.
+/// current device (for cuprim::tuned: enough for any policy the tuning cache may choose). Monotonic in n; 0 when the
+/// input fits one tile.
 template <class In, class Out = In, auto Policy = tuned>
 std::size_t scan_workspace_bytes(std::int64_t n) {
-  return detail::with_tuned_arch([&]<int Arch>() {
+  const std::size_t bytes = detail::with_tuned_arch([&]<int Arch>() {
     constexpr auto P =
         detail::pick_either_policy<Policy, scan_policy, scan_pipeline_policy>(scan_policy_for<In>(Arch));
     return detail::scan_layout<P, In, accumulator_t<Out>>(n).bytes();
   });
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t>)
+    return detail::scan_tuned_workspace_bytes<In, Out>(n, bytes);
+  else
+    return bytes;
 }
 
 /// out[i] = in[0] ⊕ ... ⊕ in[i], in the caller's workspace.

@@ -8,6 +8,11 @@
 #include <cuprim/core/policy.hpp>
 #include <cuprim/device/detail/load.cuh>
 
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
 #include <type_traits>
 
 namespace cuprim {
@@ -172,5 +177,110 @@ constexpr auto scan_policy_for(int arch) {
     return scan_pipeline_policy{.pipeline = pipeline, .classic = {.threads = 128, .vector_bytes = 16, .vectors = 6}};
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The recipe and the candidates (cuprim-lab tune scan; docs/tuning/README.md, "Auto-tuning")
+
+/// What one SM offers a block (sm_90: 228 KiB of shared memory per SM, at most 227 KiB per block, 1 KiB of it
+/// reserved per block by the system, 2048 threads, 32 blocks).
+struct sm_budget {
+  std::size_t smem_per_sm = 233472;
+  std::size_t smem_per_block = 232448;
+  std::size_t smem_reserved_per_block = 1024;
+  int threads_per_sm = 2048;
+  int blocks_per_sm = 32;
+};
+inline constexpr sm_budget sm90_budget{};
+
+/// The look-back pipeline's tuning space: each axis's values (the rules of lookback_pipeline_policy_valid and the
+/// budget prune the product). Back-off pairs are (first_wait_ns, poll_wait_ns).
+struct scan_recipe {
+  static constexpr int scan_warps[] = {4, 6, 8, 10, 12, 16};
+  static constexpr int lane_vectors[] = {5, 7, 9, 11, 13};
+  static constexpr int stages[] = {2, 3, 4, 5, 6};
+  static constexpr unsigned waits[][2] = {{400, 200}, {800, 400}, {1200, 650}};
+};
+
+/// A pipeline point's resources: its shared memory (stages × warps × 32 lanes × vectors × 16 bytes), threads and
+/// the blocks of it one SM holds (0: it does not fit).
+struct pipeline_resources {
+  std::size_t smem = 0;
+  int threads = 0;
+  int blocks_per_sm = 0;
+};
+constexpr pipeline_resources pipeline_resources_of(const lookback_pipeline_policy& p, const sm_budget& b = sm90_budget) {
+  pipeline_resources r;
+  r.smem = std::size_t(p.stages) * std::size_t(p.scan_warps) * 32u * std::size_t(p.lane_vectors) * 16u;
+  r.threads = p.block_threads();
+  if (r.smem > b.smem_per_block || r.threads > 1024) return r;
+  int by_smem = int(b.smem_per_sm / (r.smem + b.smem_reserved_per_block));
+  int by_threads = b.threads_per_sm / r.threads;
+  int k = by_smem < by_threads ? by_smem : by_threads;
+  r.blocks_per_sm = k < b.blocks_per_sm ? k : b.blocks_per_sm;
+  return r;
+}
+
+/// Whether a pipeline point is legal (the rules lookback_pipeline_policy_valid asserts) and fits one SM at least
+/// once. The recipe's illegal points are pruned with this before anything is compiled or run.
+constexpr bool pipeline_point_ok(const lookback_pipeline_policy& p, const sm_budget& b = sm90_budget) {
+  if (p.scan_warps < 1 || p.scan_warps > 29) return false;
+  if (p.lane_vectors % 2 != 1 || p.lane_vectors > 15) return false;
+  if (p.stages < 2 || p.stages > 16) return false;
+  if (p.lookback_tiles_per_lane < 1 || p.lookback_tiles_per_lane > 8) return false;
+  return pipeline_resources_of(p, b).blocks_per_sm >= 1;
+}
+
+/// The performance model that orders the candidates before any is timed: the pipeline streams at the memory's
+/// rate once every SM keeps enough bytes of loads in flight (the stages after the one being scanned, over all its
+/// blocks; 64 KiB per SM covers an HBM3 device's bandwidth-latency product), and a grid ends with a tail of about
+/// one tile per block slot. Returns the predicted time of n elements of `elem_bytes` in units of the ideal time
+/// (1.0: the copy's speed); larger is slower. Not a measurement: it only decides what the tuner times first.
+constexpr double pipeline_model(const lookback_pipeline_policy& p, std::int64_t n, int elem_bytes, int sms,
+                                const sm_budget& b = sm90_budget) {
+  const pipeline_resources r = pipeline_resources_of(p, b);
+  if (r.blocks_per_sm < 1) return 1e30;
+  const double tile_bytes = double(p.scan_warps) * 32 * p.lane_vectors * 16;
+  const double in_flight = double(r.blocks_per_sm) * (p.stages - 1) * tile_bytes;
+  const double starve = in_flight >= 65536 ? 1.0 : 65536 / in_flight;
+  const double bytes = double(n) * elem_bytes;
+  const double tail = double(sms) * r.blocks_per_sm * tile_bytes / (bytes > 1 ? bytes : 1);
+  return starve + tail;
+}
+
+/// The compiled candidates of a tuned scan of T: the table's row with the look-back pipeline taken from 2^18
+/// elements (below every tuned size; above the row's small tile) in one of these shapes, or never taken (the row's one-tile-per-block kernels alone). A
+/// tuning cache entry (core/tuning.hpp) names one of them by its fields; the shapes are the sweeps' leaders on
+/// both GPU kinds (docs/tuning/scan.md) and their neighbours along each axis of scan_recipe.
+template <class T>
+constexpr auto scan_candidates() {
+  constexpr auto row = scan_policy_for<T>(90);
+  struct shape {
+    int w, k, s;
+    unsigned first, poll;
+  };
+  constexpr shape shapes[] = {{8, 9, 3, 1200, 650}, {8, 9, 3, 800, 400}, {8, 9, 5, 800, 400}, {8, 7, 6, 400, 200},
+                              {10, 7, 3, 1200, 650}, {8, 13, 2, 1200, 650}, {12, 9, 2, 1200, 650},
+                              {6, 7, 3, 1200, 650}};
+  constexpr int count = int(std::size(shapes)) + 1;
+  std::array<scan_pipeline_policy, count> out{};
+  for (int i = 0; i < count; ++i) {
+    scan_pipeline_policy p = row;
+    if (i + 1 < count) {
+      const shape& sh = shapes[i];
+      p.pipeline = {.scan_warps = sh.w, .lane_vectors = sh.k, .stages = sh.s, .min_elems = 1ll << 18,
+                    .first_wait_ns = sh.first, .poll_wait_ns = sh.poll};
+    } else {
+      p.pipeline.min_elems = std::numeric_limits<long long>::max();  // never: the one-tile-per-block kernels
+    }
+    out[std::size_t(i)] = p;
+  }
+  return out;
+}
+
+/// Whether the scan of In into Out has compiled candidates (a tuned call then consults the tuning cache): 4- and
+/// 8-byte arithmetic types scanned into their own type, the ones the pipeline takes.
+template <class In, class Out>
+inline constexpr bool scan_has_candidates =
+    std::is_same_v<In, Out> && std::is_arithmetic_v<In> && (sizeof(In) == 4 || sizeof(In) == 8);
 
 }  // namespace cuprim
