@@ -14,8 +14,12 @@ gets a line saying the row stands.
 import argparse
 import json
 import math
+import os
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import commits_by_tree  # noqa: E402
 
 
 def size_label(n):
@@ -42,6 +46,19 @@ def cpp_policy(policy):
     return f"{policy['policy']}{{{fields}}}"
 
 
+def built_from(report):
+    """The commit whose tree the tuned binary was built from (scripts/provenance.py), else the stamped commit."""
+    tree = report.get("tree")
+    if tree and tree != "unknown":
+        try:
+            found = commits_by_tree(cwd=os.path.dirname(os.path.abspath(__file__))).get(tree)
+            if found:
+                return found[0]
+        except Exception:  # no git here: the stamp is all there is
+            pass
+    return f"{report.get('commit', 'unknown')} as stamped"
+
+
 def rows(report, min_gain):
     by_type = defaultdict(list)
     for r in report["results"]:
@@ -50,6 +67,7 @@ def rows(report, min_gain):
     out = []
     gpu = report["gpu"]
     cmd = f"cuprim-lab tune {report['family']}"
+    commit = built_from(report)
     for t, results in by_type.items():
         wins = defaultdict(list)  # label -> [(n, gain)]
         for r in results:
@@ -67,11 +85,11 @@ def rows(report, min_gain):
             gains.append((r["n"], r["default_ms"] / c["ms"]))
         geo = math.prod(g for _, g in gains) ** (1 / len(gains)) if gains else 0
         per_size = ", ".join(f"{size_label(n)} {g:.3f}x" for n, g in gains)
-        prov = (f"// sm_{report['cc']}, {t}: {gpu}, {cmd} ({report['commit']}), {label}: {per_size} the default "
+        prov = (f"// sm_{report['cc']}, {t}: {gpu}, {cmd} ({commit}), {label}: {per_size} the default "
                 f"(geomean {geo:.3f}x; won {len(wins[label])} of {len(results)} sizes)")
         if geo < min_gain:
             out.append(f"// {t}: the row stands ({label} won {len(wins[label])} of {len(results)} sizes, "
-                       f"geomean {geo:.3f}x the default < {min_gain}) -- {gpu}, {cmd} ({report['commit']})")
+                       f"geomean {geo:.3f}x the default < {min_gain}) -- {gpu}, {cmd} ({commit})")
         else:
             out.append(prov)
             out.append(f"return {cpp_policy(policy)};")
