@@ -1,12 +1,12 @@
 // cuprim-lab rows for BLAS levels 1 and 2: cuprim::blas::gemv against cublasSgemv / cublasDgemv and
-// cuprim::blas::dot against cublasSdot / cublasDdot (device pointer mode: stream-ordered like cuprim's), calls
-// interleaved in the same run; and the gemv ladder (lab/ladder/gemv.cuh): the seed's CUDA-CHiLL steps (one thread
+// cuprim::blas::dot, asum and nrm2 against cublas<S|D>dot, asum and nrm2 (device pointer mode: stream-ordered like
+// cuprim's), calls interleaved in the same run; and the gemv ladder (lab/ladder/gemv.cuh): the seed's CUDA-CHiLL steps (one thread
 // per row; x in shared memory with the sum in a register; a warp per row, the coalescing answer for op T), each
 // against cuBLAS. Memory-bound: the table's GB/s counts A, x and y once (bytes = (m·n + len x + len y)·size) and
 // %copy compares that with the device-to-device copy measured in the same run. Headline shapes exceed L2 (50 MB).
 //
 //   cuprim-lab run 'blas/gemv/*'         the production rows (16384^2 N and T, long, wide, 4096^2, M = 1)
-//   cuprim-lab run 'blas/dot/*'
+//   cuprim-lab run 'blas/dot/*' 'blas/asum/*' 'blas/nrm2/*'
 //   cuprim-lab run 'blas/gemv-ladder/*'
 #include "blas_gemv_common.cuh"
 
@@ -94,6 +94,76 @@ void add_dot_case(std::int64_t n, bool quick) {
   add_case(std::move(c));
 }
 
+/// One asum or nrm2 row (unit stride, n elements) against cublas<S|D>asum / cublas<S|D>nrm2 in device pointer mode,
+/// interleaved; verified against the long-double host references.
+template <class T, bool Nrm2>
+void add_norm_case(std::int64_t n, bool quick) {
+  const char* op = Nrm2 ? "nrm2" : "asum";
+  case_def c;
+  c.name = std::string("blas/") + op + "/" + (sizeof(T) == 4 ? "float" : "double") + "/" + size_label(n);
+  c.family = "blas";
+  c.op = op;
+  c.variant = "production";
+  c.dtype = sizeof(T) == 4 ? "float" : "double";
+  c.n = n;
+  c.bytes = double(n) * sizeof(T);
+  c.quick = quick;
+  c.baseline = std::string("cublas") + (sizeof(T) == 4 ? "S" : "D") + op;
+  c.setup = [n]() -> bench {
+    struct state {
+      device_memory x, r, base_r;
+      cublas_handle blas;
+    };
+    auto st = std::make_shared<state>();
+    st->x = device_memory(std::size_t(n) * sizeof(T));
+    st->r = device_memory(sizeof(T));
+    st->base_r = device_memory(sizeof(T));
+    fill(st->x.template as<T>(), std::size_t(n), 43u);
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (norm inputs)");
+    if (cublasSetPointerMode(st->blas.h, CUBLAS_POINTER_MODE_DEVICE) != CUBLAS_STATUS_SUCCESS)
+      throw std::runtime_error("cublasSetPointerMode failed");
+    bench b;
+    b.run = [st, n](cudaStream_t s, int) {
+      if constexpr (Nrm2) cuprim::blas::nrm2(n, st->x.template as<T>(), 1, st->r.template as<T>(), s);
+      else cuprim::blas::asum(n, st->x.template as<T>(), 1, st->r.template as<T>(), s);
+    };
+    b.baseline = [st, n](cudaStream_t s, int) {
+      cublasSetStream(st->blas.h, s);
+      const T* x = st->x.template as<T>();
+      T* r = st->base_r.template as<T>();
+      cublasStatus_t e;
+      if constexpr (Nrm2 && sizeof(T) == 4) e = cublasSnrm2(st->blas.h, int(n), x, 1, r);
+      else if constexpr (Nrm2) e = cublasDnrm2(st->blas.h, int(n), x, 1, r);
+      else if constexpr (sizeof(T) == 4) e = cublasSasum(st->blas.h, int(n), x, 1, r);
+      else e = cublasDasum(st->blas.h, int(n), x, 1, r);
+      if (e != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublas asum/nrm2 failed");
+    };
+    b.verify = [st, n, run = b.run, base = b.baseline]() {
+      st->r.poison();
+      st->base_r.poison();
+      run(0, 0);
+      base(0, 0);
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (norm verify)");
+      const std::vector<T> x = to_host(st->x.template as<T>(), std::size_t(n));
+      const double ref = Nrm2 ? cuprim::host::nrm2(n, x.data(), 1) : cuprim::host::asum(n, x.data(), 1);
+      const double eps = sizeof(T) == 4 ? 0x1p-23 : 0x1p-52;
+      // asum: the pairwise-sum bound; nrm2: a few roundings of the result (its squares are summed in double).
+      const double tol = Nrm2 ? 4 * eps * ref : sum_tolerance(eps, ref, ref, n);
+      const T got = to_host(st->r.template as<T>())[0], got_base = to_host(st->base_r.template as<T>())[0];
+      verify_result v;
+      v.ok = std::fabs(double(got) - ref) <= tol;
+      v.baseline_ok = std::fabs(double(got_base) - ref) <= tol;
+      v.detail = std::string(Nrm2 ? "nrm2" : "asum") + " against a long-double host sum: cuprim " +
+                 std::to_string(double(got)) + ", cuBLAS " + std::to_string(double(got_base)) + ", host " +
+                 std::to_string(ref);
+      return v;
+    };
+    return b;
+  };
+  c.policy = [] { return record_policy(cuprim::blas::dot_policy_for<T>(cuprim::current_tuned_arch())); };
+  add_case(std::move(c));
+}
+
 }  // namespace
 
 void register_blas_gemv() {
@@ -128,6 +198,12 @@ void register_blas_gemv() {
   add_dot_case<float>(std::int64_t(1) << 26, true);
   add_dot_case<double>(std::int64_t(1) << 25, false);
   add_dot_case<float>(std::int64_t(1) << 20, false);  // inside L2: the launch and final pass dominate
+  for (std::int64_t n : {std::int64_t(1) << 26, std::int64_t(1) << 20}) {
+    add_norm_case<float, false>(n, false);
+    add_norm_case<float, true>(n, false);
+  }
+  add_norm_case<double, false>(std::int64_t(1) << 25, false);
+  add_norm_case<double, true>(std::int64_t(1) << 25, false);
   add_note("blas/gemv", "blas/gemv: y = op(A) x, column-major A (lda = m), alpha 1, beta 0, unit strides, inputs "
                         "uniform in [-1, 1); bytes = (m n + m + n) size, against cublas<S|D>gemv interleaved in the same "
                         "run; gemv-ladder: the seed's CUDA-CHiLL steps (lab/ladder/gemv.cuh), then the production call");

@@ -7,6 +7,9 @@
 //       sum in long double in index order (y unread when beta = 0, A and x unread when alpha = 0), and bound =
 //       |alpha|·Σ|op(A)(k, l)·x_l| + |beta·y_k|, the scale a floating-point result's error is measured against.
 //   cuprim::host::dot(n, x, incx, y, incy)   {Σ x_k·y_k, Σ|x_k·y_k|}, in long double
+//   cuprim::host::asum(n, x, incx)           Σ|x_k|, in long double
+//   cuprim::host::nrm2(n, x, incx)           sqrt(Σ x_k²), the squares summed in long double (whose exponent range
+//                                            holds the square of any double: no scaling needed)
 //   cuprim::host::strided_at(p, len, inc, k) element k of a strided vector, BLAS's rule
 // Types: anything convertible to double (the caller widens 16-bit values). No argument checks.
 #pragma once
@@ -63,6 +66,23 @@ blas_entry dot(std::int64_t n, const T* x, std::int64_t incx, const T* y, std::i
     abs_acc += std::fabs(a * b);
   }
   return {static_cast<double>(acc), abs_acc};
+}
+
+template <class T>
+double asum(std::int64_t n, const T* x, std::int64_t incx) {
+  long double acc = 0;
+  for (std::int64_t k = 0; k < n; ++k) acc += std::fabs(static_cast<long double>(strided_at(x, n, incx, k)));
+  return static_cast<double>(acc);
+}
+
+template <class T>
+double nrm2(std::int64_t n, const T* x, std::int64_t incx) {
+  long double acc = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    const long double a = static_cast<long double>(strided_at(x, n, incx, k));
+    acc += a * a;
+  }
+  return static_cast<double>(std::sqrt(acc));
 }
 
 }  // namespace cuprim::host
