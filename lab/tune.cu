@@ -86,7 +86,7 @@ std::int64_t parse_size(const std::string& s) {
   std::int64_t v = 0;
   if (rest.rfind("2^", 0) == 0) {
     const int k = std::atoi(rest.c_str() + 2);
-    if (k < 0 || k > 34) tune_usage_error("size '" + s + "' out of range");
+    if (k < 0 || k > 34 || mult > (std::int64_t(1) << 20)) tune_usage_error("size '" + s + "' out of range");
     v = mult * (std::int64_t(1) << k);
   } else {
     char* end = nullptr;
@@ -129,6 +129,9 @@ tune_options parse_tune(int argc, char** argv) {
   for (const auto& t : o.types)
     if (t != "float" && t != "uint32" && t != "double") tune_usage_error("type '" + t + "' is not tuned (float, uint32, double)");
   if (o.sizes.empty()) tune_usage_error("--sizes needs at least one size");
+  for (std::int64_t h : o.held_out)
+    if (std::find(o.sizes.begin(), o.sizes.end(), h) != o.sizes.end())
+      tune_usage_error("held-out size " + size_label(h) + " is also a tuning size");
   std::sort(o.sizes.begin(), o.sizes.end());
   o.sizes.erase(std::unique(o.sizes.begin(), o.sizes.end()), o.sizes.end());
   return o;
@@ -206,7 +209,7 @@ std::vector<candidate> scan_candidate_list() {
         }(),
         ...);
   }(std::make_index_sequence<cands.size()>{});
-  // The compiled default (the table's row), timed beside the candidates.
+  // The compiled default (the table's row), timed after each size's search in the same process and on the same input.
   candidate d;
   d.label = "default (table row)";
   d.is_default = true;
@@ -356,7 +359,8 @@ void tune_type(const tune_options& o, cudaStream_t stream, int sms, double copy_
   // half its size, the last without an upper end).
   for (std::size_t k = 0; k < o.sizes.size(); ++k) {
     size_result r = one_size(o.sizes[k], false);
-    if (r.best >= 0) {
+    // An entry only where the winner beat the compiled default in this run; elsewhere the table's row decides.
+    if (r.best >= 0 && r.per[std::size_t(r.best)].ms < r.default_ms) {
       const candidate& b = cands[std::size_t(r.best)];
       cuprim::tuning::cache_entry e;
       e.op = "scan";
@@ -385,8 +389,10 @@ void tune_type(const tune_options& o, cudaStream_t stream, int sms, double copy_
     if (o.write) {
       e = cuprim::tuning::lookup("scan", cuprim::tuning::type_name<T>(), "", 16, n);
     } else {
-      for (const auto& x : section.entries)
-        if (x.types == cuprim::tuning::type_name<T>() && x.size_min <= n && n <= x.size_max) e = x;
+      for (const auto& x : section.entries)  // the library's rule: the first match
+        if (!e && x.op == "scan" && x.types == cuprim::tuning::type_name<T>() && x.alignment <= 16 &&
+            x.size_min <= n && n <= x.size_max)
+          e = x;
     }
     if (e)
       for (int i = 0; i < nc; ++i)
@@ -420,9 +426,9 @@ bool write_report(const std::string& path, const environment& env, const cuprim:
     const size_result& r = results[k];
     const auto& cands = lists[std::size_t(std::find(o.types.begin(), o.types.end(), r.type) - o.types.begin())];
     std::fprintf(f, "    {\"type\": \"%s\", \"n\": %lld, \"held_out\": %s, \"best\": %d, \"runner_up\": %d, \"cached\": %d,"
-                 " \"timed\": %d, \"default_ms\": %.6f,\n     \"candidates\": [\n",
+                 " \"timed\": %d, \"default_ms\": %s,\n     \"candidates\": [\n",
                  r.type.c_str(), (long long)r.n, r.held_out ? "true" : "false", r.best, r.runner_up, r.cached, r.timed,
-                 r.default_ms);
+                 std::isfinite(r.default_ms) ? std::to_string(r.default_ms).c_str() : "null");
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const measurement& m = r.per[i];
       std::fprintf(f, "       {\"label\": \"%s\", \"default\": %s, \"ms\": %s, \"cub_ms\": %.6f, \"policy\": %s}%s\n",
@@ -460,6 +466,11 @@ int run_tune(int argc, char** argv) {
   section.key = key;
   std::vector<std::vector<candidate>> lists;
   const std::string out = o.out.empty() ? cuprim::tuning::cache_path() : o.out;
+  if (o.write && out.empty()) {
+    std::fprintf(stderr, "cuprim-lab tune: the tuning cache is turned off (CUPRIM_TUNING_CACHE is empty); use --out "
+                         "or --no-write\n");
+    return 1;
+  }
   // Held-out rows look the cache up through the library: point it at the file written below.
   auto tune_all = [&](bool held) {
     for (const auto& t : o.types) {
@@ -479,11 +490,8 @@ int run_tune(int argc, char** argv) {
     if (t == "double") lists.push_back(scan_candidate_list<double>());
   }
   tune_all(false);
+  if (!o.json.empty() && !write_report(o.json, env, key, o, results, lists)) return 1;  // kept if the merge fails
   if (o.write) {
-    if (out.empty()) {
-      std::fprintf(stderr, "cuprim-lab tune: the tuning cache is turned off (CUPRIM_TUNING_CACHE is empty); use --out\n");
-      return 1;
-    }
     cuprim::tuning::merge_into_file(out, section);
     std::printf("\nwrote %zu entries to %s\n", section.entries.size(), out.c_str());
     setenv("CUPRIM_TUNING_CACHE", out.c_str(), 1);

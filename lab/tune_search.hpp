@@ -35,7 +35,10 @@ inline int distance(const point& a, const point& b, int far = 1000) {
 struct options {
   int first = 3;                 ///< candidates timed first, in the model's order
   int radius = 1;                ///< neighbours: points at most this many steps away ...
-  int max_radius = 2;            ///< ... widened up to this when the fastest has none left at `radius`
+  /// ... widened up to this when the fastest has none left at `radius`; -1: the candidate set's own spacing, the
+  /// largest distance from a point to its nearest neighbour of the same kind (a compiled set is sparse in the
+  /// recipe's axes: every point must be some point's neighbour, or local search could never reach it).
+  int max_radius = -1;
   bool exhaustive = false;       ///< time every candidate
   double budget_s = std::numeric_limits<double>::infinity();  ///< no new candidate is timed after this
 };
@@ -48,7 +51,7 @@ struct outcome {
   bool budget_spent = false;     ///< the budget stopped the search before it converged
 };
 
-/// Runs the search. `measure(i)` times point i (returns +inf when it fails its check); `progress(done, planned,
+/// Runs the search. `measure(i)` times point i (returns +inf, or NaN, when it fails its check); `progress(done, planned,
 /// elapsed_s)` is called after each measurement (planned: the points timed so far plus those queued now).
 inline outcome search(const std::vector<point>& pts, const options& o, const std::function<double(int)>& measure,
                       const std::function<void(int, int, double)>& progress = {}) {
@@ -71,13 +74,27 @@ inline outcome search(const std::vector<point>& pts, const options& o, const std
       if (elapsed() > o.budget_s) return false;
       const int i = queue[q];
       if (timed(i)) continue;
-      r.time[std::size_t(i)] = measure(i);
+      const double t = measure(i);
+      r.time[std::size_t(i)] = std::isnan(t) ? std::numeric_limits<double>::infinity() : t;  // NaN marks untimed
       r.order.push_back(i);
       if (progress) progress(int(r.order.size()), int(r.order.size() + queue.size() - q - 1), elapsed());
     }
     return true;
   };
 
+  int max_radius = o.max_radius;
+  if (max_radius < 0) {
+    max_radius = o.radius;
+    for (int i = 0; i < n; ++i) {
+      int nearest = -1;
+      for (int j = 0; j < n; ++j)
+        if (j != i && pts[std::size_t(j)].coord.size() == pts[std::size_t(i)].coord.size()) {
+          const int d = distance(pts[std::size_t(i)], pts[std::size_t(j)]);
+          if (nearest < 0 || d < nearest) nearest = d;
+        }
+      max_radius = std::max(max_radius, nearest);
+    }
+  }
   std::vector<int> by_model(static_cast<std::size_t>(n));
   std::iota(by_model.begin(), by_model.end(), 0);
   std::stable_sort(by_model.begin(), by_model.end(),
@@ -104,7 +121,7 @@ inline outcome search(const std::vector<point>& pts, const options& o, const std
         continue;
       }
       std::vector<int> queue;
-      for (int radius = o.radius; radius <= std::max(o.radius, o.max_radius) && queue.empty(); ++radius)
+      for (int radius = o.radius; radius <= max_radius && queue.empty(); ++radius)
         for (int i : by_model)
           if (!timed(i) && distance(pts[std::size_t(b)], pts[std::size_t(i)]) <= radius) queue.push_back(i);
       if (queue.empty()) break;

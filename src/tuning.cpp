@@ -633,11 +633,6 @@ bool write_text(const std::string& path, const std::string& text, std::string& e
   return true;
 }
 
-bool same_bucket(const cache_entry& a, const cache_entry& b) {
-  return a.op == b.op && a.types == b.types && a.layout == b.layout && a.alignment == b.alignment &&
-         a.size_min == b.size_min && a.size_max == b.size_max;
-}
-
 // ---- The process-wide cache behind lookup.
 
 struct device_state {
@@ -758,12 +753,15 @@ void merge_into_file(const std::string& path, const cache_section& section) {
     f.sections.push_back(cache_section{section.key, {}});
     target = f.sections.end() - 1;
   }
+  // A new entry replaces every old one of its op, types, layout and alignment whose size range overlaps its own:
+  // lookups take the first match, so an old entry left in place would shadow the new run's.
   for (const cache_entry& e : section.entries) {
-    auto same = std::find_if(target->entries.begin(), target->entries.end(),
-                             [&](const cache_entry& old) { return same_bucket(old, e); });
-    if (same != target->entries.end()) *same = e;
-    else target->entries.push_back(e);
+    std::erase_if(target->entries, [&](const cache_entry& old) {
+      return old.op == e.op && old.types == e.types && old.layout == e.layout && old.alignment == e.alignment &&
+             old.size_min <= e.size_max && e.size_min <= old.size_max;
+    });
   }
+  for (const cache_entry& e : section.entries) target->entries.push_back(e);
   text = to_json(f);  // before anything is written: a section to_json rejects leaves the file as it was
 
   const fs::path parent = fs::path(path).parent_path();

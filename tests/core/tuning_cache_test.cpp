@@ -655,7 +655,8 @@ TEST(TuningCacheMerge, CreatesReplacesAndAppends) {
   tuning::cache_section second{h100, {entry_of("reduce", "int", "", 16, 0, 100, "r", {{"unroll", 2}}, 0.1)}};
   tuning::merge_into_file(file.string(), second);
 
-  // Same bucket as p1: replaced in place; other buckets (another range, another alignment): appended.
+  // A new entry replaces the old entries of its op, types, layout and alignment whose ranges overlap its own (p1
+  // by `replacement`, p1 and p2 by `wider`); another alignment is another group (appended).
   tuning::cache_entry replacement = entry_of("scan", "float", "", 16, 0, 1023, "p3", {{"a.b", 1}}, 0.4);
   replacement.runner_up_name = "p1";
   replacement.runner_up = {{"threads", 256}};
@@ -666,8 +667,7 @@ TEST(TuningCacheMerge, CreatesReplacesAndAppends) {
 
   const tuning::cache_file f = tuning::parse(read_file(file), file.string());
   ASSERT_EQ(f.sections.size(), 2u);
-  expect_same_section(f.sections[0],
-                      tuning::cache_section{h200, {replacement, first.entries[1], wider, aligned4}});
+  expect_same_section(f.sections[0], tuning::cache_section{h200, {replacement, wider, aligned4}});
   expect_same_section(f.sections[1], second);
   // Nothing but the file is left beside it (the temporary file was renamed).
   EXPECT_EQ(names_in(file.parent_path()), std::vector<std::string>{"tuning.json"});
@@ -678,6 +678,35 @@ TEST(TuningCacheMerge, CreatesReplacesAndAppends) {
   bad.time_ms = std::numeric_limits<double>::infinity();
   EXPECT_THROW(tuning::merge_into_file(file.string(), tuning::cache_section{h200, {bad}}), cuprim::invalid_argument);
   EXPECT_EQ(read_file(file), before);
+}
+
+TEST(TuningCacheMerge, ARetuningRunLeavesNoStaleEntryInFront) {
+  // A run tuned at 2^20 and 2^24 and a later one at 2^22 and 2^26: lookups take the first match, so the old
+  // entries, whose ranges cover the new ones', must go.
+  temp_dir dir;
+  const fs::path file = dir.path() / "tuning.json";
+  const tuning::cache_key k = key_of("NVIDIA H200");
+  const std::int64_t top = std::numeric_limits<std::int64_t>::max();
+  tuning::merge_into_file(file.string(),
+                          tuning::cache_section{k,
+                                                {entry_of("scan", "float", "", 16, 1 << 19, 1 << 22, "old", {}, 1),
+                                                 entry_of("scan", "float", "", 16, (1 << 22) + 1, top, "old", {}, 1),
+                                                 entry_of("scan", "double", "", 16, 1 << 19, top, "keep", {}, 1)}});
+  const tuning::cache_section second{k,
+                                     {entry_of("scan", "float", "", 16, 1 << 21, 1 << 24, "new", {}, 1),
+                                      entry_of("scan", "float", "", 16, (1 << 24) + 1, top, "new", {}, 1)}};
+  tuning::merge_into_file(file.string(), second);
+  const tuning::cache_file f = tuning::parse(read_file(file), file.string());
+  ASSERT_EQ(f.sections.size(), 1u);
+  ASSERT_EQ(f.sections[0].entries.size(), 3u);
+  EXPECT_EQ(f.sections[0].entries[0].policy_name, "keep");
+  for (std::int64_t n : {std::int64_t(1) << 21, std::int64_t(1) << 23, std::int64_t(1) << 30}) {
+    const tuning::cache_entry* e = tuning::detail::find_entry(f, k, "scan", "float", "", 16, n);
+    ASSERT_NE(e, nullptr) << n;
+    EXPECT_EQ(e->policy_name, "new") << n;
+  }
+  EXPECT_EQ(tuning::detail::find_entry(f, k, "scan", "float", "", 16, 1 << 20), nullptr)
+      << "below the new run's sizes the table decides";
 }
 
 TEST(TuningCacheMerge, CorruptFileIsLeftAlone) {

@@ -99,6 +99,39 @@ TEST(TuneSearch, PointsOfAnotherKindAreTimed) {
   EXPECT_EQ(r.best, other);
 }
 
+TEST(TuneSearch, EveryPointOfASparseSetIsReachable) {
+  // The scan's compiled candidates in scan_recipe's axes (warps, vectors, stages, back-off) and the one kernel of
+  // another kind: with the best planted at each in turn and a model that ranks it last, the search finds it.
+  std::vector<point> pts = {{{2, 2, 1, 2}, 0}, {{2, 2, 1, 1}, 0}, {{2, 2, 3, 1}, 0}, {{2, 1, 4, 0}, 0},
+                            {{3, 1, 1, 2}, 0}, {{2, 4, 0, 2}, 0}, {{4, 2, 0, 2}, 0}, {{1, 1, 1, 2}, 0},
+                            {{}, 0}};
+  for (int planted = 0; planted < int(pts.size()); ++planted) {
+    auto cost = [&](int i) {
+      return 1.0 + 0.01 * lab::tune::distance(pts[std::size_t(i)], pts[std::size_t(planted)], 20);
+    };
+    for (int i = 0; i < int(pts.size()); ++i) pts[std::size_t(i)].model = -cost(i);
+    const auto r = lab::tune::search(pts, {}, cost);
+    EXPECT_EQ(r.best, planted) << "timed " << r.order.size() << " of " << pts.size();
+  }
+}
+
+TEST(TuneSearch, NanCountsAsAFailureNotAsUntimed) {
+  auto pts = grid();
+  for (auto& p : pts) p.model = bowl(p, {1, 1, 1, 1});
+  const int failing = index_of(pts, {1, 1, 1, 2});  // a neighbour of the best: certainly timed
+  int calls = 0, failing_calls = 0;
+  const auto r = lab::tune::search(pts, {}, [&](int i) {
+    ++calls;
+    if (i != failing) return bowl(pts[std::size_t(i)], {1, 1, 1, 1});
+    ++failing_calls;
+    return std::numeric_limits<double>::quiet_NaN();
+  });
+  EXPECT_EQ(failing_calls, 1);
+  EXPECT_LE(calls, int(pts.size())) << "a NaN point was timed again";
+  EXPECT_TRUE(std::isinf(r.time[std::size_t(failing)]));
+  EXPECT_EQ(r.best, index_of(pts, {1, 1, 1, 1}));
+}
+
 TEST(TuneSearch, BudgetStopsTheSearch) {
   auto pts = grid();
   lab::tune::options o;

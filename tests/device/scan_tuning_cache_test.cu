@@ -83,7 +83,7 @@ std::vector<T> random_input(rng& r, std::int64_t n) {
 /// The tuned inclusive sum and the candidate's own, on one input: bitwise equal; both equal the host reference
 /// (integers) or within the scan's bound (floats: checked loosely here; the scan tests check the bound).
 template <class T, cuprim::scan_pipeline_policy P>
-void expect_same_as_candidate(std::int64_t n, int offset_elems = 0) {
+void expect_same_as_candidate(std::int64_t n, int offset_elems = 0, bool differs_from_row = false) {
   CUPRIM_TEST_RNG(r);
   const std::vector<T> h = random_input<T>(r, n);
   const auto len = static_cast<std::size_t>(n + offset_elems);
@@ -105,6 +105,17 @@ void expect_same_as_candidate(std::int64_t n, int offset_elems = 0) {
     } else {
       ASSERT_EQ(ga[std::size_t(i)], ref[std::size_t(i)]) << "i=" << i << seed_message();
     }
+  }
+  if (differs_from_row) {
+    cuprim::device_buffer<T> c(len);
+    poison(c);
+    cuprim::inclusive_scan<cuprim::scan_policy_for<T>(90)>(in.data() + offset_elems, c.data() + offset_elems, n,
+                                                           cuprim::plus{});
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<T> gc = download(c.data() + offset_elems, std::size_t(n));
+    std::int64_t differ = 0;
+    for (std::int64_t i = 0; i < n; ++i) differ += !same_bytes(ga[std::size_t(i)], gc[std::size_t(i)]);
+    EXPECT_GT(differ, 0) << "the tuned scan gave the row's bits: was the cache's candidate run?";
   }
 }
 
@@ -136,6 +147,11 @@ TEST_F(ScanTuningCache, EntryChoosesItsCandidate) {
   EXPECT_EQ((scan_cached_candidate<std::uint32_t, std::uint32_t>(bucket_lo + 7, ui, uo)), int(cu.size()) - 1);
 
   expect_same_as_candidate<float, cands[2]>(bucket_lo + 12345);
+  // A candidate whose tiles differ from the row's: the tuned result must be its, not the row's (float sums round
+  // differently with other tile boundaries, so the check can fail).
+  s.entries[0] = entry_for<float>(cands[4]);
+  write(s);
+  expect_same_as_candidate<float, cands[4]>(bucket_lo + 12345, 0, /*differs_from_row=*/true);
   expect_same_as_candidate<std::uint32_t, cu[cu.size() - 1]>(bucket_lo + 777);
   // Less aligned: the row runs (and is still right).
   expect_same_as_candidate<std::uint32_t, cu[cu.size() - 1]>(bucket_lo + 777, 1);
@@ -154,12 +170,18 @@ TEST_F(ScanTuningCache, WorkspaceCoversEveryCandidate) {
     const std::vector<std::size_t> each = candidate_workspaces(n, std::make_index_sequence<cands.size()>{});
     for (std::size_t i = 0; i < each.size(); ++i) EXPECT_GE(tuned, each[i]) << "candidate " << i << ", n " << n;
   }
-  // An explicit workspace of exactly the tuned size serves the cache's choice.
+  // An explicit workspace of exactly the tuned size serves the cache's choice: candidate 7 (6 warps x 7 vectors)
+  // has more tiles than the row at this size, so a workspace sized for the row alone would be refused.
+  const std::int64_t n = bucket_lo + 99;
+  EXPECT_GT((cuprim::scan_workspace_bytes<float, float, cands[7]>(n)),
+            (cuprim::scan_workspace_bytes<float, float, cuprim::scan_policy_for<float>(90)>(n)));
   cuprim::tuning::cache_section s;
   s.key = cuprim::tuning::current_key();
-  s.entries.push_back(entry_for<float>(cands[5]));
+  s.entries.push_back(entry_for<float>(cands[7]));
   write(s);
-  const std::int64_t n = bucket_lo + 99;
+  ASSERT_EQ((cuprim::detail::scan_cached_candidate<float, float>(n, reinterpret_cast<const float*>(256),
+                                                                reinterpret_cast<float*>(512))),
+            7);
   CUPRIM_TEST_RNG(r);
   const std::vector<float> h = random_input<float>(r, n);
   cuprim::device_buffer<float> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));

@@ -2,9 +2,10 @@
 // run time.
 //
 // `cuprim-lab tune <family>` searches a family's candidate policies on the GPU at hand and writes what won, per
-// operation, element types and size bucket, into a JSON file. Entry points called with cuprim::tuned look there
-// first: an entry that matches the call and names one of the family's compiled candidates decides the policy;
-// otherwise the compiled table's row does, as without a cache.
+// operation, element types and size bucket, into a JSON file. The tunable entry points (today the device-wide
+// scans of 4- and 8-byte arithmetic types, device/scan.cuh) called with cuprim::tuned look there first: an entry
+// that matches the call and names one of the family's compiled candidates decides the policy; otherwise the
+// compiled table's row does, as without a cache.
 //
 // Where the file is: $CUPRIM_TUNING_CACHE if set (an empty value turns the cache off), else
 // $XDG_CACHE_HOME/cuprim/tuning.json, else $HOME/.cache/cuprim/tuning.json. It is read once per process, at the
@@ -18,9 +19,10 @@
 //   {"format": "cuprim-tuning-1",
 //    "sections": [{"key": {"gpu": "NVIDIA H200", "sms": 132, "cc": 90, "driver": 13000, "runtime": 13000,
 //                          "cuprim": "0.1.0"},
-//                  "entries": [{"op": "inclusive_scan", "types": "float", "layout": "", "alignment": 16,
-//                               "size_min": 3145728, "size_max": 12582911,
-//                               "policy": {"policy": "lookback_pipeline_policy", "scan_warps": 8, ...},
+//                  "entries": [{"op": "scan", "types": "float", "layout": "", "alignment": 16,
+//                               "size_min": 2097153, "size_max": 8388608,
+//                               "policy": {"policy": "scan_pipeline_policy", "pipeline": {"scan_warps": 8, ...},
+//                                          "classic": {...}, "small": {...}, "small_max": 131072},
 //                               "time_ms": 0.51, "runner_up_ms": 0.52, "default_ms": 0.53,
 //                               "runner_up": {...}}]}]}
 // A policy is stored by its fields (cuprim::to_json), never by a position in a candidate list, so a rebuilt list
@@ -133,8 +135,9 @@ std::optional<cache_entry> lookup(std::string_view op, std::string_view types, s
 /// Forgets what was read, so that the next lookup reads the file again (for tests and the tuner).
 void reset();
 
-/// Whether the cache has entries for this process at all (reads the file at the first call; one atomic load
-/// after it): entry points skip lookup() when it is false, so that a program without a cache pays nothing.
+/// Whether the cache file has any section (reads the file at the first call; one atomic load after it): entry
+/// points skip lookup() when it is false, so that a program without a cache pays one atomic load per call. (A file
+/// holding only other GPUs' sections keeps it true: each lookup then costs a lock and a map search.)
 bool active();
 
 /// The element type's name in cache entries ("float", "int32", ...; "" for types no family tunes).

@@ -225,7 +225,8 @@ template <class In, class Out>
 int scan_cached_candidate(std::int64_t n, const In* in, const Out* out) {
 #if CUPRIM_USE_TUNING_CACHE
   if constexpr (scan_has_candidates<In, Out>) {
-    if (!tuning::active()) return -1;
+    // Below the candidates' pipeline threshold every candidate runs the row's kernels: nothing to look up.
+    if (n < scan_candidates_min_elems || !tuning::active()) return -1;
     const auto entry = tuning::lookup("scan", tuning::type_name<In>(), "", tuning::alignment_of(in, out), n);
     if (!entry || entry->policy_name != scan_pipeline_policy::name) return -1;
     static const auto flat = [] {
@@ -288,17 +289,16 @@ std::size_t scan_candidates_workspace_bytes(std::int64_t n, std::index_sequence<
   return bytes;
 }
 
-/// The largest workspace a tuned scan of n elements may need: the row's, or a cache-chosen candidate's.
+/// The largest workspace a tuned scan of n elements may need: the row's, or a cache-chosen candidate's. Whatever
+/// CUPRIM_USE_TUNING_CACHE says (host arithmetic only, no kernel instantiated): a workspace sized in a translation
+/// unit that compiles the lookups out still serves a call from one that makes them.
 template <class In, class Out>
 std::size_t scan_tuned_workspace_bytes(std::int64_t n, std::size_t row_bytes) {
-#if CUPRIM_USE_TUNING_CACHE
   if constexpr (scan_has_candidates<In, Out>)
     return std::max(row_bytes, scan_candidates_workspace_bytes<In, Out>(
                                    n, std::make_index_sequence<scan_candidates<In>().size()>{}));
-#else
-  (void)n;
-#endif
-  return row_bytes;
+  else
+    return row_bytes;
 }
 
 }  // namespace detail

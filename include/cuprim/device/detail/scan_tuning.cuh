@@ -247,10 +247,14 @@ constexpr double pipeline_model(const lookback_pipeline_policy& p, std::int64_t 
   return starve + tail;
 }
 
-/// The compiled candidates of a tuned scan of T: the table's row with the look-back pipeline taken from 2^18
-/// elements (below every tuned size; above the row's small tile) in one of these shapes, or never taken (the row's one-tile-per-block kernels alone). A
-/// tuning cache entry (core/tuning.hpp) names one of them by its fields; the shapes are the sweeps' leaders on
-/// both GPU kinds (docs/tuning/scan.md) and their neighbours along each axis of scan_recipe.
+/// Where the candidates' look-back pipeline starts: above the row's small tile; tuned calls of fewer elements run
+/// the row's kernels under every candidate, so they skip the cache.
+inline constexpr long long scan_candidates_min_elems = 1ll << 18;
+
+/// The compiled candidates of a tuned scan of T: the table's row with the look-back pipeline taken from
+/// scan_candidates_min_elems in one of eight shapes, or never taken (the row's one-tile-per-block kernels alone). A
+/// tuning cache entry (core/tuning.hpp) names one of them by its fields. The shapes are the sweeps' leaders on both
+/// GPU kinds (docs/tuning/scan.md) and points one to three steps from them along scan_recipe's axes.
 template <class T>
 constexpr auto scan_candidates() {
   constexpr auto row = scan_policy_for<T>(90);
@@ -267,7 +271,7 @@ constexpr auto scan_candidates() {
     scan_pipeline_policy p = row;
     if (i + 1 < count) {
       const shape& sh = shapes[i];
-      p.pipeline = {.scan_warps = sh.w, .lane_vectors = sh.k, .stages = sh.s, .min_elems = 1ll << 18,
+      p.pipeline = {.scan_warps = sh.w, .lane_vectors = sh.k, .stages = sh.s, .min_elems = scan_candidates_min_elems,
                     .first_wait_ns = sh.first, .poll_wait_ns = sh.poll};
     } else {
       p.pipeline.min_elems = std::numeric_limits<long long>::max();  // never: the one-tile-per-block kernels
