@@ -23,14 +23,17 @@ if(GIT_FOUND)
     execute_process(COMMAND "${GIT_EXECUTABLE}" rev-parse HEAD^{tree} WORKING_DIRECTORY "${SOURCE_DIR}"
                     OUTPUT_VARIABLE head_tree OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     file(REMOVE "${INDEX}")
+    # Two calls, not one execute_process with two COMMANDs: those run at once as a pipeline, and `add` racing
+    # `read-tree` for the scratch index's lock failed now and then, stamping "unknown".
     execute_process(COMMAND "${CMAKE_COMMAND}" -E env "GIT_INDEX_FILE=${INDEX}" "${GIT_EXECUTABLE}" read-tree HEAD
-                    COMMAND "${CMAKE_COMMAND}" -E env "GIT_INDEX_FILE=${INDEX}" "${GIT_EXECUTABLE}" add -A
+                    WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE rc0 OUTPUT_QUIET ERROR_QUIET)
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env "GIT_INDEX_FILE=${INDEX}" "${GIT_EXECUTABLE}" add -A
                     WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE rc1 OUTPUT_QUIET ERROR_QUIET)
     execute_process(COMMAND "${CMAKE_COMMAND}" -E env "GIT_INDEX_FILE=${INDEX}" "${GIT_EXECUTABLE}" write-tree
                     WORKING_DIRECTORY "${SOURCE_DIR}" OUTPUT_VARIABLE work_tree RESULT_VARIABLE rc2
                     OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     file(REMOVE "${INDEX}")
-    if(rc1 EQUAL 0 AND rc2 EQUAL 0 AND work_tree)
+    if(rc0 EQUAL 0 AND rc1 EQUAL 0 AND rc2 EQUAL 0 AND work_tree)
       set(tree "${work_tree}")
       if(work_tree STREQUAL head_tree)
         set(changes "none")

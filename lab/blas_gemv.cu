@@ -1,9 +1,10 @@
 // cuprim-lab rows for BLAS levels 1 and 2: cuprim::blas::gemv against cublasSgemv / cublasDgemv and
 // cuprim::blas::dot, asum and nrm2 against cublas<S|D>dot, asum and nrm2 (device pointer mode: stream-ordered like
-// cuprim's), calls interleaved in the same run; and the gemv ladder (lab/ladder/gemv.cuh): the seed's CUDA-CHiLL steps (one thread
-// per row; x in shared memory with the sum in a register; a warp per row, the coalescing answer for op T), each
-// against cuBLAS. Memory-bound: the table's GB/s counts A, x and y once (bytes = (m·n + len x + len y)·size) and
-// %copy compares that with the device-to-device copy measured in the same run. Headline shapes exceed L2 (50 MB).
+// cuprim's), calls interleaved in the same run; and the gemv ladder (lab/ladder/gemv.cuh): the seed's CUDA-CHiLL
+// steps (one thread per row; x in shared memory with the sum in a register; a warp per row, the coalescing answer
+// for op T), each against cuBLAS. Memory-bound: the table's GB/s counts A, x and y once
+// (bytes = (m·n + len x + len y)·size) and %copy compares that with the device-to-device copy measured in the same
+// run. Headline shapes exceed L2 (50 MB).
 //
 //   cuprim-lab run 'blas/gemv/*'         the production rows (16384^2 N and T, long, wide, 4096^2, M = 1)
 //   cuprim-lab run 'blas/dot/*' 'blas/asum/*' 'blas/nrm2/*'

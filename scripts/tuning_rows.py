@@ -8,8 +8,9 @@ written into the headers: a table changes by a reviewed commit (docs/tuning/READ
 
     python3 scripts/tuning_rows.py tune-h200.json [--min-gain 1.01]
 
-A type whose winner is the current default, or gains less than --min-gain (geometric mean over the tuned sizes),
-gets a line saying the row stands.
+A type whose winner gains less than --min-gain over the default (geometric mean over the tuned sizes where it was
+timed), or loses more than --max-loss at any of them, gets a line saying the row stands, with the per-size figures:
+one row serves every size, so a winner of the small sizes alone is not a row (a size-dependent table is).
 """
 import argparse
 import json
@@ -19,7 +20,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from provenance import commits_by_tree  # noqa: E402
+from perf_table import build_commit  # noqa: E402
 
 
 def size_label(n):
@@ -46,20 +47,7 @@ def cpp_policy(policy):
     return f"{policy['policy']}{{{fields}}}"
 
 
-def built_from(report):
-    """The commit whose tree the tuned binary was built from (scripts/provenance.py), else the stamped commit."""
-    tree = report.get("tree")
-    if tree and tree != "unknown":
-        try:
-            found = commits_by_tree(cwd=os.path.dirname(os.path.abspath(__file__))).get(tree)
-            if found:
-                return found[0]
-        except Exception:  # no git here: the stamp is all there is
-            pass
-    return f"{report.get('commit', 'unknown')} as stamped"
-
-
-def rows(report, min_gain):
+def rows(report, min_gain, max_loss):
     by_type = defaultdict(list)
     for r in report["results"]:
         if not r["held_out"] and r["best"] >= 0 and r["default_ms"]:
@@ -67,7 +55,7 @@ def rows(report, min_gain):
     out = []
     gpu = report["gpu"]
     cmd = f"cuprim-lab tune {report['family']}"
-    commit = built_from(report)
+    commit = build_commit(report)
     for t, results in by_type.items():
         wins = defaultdict(list)  # label -> [(n, gain)]
         for r in results:
@@ -87,9 +75,11 @@ def rows(report, min_gain):
         per_size = ", ".join(f"{size_label(n)} {g:.3f}x" for n, g in gains)
         prov = (f"// sm_{report['cc']}, {t}: {gpu}, {cmd} ({commit}), {label}: {per_size} the default "
                 f"(geomean {geo:.3f}x; won {len(wins[label])} of {len(results)} sizes)")
-        if geo < min_gain:
-            out.append(f"// {t}: the row stands ({label} won {len(wins[label])} of {len(results)} sizes, "
-                       f"geomean {geo:.3f}x the default < {min_gain}) -- {gpu}, {cmd} ({commit})")
+        worst = min((g for _, g in gains), default=0)
+        if geo < min_gain or worst < 1 - max_loss:
+            out.append(f"// {t}: the row stands ({label} won {len(wins[label])} of {len(results)} sizes: "
+                       f"{per_size}; geomean {geo:.3f}x, needs >= {min_gain} with no size below {1 - max_loss:.2f}x) "
+                       f"-- {gpu}, {cmd} ({commit})")
         else:
             out.append(prov)
             out.append(f"return {cpp_policy(policy)};")
@@ -100,10 +90,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("report", help="the JSON written by cuprim-lab tune --json")
     ap.add_argument("--min-gain", type=float, default=1.01, help="geometric-mean gain a row must bring (default 1.01)")
+    ap.add_argument("--max-loss", type=float, default=0.01,
+                    help="the most a proposed row may lose at any tuned size (default 0.01: 1%%)")
     a = ap.parse_args()
     with open(a.report) as f:
         report = json.load(f)
-    for line in rows(report, a.min_gain):
+    for line in rows(report, a.min_gain, a.max_loss):
         print(line)
     held = [r for r in report["results"] if r["held_out"] and r["best"] >= 0]
     for r in held:

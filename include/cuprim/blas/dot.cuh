@@ -4,7 +4,7 @@
 //   cuprim::blas::dot(n, x, incx, y, incy, result, workspace, stream)   the same in a caller's workspace
 //   cuprim::blas::dot_workspace_bytes<T>(n)                      how much workspace that needs
 //   cuprim::blas::dot_sync(n, x, incx, y, incy, stream)          returns the result to the host (synchronises)
-//   cuprim::blas::asum(n, x, incx, result[, workspace], stream)  *result = Σ_k |x_k|   (asum_workspace_bytes, asum_sync)
+//   cuprim::blas::asum(n, x, incx, result[, workspace], stream)  *result = Σ_k |x_k|  (asum_workspace_bytes, asum_sync)
 //   cuprim::blas::nrm2(n, x, incx, result[, workspace], stream)  *result = sqrt(Σ_k x_k²)   (nrm2_workspace_bytes,
 //                                                                nrm2_sync)
 //
@@ -107,7 +107,8 @@ void level1_run(const char* fn, const char* ws_call, std::int64_t n, const In* x
       constexpr blas::dot_policy P = pick_policy<Policy>(blas::dot_policy_for<In>(Arch));
       static_assert(blas::detail_rules::dot_policy_valid<P>());
       const std::int64_t per_load = vec ? 16 / std::int64_t(sizeof(In)) : 1;
-      const std::int64_t tiles = (n / per_load + std::int64_t(P.threads) * P.unroll - 1) / (std::int64_t(P.threads) * P.unroll);
+      const std::int64_t per_tile = std::int64_t(P.threads) * P.unroll;
+      const std::int64_t tiles = (n / per_load + per_tile - 1) / per_tile;
       const unsigned grid = unsigned(std::max<std::int64_t>(
           1, std::min<std::int64_t>(tiles, std::int64_t(get_device_info().sm_count) * P.blocks_per_sm)));
       Acc* partials = L.partials.in(w);
@@ -167,8 +168,19 @@ void norm_run(const char* fn, std::int64_t n, const In* x, std::int64_t incx, Ou
                 "cuprim::blas::asum, nrm2: the result is of the accumulator type (float for 16-bit inputs) or the "
                 "input type");
   norm_validate(fn, n, x, incx, result);
-  level1_run<Policy, Term>(fn, std::is_same_v<Term, nrm2_term> ? "nrm2_workspace_bytes(n)" : "asum_workspace_bytes(n)", n,
-                           x, incx, x, incx, result, ws, stream);
+  constexpr const char* ws_call =
+      std::is_same_v<Term, nrm2_term> ? "nrm2_workspace_bytes(n)" : "asum_workspace_bytes(n)";
+  level1_run<Policy, Term>(fn, ws_call, n, x, incx, x, incx, result, ws, stream);
+}
+
+/// asum_sync and nrm2_sync: the argument rules first (a bad call allocates nothing), a one-element result, the wait.
+template <auto Policy, class Term, class In>
+accumulator_t<In> norm_sync(const char* fn, std::int64_t n, const In* x, std::int64_t incx, cudaStream_t stream) {
+  using Acc = accumulator_t<In>;
+  norm_validate(fn, n, x, incx, static_cast<const Acc*>(nullptr), false);
+  device_buffer<Acc> r(1, stream);
+  norm_run<Policy, Term>(fn, n, x, incx, r.data(), nullptr, stream);
+  return r.to_host_sync()[0];
 }
 
 }  // namespace cuprim::detail
@@ -236,21 +248,13 @@ void nrm2(std::int64_t n, const In* x, std::int64_t incx, Out* result, workspace
 /// Returns Σ |x_k| to the host, in the accumulator type. Synchronises `stream`.
 template <auto Policy = tuned, class In>
 accumulator_t<In> asum_sync(std::int64_t n, const In* x, std::int64_t incx, cudaStream_t stream = 0) {
-  using Acc = accumulator_t<In>;
-  detail::norm_validate("cuprim::blas::asum_sync", n, x, incx, static_cast<const Acc*>(nullptr), false);
-  device_buffer<Acc> r(1, stream);
-  detail::norm_run<Policy, detail::asum_term>("cuprim::blas::asum_sync", n, x, incx, r.data(), nullptr, stream);
-  return r.to_host_sync()[0];
+  return detail::norm_sync<Policy, detail::asum_term>("cuprim::blas::asum_sync", n, x, incx, stream);
 }
 
 /// Returns sqrt(Σ x_k²) to the host, in the accumulator type. Synchronises `stream`.
 template <auto Policy = tuned, class In>
 accumulator_t<In> nrm2_sync(std::int64_t n, const In* x, std::int64_t incx, cudaStream_t stream = 0) {
-  using Acc = accumulator_t<In>;
-  detail::norm_validate("cuprim::blas::nrm2_sync", n, x, incx, static_cast<const Acc*>(nullptr), false);
-  device_buffer<Acc> r(1, stream);
-  detail::norm_run<Policy, detail::nrm2_term>("cuprim::blas::nrm2_sync", n, x, incx, r.data(), nullptr, stream);
-  return r.to_host_sync()[0];
+  return detail::norm_sync<Policy, detail::nrm2_term>("cuprim::blas::nrm2_sync", n, x, incx, stream);
 }
 
 /// Returns Σ x_k·y_k to the host, in the accumulator type. Synchronises `stream`.

@@ -208,7 +208,8 @@ struct pipeline_resources {
   int threads = 0;
   int blocks_per_sm = 0;
 };
-constexpr pipeline_resources pipeline_resources_of(const lookback_pipeline_policy& p, const sm_budget& b = sm90_budget) {
+constexpr pipeline_resources pipeline_resources_of(const lookback_pipeline_policy& p,
+                                                   const sm_budget& b = sm90_budget) {
   pipeline_resources r;
   r.smem = std::size_t(p.stages) * std::size_t(p.scan_warps) * 32u * std::size_t(p.lane_vectors) * 16u;
   r.threads = p.block_threads();
