@@ -270,12 +270,14 @@ void scan_run(const char* fn, const In* in, Out* out, std::int64_t n, Op op, acc
               const workspace* ws, cudaStream_t stream) {
   scan_validate(fn, in, out, n);
   auto run = [&]<auto P>() { scan_run_with<P, Exclusive>(fn, in, out, n, op, init, ws, stream); };
+#if CUPRIM_USE_TUNING_CACHE  // else no candidate is instantiated: the lookups' compile time goes with them
   if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t> && scan_has_candidates<In, Out>) {
     if (const int c = scan_cached_candidate<In, Out>(n, in, out); c >= 0) {
       with_scan_candidate<In>(c, run, std::make_index_sequence<scan_candidates<In>().size()>{});
       return;
     }
   }
+#endif
   with_tuned_arch([&]<int Arch>() {
     run.template operator()<pick_either_policy<Policy, scan_policy, scan_pipeline_policy>(scan_policy_for<In>(Arch))>();
   });
