@@ -243,46 +243,6 @@ int scan_cached_candidate(std::int64_t n, const In* in, const Out* out) {
   return -1;
 }
 
-/// The scan under one policy: the plan's checks (tile count, workspace), then the launch.
-template <auto P, bool Exclusive, class In, class Out, class Op>
-void scan_run_with(const char* fn, const In* in, Out* out, std::int64_t n, Op op, accumulator_t<Out> init,
-                   const workspace* ws, cudaStream_t stream) {
-  using Acc = accumulator_t<Out>;
-  check_scan_tiles<P, In>(fn, n);
-  const lookback_layout<Acc> L = scan_layout<P, In, Acc>(n);
-  check_workspace(fn, ws, L.bytes(), "scan_workspace_bytes(n)");
-  check_no_pending_error(fn);
-  with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
-    scan_launch<P, Exclusive, Exclusive>(fn, in, out, std::uint64_t(n), op, init, w, stream);
-  });
-}
-
-/// Calls f.template operator()<P>() with P = scan_candidates<In>()[index] (a compile-time constant).
-template <class In, class F, std::size_t... I>
-void with_scan_candidate(int index, F&& f, std::index_sequence<I...>) {
-  (void)((index == int(I) ? (f.template operator()<scan_candidates<In>()[I]>(), true) : false) || ...);
-}
-
-/// Every scan entry point ends here: validate, plan, launch. Exclusive scans start from init. A tuned call takes
-/// the tuning cache's choice where it has one (core/tuning.hpp), else the table's row.
-template <auto Policy, bool Exclusive, class In, class Out, class Op>
-void scan_run(const char* fn, const In* in, Out* out, std::int64_t n, Op op, accumulator_t<Out> init,
-              const workspace* ws, cudaStream_t stream) {
-  scan_validate(fn, in, out, n);
-  auto run = [&]<auto P>() { scan_run_with<P, Exclusive>(fn, in, out, n, op, init, ws, stream); };
-#if CUPRIM_USE_TUNING_CACHE  // else no candidate is instantiated: the lookups' compile time goes with them
-  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t> && scan_has_candidates<In, Out>) {
-    if (const int c = scan_cached_candidate<In, Out>(n, in, out); c >= 0) {
-      with_scan_candidate<In>(c, run, std::make_index_sequence<scan_candidates<In>().size()>{});
-      return;
-    }
-  }
-#endif
-  with_tuned_arch([&]<int Arch>() {
-    run.template operator()<pick_either_policy<Policy, scan_policy, scan_pipeline_policy>(scan_policy_for<In>(Arch))>();
-  });
-}
-
 /// The largest workspace of the candidates I... at n.
 template <class In, class Out, std::size_t... I>
 std::size_t scan_candidates_workspace_bytes(std::int64_t n, std::index_sequence<I...>) {
@@ -301,6 +261,58 @@ std::size_t scan_tuned_workspace_bytes(std::int64_t n, std::size_t row_bytes) {
                                    n, std::make_index_sequence<scan_candidates<In>().size()>{}));
   else
     return row_bytes;
+}
+
+/// The scan under one policy: the plan's checks (tile count, workspace: at least `promised` bytes, what
+/// scan_workspace_bytes told the caller, and at least what P uses), then the launch.
+template <auto P, bool Exclusive, class In, class Out, class Op>
+void scan_run_with(const char* fn, const In* in, Out* out, std::int64_t n, Op op, accumulator_t<Out> init,
+                   const workspace* ws, std::size_t promised, cudaStream_t stream) {
+  using Acc = accumulator_t<Out>;
+  check_scan_tiles<P, In>(fn, n);
+  const lookback_layout<Acc> L = scan_layout<P, In, Acc>(n);
+  check_workspace(fn, ws, std::max(L.bytes(), promised), "scan_workspace_bytes(n)");
+  check_no_pending_error(fn);
+  with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
+    scan_launch<P, Exclusive, Exclusive>(fn, in, out, std::uint64_t(n), op, init, w, stream);
+  });
+}
+
+/// Calls f.template operator()<P>() with P = scan_candidates<In>()[index] (a compile-time constant).
+template <class In, class F, std::size_t... I>
+void with_scan_candidate(int index, F&& f, std::index_sequence<I...>) {
+  (void)((index == int(I) ? (f.template operator()<scan_candidates<In>()[I]>(), true) : false) || ...);
+}
+
+/// Every scan entry point ends here: validate, plan, launch. Exclusive scans start from init. A tuned call takes
+/// the tuning cache's choice where it has one (core/tuning.hpp), else the table's row.
+template <auto Policy, bool Exclusive, class In, class Out, class Op>
+void scan_run(const char* fn, const In* in, Out* out, std::int64_t n, Op op, accumulator_t<Out> init,
+              const workspace* ws, cudaStream_t stream) {
+  scan_validate(fn, in, out, n);
+  // A given workspace must hold what scan_workspace_bytes<In, Out, Policy> says, whichever policy runs: for a tuned
+  // call that covers every candidate, so a workspace one byte short is refused whatever the cache holds.
+  std::size_t promised = 0;
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t> && scan_has_candidates<In, Out>) {
+    if (ws != nullptr) {
+      promised = with_tuned_arch([&]<int Arch>() {
+        return scan_layout<scan_policy_for<In>(Arch), In, accumulator_t<Out>>(n).bytes();
+      });
+      promised = scan_tuned_workspace_bytes<In, Out>(n, promised);
+    }
+  }
+  auto run = [&]<auto P>() { scan_run_with<P, Exclusive>(fn, in, out, n, op, init, ws, promised, stream); };
+#if CUPRIM_USE_TUNING_CACHE  // else no candidate is instantiated: the lookups' compile time goes with them
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t> && scan_has_candidates<In, Out>) {
+    if (const int c = scan_cached_candidate<In, Out>(n, in, out); c >= 0) {
+      with_scan_candidate<In>(c, run, std::make_index_sequence<scan_candidates<In>().size()>{});
+      return;
+    }
+  }
+#endif
+  with_tuned_arch([&]<int Arch>() {
+    run.template operator()<pick_either_policy<Policy, scan_policy, scan_pipeline_policy>(scan_policy_for<In>(Arch))>();
+  });
 }
 
 }  // namespace detail
