@@ -29,77 +29,17 @@ namespace {
 
 using namespace gemv_family;
 
-/// One dot row: *r = x·y (unit strides, n elements) against cublas<S|D>dot in device pointer mode, interleaved.
-template <class T>
-void add_dot_case(std::int64_t n, bool quick) {
-  case_def c;
-  c.name = std::string("blas/dot/") + (sizeof(T) == 4 ? "float" : "double") + "/" + size_label(n);
-  c.family = "blas";
-  c.op = "dot";
-  c.variant = "production";
-  c.dtype = sizeof(T) == 4 ? "float" : "double";
-  c.n = n;
-  c.bytes = 2.0 * double(n) * sizeof(T);
-  c.quick = quick;
-  c.baseline = sizeof(T) == 4 ? "cublasSdot" : "cublasDdot";
-  c.setup = [n]() -> bench {
-    struct state {
-      device_memory x, y, r, base_r;
-      cublas_handle blas;
-    };
-    auto st = std::make_shared<state>();
-    st->x = device_memory(std::size_t(n) * sizeof(T));
-    st->y = device_memory(std::size_t(n) * sizeof(T));
-    st->r = device_memory(sizeof(T));
-    st->base_r = device_memory(sizeof(T));
-    fill(st->x.template as<T>(), std::size_t(n), 41u);
-    fill(st->y.template as<T>(), std::size_t(n), 42u);
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (dot inputs)");
-    if (cublasSetPointerMode(st->blas.h, CUBLAS_POINTER_MODE_DEVICE) != CUBLAS_STATUS_SUCCESS)
-      throw std::runtime_error("cublasSetPointerMode failed");
-    bench b;
-    b.run = [st, n](cudaStream_t s, int) {
-      cuprim::blas::dot(n, st->x.template as<T>(), 1, st->y.template as<T>(), 1, st->r.template as<T>(), s);
-    };
-    b.baseline = [st, n](cudaStream_t s, int) {
-      cublasSetStream(st->blas.h, s);
-      cublasStatus_t r;
-      if constexpr (sizeof(T) == 4)
-        r = cublasSdot(st->blas.h, int(n), st->x.template as<T>(), 1, st->y.template as<T>(), 1, st->base_r.template as<T>());
-      else
-        r = cublasDdot(st->blas.h, int(n), st->x.template as<T>(), 1, st->y.template as<T>(), 1, st->base_r.template as<T>());
-      if (r != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublas dot failed");
-    };
-    b.verify = [st, n, run = b.run, base = b.baseline]() {
-      st->r.poison();
-      st->base_r.poison();
-      run(0, 0);
-      base(0, 0);
-      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (dot verify)");
-      const std::vector<T> x = to_host(st->x.template as<T>(), std::size_t(n));
-      const std::vector<T> y = to_host(st->y.template as<T>(), std::size_t(n));
-      const auto ref = cuprim::host::dot(n, x.data(), 1, y.data(), 1);
-      const double eps = sizeof(T) == 4 ? 0x1p-23 : 0x1p-52;
-      const double tol = sum_tolerance(eps, ref.bound, ref.value, n);
-      const T got = to_host(st->r.template as<T>())[0], got_base = to_host(st->base_r.template as<T>())[0];
-      verify_result v;
-      v.ok = std::fabs(double(got) - ref.value) <= tol;
-      v.baseline_ok = std::fabs(double(got_base) - ref.value) <= tol;
-      v.detail = "x.y within the pairwise-sum bound of a long-double host sum: cuprim " + std::to_string(double(got)) +
-                 ", cuBLAS " + std::to_string(double(got_base)) + ", host " + std::to_string(ref.value);
-      return v;
-    };
-    return b;
-  };
-  c.policy = [] { return record_policy(cuprim::blas::dot_policy_for<T>(cuprim::current_tuned_arch())); };
-  add_case(std::move(c));
-}
+/// The level-1 reductions the lab compares with cuBLAS.
+enum class level1 { dot, asum, nrm2 };
 
-/// One asum or nrm2 row (unit stride, n elements) against cublas<S|D>asum / cublas<S|D>nrm2 in device pointer mode,
-/// interleaved; verified against the long-double host references.
-template <class T, bool Nrm2>
-void add_norm_case(std::int64_t n, bool quick) {
-  const char* op = Nrm2 ? "nrm2" : "asum";
+/// One level-1 row (unit strides, n elements) against cublas<S|D>dot / asum / nrm2 in device pointer mode
+/// (stream-ordered like cuprim's), interleaved: dot reads x and y, asum and nrm2 x alone. Verified against the
+/// long-double host references: dot and asum within the pairwise-sum bound, nrm2 within a few roundings of the
+/// result plus half the relative bound of a blocked sum of the squares in double (the square root halves it).
+template <class T, level1 Op>
+void add_level1_case(std::int64_t n, bool quick) {
+  constexpr bool binary = Op == level1::dot;
+  const char* op = Op == level1::dot ? "dot" : Op == level1::asum ? "asum" : "nrm2";
   case_def c;
   c.name = std::string("blas/") + op + "/" + (sizeof(T) == 4 ? "float" : "double") + "/" + size_label(n);
   c.family = "blas";
@@ -107,58 +47,76 @@ void add_norm_case(std::int64_t n, bool quick) {
   c.variant = "production";
   c.dtype = sizeof(T) == 4 ? "float" : "double";
   c.n = n;
-  c.bytes = double(n) * sizeof(T);
+  c.bytes = (binary ? 2.0 : 1.0) * double(n) * sizeof(T);
   c.quick = quick;
   c.baseline = std::string("cublas") + (sizeof(T) == 4 ? "S" : "D") + op;
-  c.setup = [n]() -> bench {
+  c.setup = [n, op]() -> bench {
     struct state {
-      device_memory x, r, base_r;
+      device_memory x, y, r, base_r;
       cublas_handle blas;
     };
     auto st = std::make_shared<state>();
     st->x = device_memory(std::size_t(n) * sizeof(T));
+    if (binary) st->y = device_memory(std::size_t(n) * sizeof(T));
     st->r = device_memory(sizeof(T));
     st->base_r = device_memory(sizeof(T));
-    fill(st->x.template as<T>(), std::size_t(n), 43u);
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (norm inputs)");
+    fill(st->x.template as<T>(), std::size_t(n), binary ? 41u : 43u);
+    if (binary) fill(st->y.template as<T>(), std::size_t(n), 42u);
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (level-1 inputs)");
     if (cublasSetPointerMode(st->blas.h, CUBLAS_POINTER_MODE_DEVICE) != CUBLAS_STATUS_SUCCESS)
       throw std::runtime_error("cublasSetPointerMode failed");
     bench b;
     b.run = [st, n](cudaStream_t s, int) {
-      if constexpr (Nrm2) cuprim::blas::nrm2(n, st->x.template as<T>(), 1, st->r.template as<T>(), s);
-      else cuprim::blas::asum(n, st->x.template as<T>(), 1, st->r.template as<T>(), s);
+      const T* x = st->x.template as<T>();
+      T* r = st->r.template as<T>();
+      if constexpr (Op == level1::dot) cuprim::blas::dot(n, x, 1, st->y.template as<T>(), 1, r, s);
+      else if constexpr (Op == level1::asum) cuprim::blas::asum(n, x, 1, r, s);
+      else cuprim::blas::nrm2(n, x, 1, r, s);
     };
     b.baseline = [st, n](cudaStream_t s, int) {
       cublasSetStream(st->blas.h, s);
       const T* x = st->x.template as<T>();
+      const T* y = st->y.template as<T>();
       T* r = st->base_r.template as<T>();
+      const int m = int(n);
+      const cublasHandle_t h = st->blas.h;
       cublasStatus_t e;
-      if constexpr (Nrm2 && sizeof(T) == 4) e = cublasSnrm2(st->blas.h, int(n), x, 1, r);
-      else if constexpr (Nrm2) e = cublasDnrm2(st->blas.h, int(n), x, 1, r);
-      else if constexpr (sizeof(T) == 4) e = cublasSasum(st->blas.h, int(n), x, 1, r);
-      else e = cublasDasum(st->blas.h, int(n), x, 1, r);
-      if (e != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublas asum/nrm2 failed");
+      if constexpr (Op == level1::dot && sizeof(T) == 4) e = cublasSdot(h, m, x, 1, y, 1, r);
+      else if constexpr (Op == level1::dot) e = cublasDdot(h, m, x, 1, y, 1, r);
+      else if constexpr (Op == level1::asum && sizeof(T) == 4) e = cublasSasum(h, m, x, 1, r);
+      else if constexpr (Op == level1::asum) e = cublasDasum(h, m, x, 1, r);
+      else if constexpr (sizeof(T) == 4) e = cublasSnrm2(h, m, x, 1, r);
+      else e = cublasDnrm2(h, m, x, 1, r);
+      if (e != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublas level-1 call failed");
     };
-    b.verify = [st, n, run = b.run, base = b.baseline]() {
+    b.verify = [st, n, op = std::string(op), run = b.run, base = b.baseline]() {
       st->r.poison();
       st->base_r.poison();
       run(0, 0);
       base(0, 0);
-      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (norm verify)");
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (level-1 verify)");
       const std::vector<T> x = to_host(st->x.template as<T>(), std::size_t(n));
-      const double ref = Nrm2 ? cuprim::host::nrm2(n, x.data(), 1) : cuprim::host::asum(n, x.data(), 1);
       const double eps = sizeof(T) == 4 ? 0x1p-23 : 0x1p-52;
-      // asum: the pairwise-sum bound; nrm2: a few roundings of the result plus half the relative bound of a blocked
-      // sum of the squares in double (the square root halves it).
-      const double sq_rel = 0x1p-53 * (double(n) / 65536 + 2 * std::log2(double(n)) + 8);
-      const double tol = Nrm2 ? ref * (4 * eps + sq_rel) : sum_tolerance(eps, ref, ref, n);
+      double ref, tol;
+      if constexpr (Op == level1::dot) {
+        const std::vector<T> y = to_host(st->y.template as<T>(), std::size_t(n));
+        const auto d = cuprim::host::dot(n, x.data(), 1, y.data(), 1);
+        ref = d.value;
+        tol = sum_tolerance(eps, d.bound, d.value, n);
+      } else if constexpr (Op == level1::asum) {
+        ref = cuprim::host::asum(n, x.data(), 1);
+        tol = sum_tolerance(eps, ref, ref, n);
+      } else {
+        ref = cuprim::host::nrm2(n, x.data(), 1);
+        const double sq_rel = 0x1p-53 * (double(n) / 65536 + 2 * std::log2(double(n)) + 8);
+        tol = ref * (4 * eps + sq_rel);
+      }
       const T got = to_host(st->r.template as<T>())[0], got_base = to_host(st->base_r.template as<T>())[0];
       verify_result v;
       v.ok = std::fabs(double(got) - ref) <= tol;
       v.baseline_ok = std::fabs(double(got_base) - ref) <= tol;
-      v.detail = std::string(Nrm2 ? "nrm2" : "asum") + " against a long-double host sum: cuprim " +
-                 std::to_string(double(got)) + ", cuBLAS " + std::to_string(double(got_base)) + ", host " +
-                 std::to_string(ref);
+      v.detail = op + " against a long-double host sum: cuprim " + std::to_string(double(got)) + ", cuBLAS " +
+                 std::to_string(double(got_base)) + ", host " + std::to_string(ref);
       return v;
     };
     return b;
@@ -198,15 +156,15 @@ void register_blas_gemv() {
     add_gemv_case<float>("blas/gemv-ladder/production/float/" + op + "/" + shape_label(16384, 16384), trans, 16384,
                          16384, gemv_impl::production, gemv_variant::thread_per_row, false, 20);
   }
-  add_dot_case<float>(std::int64_t(1) << 26, true);
-  add_dot_case<double>(std::int64_t(1) << 25, false);
-  add_dot_case<float>(std::int64_t(1) << 20, false);  // inside L2: the launch and final pass dominate
+  add_level1_case<float, level1::dot>(std::int64_t(1) << 26, true);
+  add_level1_case<double, level1::dot>(std::int64_t(1) << 25, false);
+  add_level1_case<float, level1::dot>(std::int64_t(1) << 20, false);  // inside L2: launch and final pass dominate
   for (std::int64_t n : {std::int64_t(1) << 26, std::int64_t(1) << 20}) {
-    add_norm_case<float, false>(n, false);
-    add_norm_case<float, true>(n, false);
+    add_level1_case<float, level1::asum>(n, false);
+    add_level1_case<float, level1::nrm2>(n, false);
   }
-  add_norm_case<double, false>(std::int64_t(1) << 25, false);
-  add_norm_case<double, true>(std::int64_t(1) << 25, false);
+  add_level1_case<double, level1::asum>(std::int64_t(1) << 25, false);
+  add_level1_case<double, level1::nrm2>(std::int64_t(1) << 25, false);
   add_note("blas/gemv", "blas/gemv: y = op(A) x, column-major A (lda = m), alpha 1, beta 0, unit strides, inputs "
                         "uniform in [-1, 1); bytes = (m n + m + n) size, against cublas<S|D>gemv interleaved in the same "
                         "run; gemv-ladder: the seed's CUDA-CHiLL steps (lab/ladder/gemv.cuh), then the production call");

@@ -797,8 +797,6 @@ void print_table(std::FILE* f, const environment& env, const std::vector<result>
   }
 }
 
-namespace {
-
 std::string json_string(const std::string& s) {
   std::string o = "\"";
   for (unsigned char ch : s) {
@@ -828,6 +826,8 @@ std::string json_number(double v) {
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
+
+namespace {
 std::string json_opt(const std::optional<double>& v) { return v ? json_number(*v) : "null"; }
 
 }  // namespace

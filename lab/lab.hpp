@@ -391,6 +391,10 @@ std::string placement_line(const result& r);
 void print_table(std::FILE* f, const environment& env, const std::vector<result>& results);
 /// The header: device, clocks, driver, commit, copy ceiling, notes.
 void print_header(std::FILE* f, const environment& env, const std::vector<std::string>& notes);
+/// s as a JSON string (quoted and escaped).
+std::string json_string(const std::string& s);
+/// v as a JSON number (%.6g), or null when it is not finite.
+std::string json_number(double v);
 /// Writes the JSON report; returns false (with a message on stderr) when the file cannot be written.
 bool write_json(const std::string& path, const environment& env, const std::vector<result>& results);
 

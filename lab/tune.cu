@@ -127,7 +127,8 @@ tune_options parse_tune(int argc, char** argv) {
     } else tune_usage_error("unknown option '" + a + "'");
   }
   for (const auto& t : o.types)
-    if (t != "float" && t != "uint32" && t != "double") tune_usage_error("type '" + t + "' is not tuned (float, uint32, double)");
+    if (t != "float" && t != "uint32" && t != "double")
+      tune_usage_error("type '" + t + "' is not tuned (float, uint32, double)");
   if (o.sizes.empty()) tune_usage_error("--sizes needs at least one size");
   for (std::int64_t h : o.held_out)
     if (std::find(o.sizes.begin(), o.sizes.end(), h) != o.sizes.end())
@@ -142,6 +143,7 @@ tune_options parse_tune(int argc, char** argv) {
 
 struct candidate {
   std::string label;  ///< "pipe 8w9v3s w1200/650", "classic 128x16"
+  cuprim::scan_pipeline_policy policy;
   std::string policy_name;
   cuprim::tuning::policy_fields fields;
   std::string policy_json;
@@ -199,6 +201,7 @@ std::vector<candidate> scan_candidate_list() {
           } else {
             c.label = "classic " + std::to_string(p.classic.threads) + "x" + std::to_string(p.classic.vectors);
           }
+          c.policy = p;
           c.policy_name = cuprim::scan_pipeline_policy::name;
           c.fields = cuprim::tuning::flatten(p);
           c.policy_json = cuprim::to_json(p);
@@ -214,6 +217,7 @@ std::vector<candidate> scan_candidate_list() {
   d.label = "default (table row)";
   d.is_default = true;
   constexpr auto row = cuprim::scan_policy_for<T>(90);
+  d.policy = row;
   d.policy_name = cuprim::scan_pipeline_policy::name;
   d.fields = cuprim::tuning::flatten(row);
   d.policy_json = cuprim::to_json(row);
@@ -226,14 +230,8 @@ std::vector<candidate> scan_candidate_list() {
 /// kernel: 8% above the copy plus its tail, from the sweeps' ratios).
 template <class T>
 double model_of(const candidate& c, std::int64_t n, int sms) {
-  if (c.pt.coord.empty()) return 1.08 + double(sms) * 2 * 8192 * sizeof(T) / double(std::max<std::int64_t>(n, 1) * sizeof(T));
-  cuprim::lookback_pipeline_policy q;
-  for (const auto& [name, v] : c.fields) {
-    if (name == "pipeline.scan_warps") q.scan_warps = int(v);
-    if (name == "pipeline.lane_vectors") q.lane_vectors = int(v);
-    if (name == "pipeline.stages") q.stages = int(v);
-  }
-  return cuprim::pipeline_model(q, n, int(sizeof(T)), sms);
+  if (c.pt.coord.empty()) return 1.08 + double(sms) * 2 * 8192 / double(std::max<std::int64_t>(n, 1));
+  return cuprim::pipeline_model(c.policy.pipeline, n, int(sizeof(T)), sms);
 }
 
 measurement measure(const candidate& c, std::int64_t n, int reps_opt, cudaStream_t stream) {
@@ -266,15 +264,6 @@ void progress_line(const std::string& what, int done, int planned, double elapse
   if (!isatty(2)) return;
   std::fprintf(stderr, "  %s", what.c_str());
   std::fflush(stderr);
-}
-
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') o += '\\';
-    o += ch;
-  }
-  return o;
 }
 
 /// What one size's search or exhaustive measurement found, for the report.
@@ -319,7 +308,8 @@ void tune_type(const tune_options& o, cudaStream_t stream, int sms, double copy_
         [&](int i) {
           const measurement m = measure(cands[std::size_t(i)], n, o.reps, stream);
           r.per[std::size_t(i)] = m;
-          if (!m.error.empty()) std::fprintf(stderr, "\n  %s: %s\n", cands[std::size_t(i)].label.c_str(), m.error.c_str());
+          if (!m.error.empty())
+            std::fprintf(stderr, "\n  %s: %s\n", cands[std::size_t(i)].label.c_str(), m.error.c_str());
           return m.error.empty() ? m.ms : std::numeric_limits<double>::infinity();
         },
         [&](int done, int planned, double el) { progress_line(what, done, planned, el); });
@@ -416,25 +406,25 @@ bool write_report(const std::string& path, const environment& env, const cuprim:
     std::fprintf(stderr, "cuprim-lab tune: cannot write %s\n", path.c_str());
     return false;
   }
-  std::fprintf(f, "{\n  \"family\": \"%s\",\n  \"gpu\": \"%s\", \"sms\": %d, \"cc\": %d, \"driver\": %d, \"runtime\": %d,\n",
-               o.family.c_str(), json_escape(key.gpu).c_str(), key.sms, key.cc, key.driver, key.runtime);
-  std::fprintf(f, "  \"cuprim\": \"%s\", \"commit\": \"%s\", \"tree\": \"%s\", \"changes\": \"%s\",\n",
-               key.cuprim.c_str(), env.commit.c_str(), env.tree.c_str(), env.changes.c_str());
-  std::fprintf(f, "  \"copy_ceiling_gbps\": %.3f, \"exhaustive\": %s,\n  \"results\": [\n", env.copy_ceiling_gbps,
-               o.exhaustive ? "true" : "false");
+  const auto q = [](const std::string& v) { return json_string(v); };
+  std::fprintf(f, "{\n  \"family\": %s,\n  \"gpu\": %s, \"sms\": %d, \"cc\": %d, \"driver\": %d, \"runtime\": %d,\n",
+               q(o.family).c_str(), q(key.gpu).c_str(), key.sms, key.cc, key.driver, key.runtime);
+  std::fprintf(f, "  \"cuprim\": %s, \"commit\": %s, \"tree\": %s, \"changes\": %s,\n", q(key.cuprim).c_str(),
+               q(env.commit).c_str(), q(env.tree).c_str(), q(env.changes).c_str());
+  std::fprintf(f, "  \"copy_ceiling_gbps\": %s, \"exhaustive\": %s,\n  \"results\": [\n",
+               json_number(env.copy_ceiling_gbps).c_str(), o.exhaustive ? "true" : "false");
   for (std::size_t k = 0; k < results.size(); ++k) {
     const size_result& r = results[k];
     const auto& cands = lists[std::size_t(std::find(o.types.begin(), o.types.end(), r.type) - o.types.begin())];
-    std::fprintf(f, "    {\"type\": \"%s\", \"n\": %lld, \"held_out\": %s, \"best\": %d, \"runner_up\": %d, \"cached\": %d,"
+    std::fprintf(f, "    {\"type\": %s, \"n\": %lld, \"held_out\": %s, \"best\": %d, \"runner_up\": %d, \"cached\": %d,"
                  " \"timed\": %d, \"default_ms\": %s,\n     \"candidates\": [\n",
-                 r.type.c_str(), (long long)r.n, r.held_out ? "true" : "false", r.best, r.runner_up, r.cached, r.timed,
-                 std::isfinite(r.default_ms) ? std::to_string(r.default_ms).c_str() : "null");
+                 q(r.type).c_str(), (long long)r.n, r.held_out ? "true" : "false", r.best, r.runner_up, r.cached,
+                 r.timed, json_number(r.default_ms).c_str());
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const measurement& m = r.per[i];
-      std::fprintf(f, "       {\"label\": \"%s\", \"default\": %s, \"ms\": %s, \"cub_ms\": %.6f, \"policy\": %s}%s\n",
-                   cands[i].label.c_str(), cands[i].is_default ? "true" : "false",
-                   std::isfinite(m.ms) ? std::to_string(m.ms).c_str() : "null", m.cub_ms, cands[i].policy_json.c_str(),
-                   i + 1 < cands.size() ? "," : "");
+      std::fprintf(f, "       {\"label\": %s, \"default\": %s, \"ms\": %s, \"cub_ms\": %s, \"policy\": %s}%s\n",
+                   q(cands[i].label).c_str(), cands[i].is_default ? "true" : "false", json_number(m.ms).c_str(),
+                   json_number(m.cub_ms).c_str(), cands[i].policy_json.c_str(), i + 1 < cands.size() ? "," : "");
     }
     std::fprintf(f, "     ]}%s\n", k + 1 < results.size() ? "," : "");
   }
@@ -478,10 +468,12 @@ int run_tune(int argc, char** argv) {
       if (held) one.sizes.clear();
       else one.held_out.clear();
       if (held && o.held_out.empty()) continue;
-      if (t == "float") tune_type<float>(one, stream, key.sms, env.copy_ceiling_gbps, budget_end, start, results, section);
-      if (t == "uint32")
-        tune_type<std::uint32_t>(one, stream, key.sms, env.copy_ceiling_gbps, budget_end, start, results, section);
-      if (t == "double") tune_type<double>(one, stream, key.sms, env.copy_ceiling_gbps, budget_end, start, results, section);
+      const auto run = [&]<class T>() {
+        tune_type<T>(one, stream, key.sms, env.copy_ceiling_gbps, budget_end, start, results, section);
+      };
+      if (t == "float") run.template operator()<float>();
+      if (t == "uint32") run.template operator()<std::uint32_t>();
+      if (t == "double") run.template operator()<double>();
     }
   };
   for (const auto& t : o.types) {

@@ -255,7 +255,10 @@ std::size_t scan_candidates_workspace_bytes(std::int64_t n, std::index_sequence<
 /// CUPRIM_USE_TUNING_CACHE says (host arithmetic only, no kernel instantiated): a workspace sized in a translation
 /// unit that compiles the lookups out still serves a call from one that makes them.
 template <class In, class Out>
-std::size_t scan_tuned_workspace_bytes(std::int64_t n, std::size_t row_bytes) {
+std::size_t scan_tuned_workspace_bytes(std::int64_t n) {
+  const std::size_t row_bytes = with_tuned_arch([&]<int Arch>() {
+    return scan_layout<scan_policy_for<In>(Arch), In, accumulator_t<Out>>(n).bytes();
+  });
   if constexpr (scan_has_candidates<In, Out>)
     return std::max(row_bytes, scan_candidates_workspace_bytes<In, Out>(
                                    n, std::make_index_sequence<scan_candidates<In>().size()>{}));
@@ -293,14 +296,8 @@ void scan_run(const char* fn, const In* in, Out* out, std::int64_t n, Op op, acc
   // A given workspace must hold what scan_workspace_bytes<In, Out, Policy> says, whichever policy runs: for a tuned
   // call that covers every candidate, so a workspace one byte short is refused whatever the cache holds.
   std::size_t promised = 0;
-  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t> && scan_has_candidates<In, Out>) {
-    if (ws != nullptr) {
-      promised = with_tuned_arch([&]<int Arch>() {
-        return scan_layout<scan_policy_for<In>(Arch), In, accumulator_t<Out>>(n).bytes();
-      });
-      promised = scan_tuned_workspace_bytes<In, Out>(n, promised);
-    }
-  }
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t> && scan_has_candidates<In, Out>)
+    if (ws != nullptr) promised = scan_tuned_workspace_bytes<In, Out>(n);
   auto run = [&]<auto P>() { scan_run_with<P, Exclusive>(fn, in, out, n, op, init, ws, promised, stream); };
 #if CUPRIM_USE_TUNING_CACHE  // else no candidate is instantiated: the lookups' compile time goes with them
   if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t> && scan_has_candidates<In, Out>) {
@@ -322,15 +319,13 @@ void scan_run(const char* fn, const In* in, Out* out, std::int64_t n, Op op, acc
 /// input fits one tile.
 template <class In, class Out = In, auto Policy = tuned>
 std::size_t scan_workspace_bytes(std::int64_t n) {
-  const std::size_t bytes = detail::with_tuned_arch([&]<int Arch>() {
-    constexpr auto P =
-        detail::pick_either_policy<Policy, scan_policy, scan_pipeline_policy>(scan_policy_for<In>(Arch));
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t>) {
+    return detail::scan_tuned_workspace_bytes<In, Out>(n);
+  } else {
+    constexpr auto P =  // Policy itself (the row argument is not used for an explicit policy)
+        detail::pick_either_policy<Policy, scan_policy, scan_pipeline_policy>(scan_policy_for<In>(tuned_archs[0]));
     return detail::scan_layout<P, In, accumulator_t<Out>>(n).bytes();
-  });
-  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t>)
-    return detail::scan_tuned_workspace_bytes<In, Out>(n, bytes);
-  else
-    return bytes;
+  }
 }
 
 /// out[i] = in[0] ⊕ ... ⊕ in[i], in the caller's workspace.
