@@ -11,6 +11,7 @@
 // The lab is compiled with CUPRIM_USE_TUNING_CACHE=0, so its tuned rows are the compiled table's, whatever cache the
 // machine holds; the tuner times candidates by their explicit policies and looks its cache up through the library.
 #include "scan_common.cuh"
+#include "tune_common.hpp"
 #include "tune_search.hpp"
 
 #include <cuprim/core/tuning.hpp>
@@ -33,10 +34,13 @@ namespace {
 using namespace scan_family;
 
 constexpr const char* tune_usage =
-    "usage: cuprim-lab tune <family> [--types T,...] [--sizes N,...] [--held-out N,...] [--budget MINUTES]\n"
-    "                       [--exhaustive] [--out FILE] [--no-write] [--json FILE] [--reps N]\n"
+    "usage: cuprim-lab tune scan [--types T,...] [--sizes N,...] [--held-out N,...] [--budget MINUTES]\n"
+    "                            [--exhaustive] [--out FILE] [--no-write] [--json FILE] [--reps N]\n"
+    "       cuprim-lab tune gemm [options below]\n"
     "\n"
-    "families: scan\n"
+    "families: scan (the device-wide scans), gemm (the 16-bit tensor-core GEMM)\n"
+    "\n"
+    "scan:\n"
     "  --types      element types (default float,uint32,double)\n"
     "  --sizes      tuning sizes: 2^k, a*2^k or a number (default 2^20,2^22,2^24,2^26,2^28)\n"
     "  --held-out   sizes not tuned, measured exhaustively after tuning: the cache's choice and the compiled\n"
@@ -62,16 +66,8 @@ struct tune_options {
 };
 
 [[noreturn]] void tune_usage_error(const std::string& m) {
-  std::fprintf(stderr, "cuprim-lab tune: %s\n\n%s", m.c_str(), tune_usage);
+  std::fprintf(stderr, "cuprim-lab tune: %s\n\n%s", m.c_str(), tune_usage_text());
   std::exit(2);
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
 }
 
 /// "2^22", "3*2^21" or "3x2^21", or a plain number.
@@ -101,19 +97,19 @@ tune_options parse_tune(int argc, char** argv) {
   tune_options o;
   if (argc < 3 || argv[2][0] == '-') tune_usage_error("tune needs a family (e.g. 'tune scan')");
   o.family = argv[2];
-  if (o.family != "scan") tune_usage_error("no recipe for family '" + o.family + "' (tunable: scan)");
+  if (o.family != "scan") tune_usage_error("no recipe for family '" + o.family + "' (tunable: scan, gemm)");
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) tune_usage_error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--types") o.types = split(value());
+    if (a == "--types") o.types = tune::split(value());
     else if (a == "--sizes") {
       o.sizes.clear();
-      for (const auto& s : split(value())) o.sizes.push_back(parse_size(s));
+      for (const auto& s : tune::split(value())) o.sizes.push_back(parse_size(s));
     } else if (a == "--held-out") {
-      for (const auto& s : split(value())) o.held_out.push_back(parse_size(s));
+      for (const auto& s : tune::split(value())) o.held_out.push_back(parse_size(s));
     } else if (a == "--budget") {
       o.budget_min = std::atof(value().c_str());
       if (!(o.budget_min > 0)) tune_usage_error("--budget needs a positive number of minutes");
@@ -254,18 +250,6 @@ measurement measure(const candidate& c, std::int64_t n, int reps_opt, cudaStream
   return m;
 }
 
-void progress_line(const std::string& what, int done, int planned, double elapsed) {
-  const int width = 20;
-  const int filled = planned > 0 ? std::min(width, done * width / planned) : width;
-  const double eta = done > 0 ? elapsed / done * std::max(0, planned - done) : 0;
-  std::fprintf(stderr, "%s[%s%s] %d/%d  %.1f s  ETA %.1f s%s", isatty(2) ? "\r" : "",
-               std::string(std::size_t(filled), '#').c_str(), std::string(std::size_t(width - filled), '.').c_str(),
-               done, planned, elapsed, eta, isatty(2) ? "" : "\n");
-  if (!isatty(2)) return;
-  std::fprintf(stderr, "  %s", what.c_str());
-  std::fflush(stderr);
-}
-
 /// What one size's search or exhaustive measurement found, for the report.
 struct size_result {
   std::string type;
@@ -312,7 +296,7 @@ void tune_type(const tune_options& o, cudaStream_t stream, int sms, double copy_
             std::fprintf(stderr, "\n  %s: %s\n", cands[std::size_t(i)].label.c_str(), m.error.c_str());
           return m.error.empty() ? m.ms : std::numeric_limits<double>::infinity();
         },
-        [&](int done, int planned, double el) { progress_line(what, done, planned, el); });
+        [&](int done, int planned, double el) { tune::progress_line(what, done, planned, el); });
     if (isatty(2)) std::fprintf(stderr, "\n");
     r.per.back() = measure(cands.back(), n, o.reps, stream);
     r.default_ms = r.per.back().ms;
@@ -434,9 +418,13 @@ bool write_report(const std::string& path, const environment& env, const cuprim:
 
 }  // namespace
 
-const char* tune_usage_text() { return tune_usage; }
+const char* tune_usage_text() {
+  static const std::string text = std::string(tune_usage) + "\n" + tune_gemm_usage;
+  return text.c_str();
+}
 
 int run_tune(int argc, char** argv) {
+  if (argc >= 3 && std::string(argv[2]) == "gemm") return run_tune_gemm(argc, argv);
   const tune_options o = parse_tune(argc, argv);
   cudaStream_t stream = nullptr;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");

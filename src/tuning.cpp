@@ -469,12 +469,32 @@ private:
     const json_value& size_max = required(v, "size_max", "an entry");
     e.size_max = integer<std::int64_t>(size_max, "\"size_max\"");
     if (e.size_min > e.size_max) fail(size_max, "\"size_max\" is less than \"size_min\"");
+    if (const json_value* m = member(v, "shape")) e.shape = shape(*m);
     policy(required(v, "policy", "an entry"), "\"policy\"", e.policy_name, e.policy);
     e.time_ms = real(required(v, "time_ms", "an entry"), "\"time_ms\"");
     if (const json_value* m = member(v, "runner_up_ms")) e.runner_up_ms = real(*m, "\"runner_up_ms\"");
     if (const json_value* m = member(v, "default_ms")) e.default_ms = real(*m, "\"default_ms\"");
     if (const json_value* m = member(v, "runner_up")) policy(*m, "\"runner_up\"", e.runner_up_name, e.runner_up);
     return e;
+  }
+
+  // An array of [min, max] pairs of integers, 0 ≤ min ≤ max; an empty one is as if there were none.
+  std::vector<std::pair<std::int64_t, std::int64_t>> shape(const json_value& v) const {
+    if (v.k != json_value::kind::array) fail(v, "\"shape\" must be an array of [min, max] pairs");
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    out.reserve(v.items.size());
+    for (std::size_t i = 0; i < v.items.size(); ++i) {
+      const json_value& d = v.items[i];
+      const std::string label = "\"shape\"[" + std::to_string(i) + "]";
+      if (d.k != json_value::kind::array || d.items.size() != 2)
+        fail(d, label + " must be an array of two integers [min, max]");
+      const auto lo = integer<std::int64_t>(d.items[0], label + "'s min");
+      const auto hi = integer<std::int64_t>(d.items[1], label + "'s max");
+      if (lo < 0) fail(d.items[0], label + "'s min is negative");
+      if (lo > hi) fail(d.items[1], label + "'s max is less than its min");
+      out.emplace_back(lo, hi);
+    }
+    return out;
   }
 
   void policy(const json_value& v, const std::string& label, std::string& name, policy_fields& fields) {
@@ -577,6 +597,17 @@ void write_entry(std::string& out, const cache_entry& e) {
   out += ", \"alignment\": " + std::to_string(e.alignment);
   out += ", \"size_min\": " + std::to_string(e.size_min);
   out += ", \"size_max\": " + std::to_string(e.size_max);
+  if (!e.shape.empty()) {
+    out += ", \"shape\": [";
+    for (std::size_t i = 0; i < e.shape.size(); ++i) {
+      const auto [lo, hi] = e.shape[i];
+      if (lo < 0) unwritable("an entry's shape must not have a negative bound");
+      if (lo > hi) unwritable("an entry's shape must not have a dimension whose min exceeds its max");
+      out += i == 0 ? "[" : ", [";
+      out += std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    }
+    out += ']';
+  }
   out += ", \"policy\": ";
   write_policy(out, e.policy_name, e.policy);
   out += ", \"time_ms\": ";
@@ -677,6 +708,61 @@ void load(cache_state& s) {
   }
 }
 
+/// Whether a new entry `e` replaces `old` in merge_into_file (their op, types, layout and alignment aside).
+bool overlaps(const cache_entry& e, const cache_entry& old) {
+  if (e.shape.size() != old.shape.size()) return false;
+  if (e.shape.empty()) return old.size_min <= e.size_max && e.size_min <= old.size_max;
+  for (std::size_t i = 0; i < e.shape.size(); ++i)
+    if (old.shape[i].first > e.shape[i].second || e.shape[i].first > old.shape[i].second) return false;
+  return true;
+}
+
+/// find_entry's and find_entry_shape's search: `fits(e)` decides what their own arguments add to the op, types,
+/// layout and alignment.
+template <class Fits>
+const cache_entry* find_first(const cache_file& f, const cache_key& key, std::string_view op, std::string_view types,
+                              std::string_view layout, int alignment, bool* no_section, Fits fits) {
+  if (no_section) *no_section = false;
+  for (const cache_section& s : f.sections) {
+    if (!(s.key == key)) continue;
+    for (const cache_entry& e : s.entries)
+      if (e.op == op && e.types == types && e.layout == layout && e.alignment <= alignment && fits(e)) return &e;
+    return nullptr;  // only the first section of the key counts
+  }
+  if (no_section) *no_section = !f.sections.empty();
+  return nullptr;
+}
+
+/// lookup's and lookup_shape's body: `find(file, key, no_section)` is their detail:: search.
+template <class Find>
+std::optional<cache_entry> lookup_with(int device, Find find) {
+  // The cache never fails a call: whatever goes wrong here (no device, no memory), the compiled tables decide.
+  try {
+    cache_state& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.loaded) load(s);
+    s.active.store(s.file.sections.empty() ? 0 : 1, std::memory_order_release);
+    if (s.file.sections.empty()) return std::nullopt;  // before any CUDA call: no cache costs nothing
+    const int ordinal = device < 0 ? current_device() : device;
+    auto it = s.devices.find(ordinal);
+    if (it == s.devices.end()) it = s.devices.emplace(ordinal, device_state{current_key(ordinal)}).first;
+    device_state& d = it->second;
+    bool no_section = false;
+    const cache_entry* e = find(s.file, d.key, &no_section);
+    if (no_section && !d.warned) {
+      d.warned = true;
+      say("cuprim: the tuning cache " + s.path + " has no section for this GPU (" + d.key.gpu + ", " +
+          std::to_string(d.key.sms) + " SMs, cc " + std::to_string(d.key.cc) + ", driver " +
+          std::to_string(d.key.driver) + ", runtime " + std::to_string(d.key.runtime) + ", cuprim " +
+          d.key.cuprim + "); it is ignored and the compiled tuning tables decide");
+    }
+    if (e) return *e;
+    return std::nullopt;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::string to_json(const cache_file& f) {
@@ -753,12 +839,13 @@ void merge_into_file(const std::string& path, const cache_section& section) {
     f.sections.push_back(cache_section{section.key, {}});
     target = f.sections.end() - 1;
   }
-  // A new entry replaces every old one of its op, types, layout and alignment whose size range overlaps its own:
-  // lookups take the first match, so an old entry left in place would shadow the new run's.
+  // A new entry replaces every old one of its op, types, layout and alignment that it overlaps (size ranges, or
+  // shapes of one rank in every dimension): lookups take the first match, so an old entry left in place would
+  // shadow the new run's.
   for (const cache_entry& e : section.entries) {
     std::erase_if(target->entries, [&](const cache_entry& old) {
       return old.op == e.op && old.types == e.types && old.layout == e.layout && old.alignment == e.alignment &&
-             old.size_min <= e.size_max && e.size_min <= old.size_max;
+             overlaps(e, old);
     });
   }
   for (const cache_entry& e : section.entries) target->entries.push_back(e);
@@ -789,47 +876,35 @@ void merge_into_file(const std::string& path, const cache_section& section) {
 namespace detail {
 const cache_entry* find_entry(const cache_file& f, const cache_key& key, std::string_view op, std::string_view types,
                               std::string_view layout, int alignment, std::int64_t size, bool* no_section) {
-  if (no_section) *no_section = false;
-  for (const cache_section& s : f.sections) {
-    if (!(s.key == key)) continue;
-    for (const cache_entry& e : s.entries)
-      if (e.op == op && e.types == types && e.layout == layout && e.alignment <= alignment && e.size_min <= size &&
-          size <= e.size_max)
-        return &e;
-    return nullptr;  // only the first section of the key counts
-  }
-  if (no_section) *no_section = !f.sections.empty();
-  return nullptr;
+  return find_first(f, key, op, types, layout, alignment, no_section, [&](const cache_entry& e) {
+    return e.shape.empty() && e.size_min <= size && size <= e.size_max;
+  });
+}
+
+const cache_entry* find_entry_shape(const cache_file& f, const cache_key& key, std::string_view op,
+                                    std::string_view types, std::string_view layout, int alignment,
+                                    std::span<const std::int64_t> dims, bool* no_section) {
+  return find_first(f, key, op, types, layout, alignment, no_section, [&](const cache_entry& e) {
+    if (dims.empty() || e.shape.size() != dims.size()) return false;
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      if (dims[i] < e.shape[i].first || dims[i] > e.shape[i].second) return false;
+    return true;
+  });
 }
 }  // namespace detail
 
 std::optional<cache_entry> lookup(std::string_view op, std::string_view types, std::string_view layout,
                                   int alignment, std::int64_t size, int device) {
-  // The cache never fails a call: whatever goes wrong here (no device, no memory), the compiled tables decide.
-  try {
-    cache_state& s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    if (!s.loaded) load(s);
-    s.active.store(s.file.sections.empty() ? 0 : 1, std::memory_order_release);
-    if (s.file.sections.empty()) return std::nullopt;  // before any CUDA call: no cache costs nothing
-    const int ordinal = device < 0 ? current_device() : device;
-    auto it = s.devices.find(ordinal);
-    if (it == s.devices.end()) it = s.devices.emplace(ordinal, device_state{current_key(ordinal)}).first;
-    device_state& d = it->second;
-    bool no_section = false;
-    const cache_entry* e = detail::find_entry(s.file, d.key, op, types, layout, alignment, size, &no_section);
-    if (no_section && !d.warned) {
-      d.warned = true;
-      say("cuprim: the tuning cache " + s.path + " has no section for this GPU (" + d.key.gpu + ", " +
-          std::to_string(d.key.sms) + " SMs, cc " + std::to_string(d.key.cc) + ", driver " +
-          std::to_string(d.key.driver) + ", runtime " + std::to_string(d.key.runtime) + ", cuprim " +
-          d.key.cuprim + "); it is ignored and the compiled tuning tables decide");
-    }
-    if (e) return *e;
-    return std::nullopt;
-  } catch (...) {
-    return std::nullopt;
-  }
+  return lookup_with(device, [&](const cache_file& f, const cache_key& key, bool* no_section) {
+    return detail::find_entry(f, key, op, types, layout, alignment, size, no_section);
+  });
+}
+
+std::optional<cache_entry> lookup_shape(std::string_view op, std::string_view types, std::string_view layout,
+                                        int alignment, std::span<const std::int64_t> dims, int device) {
+  return lookup_with(device, [&](const cache_file& f, const cache_key& key, bool* no_section) {
+    return detail::find_entry_shape(f, key, op, types, layout, alignment, dims, no_section);
+  });
 }
 
 bool active() {

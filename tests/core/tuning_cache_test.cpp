@@ -99,6 +99,7 @@ void expect_same_entry(const tuning::cache_entry& a, const tuning::cache_entry& 
   EXPECT_EQ(a.alignment, b.alignment);
   EXPECT_EQ(a.size_min, b.size_min);
   EXPECT_EQ(a.size_max, b.size_max);
+  EXPECT_EQ(a.shape, b.shape);
   EXPECT_EQ(a.policy_name, b.policy_name);
   EXPECT_EQ(a.policy, b.policy);
   // Exact: the text must carry every bit of a double.
@@ -107,6 +108,15 @@ void expect_same_entry(const tuning::cache_entry& a, const tuning::cache_entry& 
   EXPECT_EQ(a.default_ms, b.default_ms);
   EXPECT_EQ(a.runner_up_name, b.runner_up_name);
   EXPECT_EQ(a.runner_up, b.runner_up);
+}
+
+/// A GEMM entry as tuners write it: the bucket the whole size axis, the shape (m, n, k) deciding.
+tuning::cache_entry gemm_entry_of(std::vector<std::pair<std::int64_t, std::int64_t>> shape, std::string policy_name,
+                                  std::string layout = "NN", int alignment = 16) {
+  tuning::cache_entry e = entry_of("gemm", "bf16", std::move(layout), alignment, 0,
+                                   std::numeric_limits<std::int64_t>::max(), std::move(policy_name), {{"tile_m", 128}});
+  e.shape = std::move(shape);
+  return e;
 }
 
 void expect_same_section(const tuning::cache_section& a, const tuning::cache_section& b) {
@@ -179,6 +189,7 @@ TEST(TuningCacheJson, ParsesTheDocumentedForm) {
   EXPECT_EQ(e.alignment, 16);
   EXPECT_EQ(e.size_min, 3145728);
   EXPECT_EQ(e.size_max, 12582911);
+  EXPECT_TRUE(e.shape.empty());
   EXPECT_EQ(e.policy_name, "lookback_pipeline_policy");
   EXPECT_EQ(e.policy, (tuning::policy_fields{{"scan_warps", 8}, {"pipeline.stages", 4}}));
   EXPECT_EQ(e.time_ms, 0.51);
@@ -286,6 +297,39 @@ TEST(TuningCacheJson, RoundTrip) {
   EXPECT_TRUE(tuning::parse(tuning::to_json(empty), "empty.json").sections.empty());
 }
 
+TEST(TuningCacheJson, ShapeRoundTrip) {
+  tuning::cache_file f;
+  tuning::cache_section s{key_of("NVIDIA H200"), {}};
+  s.entries.push_back(gemm_entry_of({{769, 3072}, {1, 384}, {6145, 12288}}, "gemm_a"));
+  // One dimension, a dimension of one value, the extremes of the bounds.
+  s.entries.push_back(gemm_entry_of({{0, std::numeric_limits<std::int64_t>::max()}}, "gemm_b", "TN"));
+  s.entries.push_back(gemm_entry_of({{7, 7}, {0, 0}, {1, 2}, {3, 4}}, "gemm_c"));
+  // Beside an entry without one.
+  s.entries.push_back(entry_of("scan", "float", "", 16, 0, 1023, "p"));
+  f.sections.push_back(s);
+
+  const std::string text = tuning::to_json(f);
+  const tuning::cache_file g = tuning::parse(text, "round-trip.json");
+  {
+    SCOPED_TRACE(text);
+    expect_same_file(f, g);
+  }
+  EXPECT_EQ(tuning::to_json(g), text);
+  // Right after size_max, only where there is a shape.
+  EXPECT_NE(text.find(R"("size_max": 9223372036854775807, "shape": [[769, 3072], [1, 384], [6145, 12288]], )"
+                      R"("policy": )"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(count(text, "\"shape\""), 3u) << text;
+
+  // An empty shape reads as none.
+  const std::string empty = replaced("\"size_max\": 12582911,", "\"size_max\": 12582911, \"shape\": [],");
+  const tuning::cache_file h = tuning::parse(empty, "test.json");
+  ASSERT_EQ(h.sections.size(), 1u);
+  ASSERT_EQ(h.sections[0].entries.size(), 1u);
+  EXPECT_TRUE(h.sections[0].entries[0].shape.empty());
+}
+
 TEST(TuningCacheJson, ToJsonRejectsWhatCouldNotBeReadBack) {
   auto file_with = [](tuning::cache_entry e) {
     tuning::cache_file f;
@@ -304,6 +348,13 @@ TEST(TuningCacheJson, ToJsonRejectsWhatCouldNotBeReadBack) {
   e = ok;
   e.size_min = 11;
   EXPECT_THROW((void)tuning::to_json(file_with(e)), cuprim::invalid_argument);
+  e = ok;
+  e.shape = {{1, 2}, {5, 4}};
+  EXPECT_THROW((void)tuning::to_json(file_with(e)), cuprim::invalid_argument);
+  e.shape = {{-1, 2}};
+  EXPECT_THROW((void)tuning::to_json(file_with(e)), cuprim::invalid_argument);
+  e.shape = {{0, 0}, {4, 4}};
+  EXPECT_NO_THROW((void)tuning::to_json(file_with(e)));
   e = ok;
   e.types = std::string(1, static_cast<char>(0xff));  // a lone byte that starts no UTF-8 character
   EXPECT_THROW((void)tuning::to_json(file_with(e)), cuprim::invalid_argument);
@@ -403,6 +454,49 @@ TEST(TuningCacheErrors, SizeMinAboveSizeMax) {
   EXPECT_EQ(error_offset(text), text.find("12582911"));
   // Equal bounds are a bucket of one size.
   EXPECT_NO_THROW((void)tuning::parse(replaced("\"size_min\": 3145728", "\"size_min\": 12582911"), "test.json"));
+}
+
+TEST(TuningCacheErrors, MalformedShape) {
+  // valid_text with a shape after size_max.
+  auto with_shape = [](const std::string& shape) {
+    return replaced("\"size_max\": 12582911,", "\"size_max\": 12582911, \"shape\": " + shape + ",");
+  };
+  const std::string good = with_shape("[[769, 3072], [1, 384], [6145, 12288]]");
+  const tuning::cache_file f = tuning::parse(good, "test.json");
+  ASSERT_EQ(f.sections.size(), 1u);
+  ASSERT_EQ(f.sections[0].entries.size(), 1u);
+  EXPECT_EQ(f.sections[0].entries[0].shape,
+            (std::vector<std::pair<std::int64_t, std::int64_t>>{{769, 3072}, {1, 384}, {6145, 12288}}));
+
+  const std::string object = with_shape("{\"m\": [1, 2]}");
+  EXPECT_EQ(error_offset(object), object.find("{\"m\""));
+  const std::string number = with_shape("3");
+  EXPECT_EQ(error_offset(number), number.find("3,", number.find("\"shape\"")));
+  const std::string flat = with_shape("[1, 2]");
+  EXPECT_EQ(error_offset(flat), flat.find("1, 2]"));
+  const std::string three = with_shape("[[1, 2], [3, 4, 5]]");
+  EXPECT_EQ(error_offset(three), three.find("[3, 4, 5]"));
+  const std::string one = with_shape("[[1]]");
+  EXPECT_EQ(error_offset(one), one.find("[1]]"));
+  const std::string reversed = with_shape("[[1, 2], [40, 30]]");
+  EXPECT_EQ(error_offset(reversed), reversed.find("30]"));
+  const std::string negative = with_shape("[[-1, 2]]");
+  EXPECT_EQ(error_offset(negative), negative.find("[[-1") + 2);
+  const std::string real = with_shape("[[1, 2.5]]");
+  EXPECT_EQ(error_offset(real), real.find("2.5"));
+  const std::string exponent = with_shape("[[1e3, 2000]]");
+  EXPECT_EQ(error_offset(exponent), exponent.find("1e3"));
+  const std::string string = with_shape("[[\"1\", 2]]");
+  EXPECT_EQ(error_offset(string), string.find("\"1\""));
+  const std::string big = with_shape("[[0, 9223372036854775808]]");
+  EXPECT_EQ(error_offset(big), big.find("9223372036854775808"));
+  // The message says what is wrong with which dimension.
+  try {
+    (void)tuning::parse(reversed, "test.json");
+    FAIL() << "parsed";
+  } catch (const tuning::parse_error& e) {
+    EXPECT_NE(std::string(e.what()).find("\"shape\"[1]"), std::string::npos) << e.what();
+  }
 }
 
 TEST(TuningCacheErrors, PolicyFields) {
@@ -604,6 +698,83 @@ TEST_F(TuningCacheFindEntry, OpTypesLayoutEqualAndFirstMatchWins) {
   EXPECT_EQ(find("scan", "float", "", 16, 1500), "b");
 }
 
+class TuningCacheFindEntryShape : public testing::Test {
+protected:
+  void SetUp() override {
+    tuning::cache_section mine{key_of("this GPU"),
+                               {gemm_entry_of({{769, 3072}, {1, 384}, {6145, 12288}}, "a"),
+                                gemm_entry_of({{0, 1 << 20}, {0, 1 << 20}, {0, 1 << 20}}, "wide", "NN", 4),
+                                gemm_entry_of({{1, 100}, {1, 100}}, "rank2"),
+                                entry_of("gemm", "bf16", "NN", 16, 0, 1 << 20, "flat")}};
+    file.sections = {tuning::cache_section{key_of("other GPU"), {gemm_entry_of({{0, 1 << 20}}, "other")}}, mine};
+  }
+
+  std::string find(std::string_view layout, int alignment, std::vector<std::int64_t> dims,
+                   const tuning::cache_key& key = key_of("this GPU"), bool* no_section = nullptr) {
+    bool none = true;
+    const tuning::cache_entry* e = tuning::detail::find_entry_shape(file, key, "gemm", "bf16", layout, alignment, dims,
+                                                                    no_section ? no_section : &none);
+    if (!no_section) {
+      EXPECT_FALSE(none);
+    }
+    return e ? e->policy_name : "(none)";
+  }
+
+  tuning::cache_file file;
+};
+
+TEST_F(TuningCacheFindEntryShape, BoundsInclusiveInEveryDimension) {
+  EXPECT_EQ(find("NN", 16, {1000, 200, 8000}), "a");
+  EXPECT_EQ(find("NN", 16, {769, 1, 6145}), "a");
+  EXPECT_EQ(find("NN", 16, {3072, 384, 12288}), "a");
+  // Just outside in one dimension, each in turn: the next fitting entry ("wide", alignment 4) answers.
+  for (const std::vector<std::int64_t>& dims : {std::vector<std::int64_t>{768, 200, 8000}, {3073, 200, 8000},
+                                                {1000, 0, 8000}, {1000, 385, 8000}, {1000, 200, 6144},
+                                                {1000, 200, 12289}}) {
+    EXPECT_EQ(find("NN", 16, dims), "wide") << dims[0] << " " << dims[1] << " " << dims[2];
+    EXPECT_EQ(find("NN", 8, dims), "wide");
+  }
+  EXPECT_EQ(find("NN", 16, {(1 << 20) + 1, 200, 8000}), "(none)");
+  EXPECT_EQ(find("NN", 2, {1000, 200, 8000}), "(none)");
+  EXPECT_EQ(find("NT", 16, {1000, 200, 8000}), "(none)");
+  EXPECT_EQ(find("NN", 16, {1000, 200, 8000}, key_of("other GPU")), "(none)");
+  EXPECT_EQ(find("NN", 16, {1000}, key_of("other GPU")), "other");
+}
+
+TEST_F(TuningCacheFindEntryShape, RankMustMatch) {
+  EXPECT_EQ(find("NN", 16, {50, 50}), "rank2");
+  EXPECT_EQ(find("NN", 16, {50, 50, 50}), "wide");
+  EXPECT_EQ(find("NN", 16, {50}), "(none)");
+  EXPECT_EQ(find("NN", 16, {50, 50, 50, 50}), "(none)");
+  // No dimensions match nothing, not the entry without a shape.
+  EXPECT_EQ(find("NN", 16, {}), "(none)");
+}
+
+TEST_F(TuningCacheFindEntryShape, ShapeAndSizeEntriesAnswerTheirOwnLookups) {
+  // The 1-D search passes over the shape entries (whose size buckets cover everything) to the entry without one.
+  const tuning::cache_key k = key_of("this GPU");
+  const tuning::cache_entry* e = tuning::detail::find_entry(file, k, "gemm", "bf16", "NN", 16, 1000);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->policy_name, "flat");
+  EXPECT_EQ(tuning::detail::find_entry(file, k, "gemm", "bf16", "NN", 16, (1 << 20) + 1), nullptr);
+  EXPECT_EQ(tuning::detail::find_entry(file, key_of("other GPU"), "gemm", "bf16", "NN", 16, 5), nullptr);
+  // And the shape search never takes the entry without a shape, whatever its bucket.
+  file.sections[1].entries.erase(file.sections[1].entries.begin(), file.sections[1].entries.begin() + 3);
+  EXPECT_EQ(find("NN", 16, {5}), "(none)");
+  EXPECT_EQ(find("NN", 16, {5, 5, 5}), "(none)");
+}
+
+TEST_F(TuningCacheFindEntryShape, SectionFlag) {
+  bool no_section = false;
+  EXPECT_EQ(find("NN", 16, {1000, 200, 8000}, key_of("no such GPU"), &no_section), "(none)");
+  EXPECT_TRUE(no_section);
+  no_section = true;
+  EXPECT_EQ(find("NN", 16, {1 << 21, 1, 1}, key_of("this GPU"), &no_section), "(none)");
+  EXPECT_FALSE(no_section);
+  const std::int64_t dims[] = {1000, 200, 8000};
+  EXPECT_NE(tuning::detail::find_entry_shape(file, key_of("this GPU"), "gemm", "bf16", "NN", 16, dims), nullptr);
+}
+
 // ---- Files.
 
 /// A fresh directory under the system's temporary directory, removed with everything in it at the end.
@@ -707,6 +878,35 @@ TEST(TuningCacheMerge, ARetuningRunLeavesNoStaleEntryInFront) {
   }
   EXPECT_EQ(tuning::detail::find_entry(f, k, "scan", "float", "", 16, 1 << 20), nullptr)
       << "below the new run's sizes the table decides";
+}
+
+TEST(TuningCacheMerge, ShapesReplaceOnlyShapesTheyOverlap) {
+  temp_dir dir;
+  const fs::path file = dir.path() / "tuning.json";
+  const tuning::cache_key k = key_of("NVIDIA H200");
+  const tuning::cache_entry overlapped = gemm_entry_of({{769, 3072}, {1, 384}, {6145, 12288}}, "overlapped");
+  // Overlapping the new entry in m and n, not in k: kept.
+  const tuning::cache_entry apart_in_k = gemm_entry_of({{769, 3072}, {1, 384}, {12289, 24576}}, "apart in k");
+  const tuning::cache_entry rank2 = gemm_entry_of({{0, 4096}, {0, 4096}}, "rank 2");
+  const tuning::cache_entry flat = entry_of("gemm", "bf16", "NN", 16, 0, 1 << 30, "flat");
+  const tuning::cache_entry other_layout = gemm_entry_of({{769, 3072}, {1, 384}, {6145, 12288}}, "NT", "NT");
+  tuning::merge_into_file(file.string(), tuning::cache_section{k, {overlapped, apart_in_k, rank2, flat, other_layout}});
+
+  // Overlaps `overlapped` in every dimension (only at k = 6145..12288 and m = 3072).
+  const tuning::cache_entry replacement = gemm_entry_of({{3072, 6144}, {256, 512}, {4096, 12288}}, "new");
+  tuning::merge_into_file(file.string(), tuning::cache_section{k, {replacement}});
+  tuning::cache_file f = tuning::parse(read_file(file), file.string());
+  ASSERT_EQ(f.sections.size(), 1u);
+  expect_same_section(f.sections[0], tuning::cache_section{k, {apart_in_k, rank2, flat, other_layout, replacement}});
+
+  // A 1-D entry replaces the 1-D entry it overlaps, no shape entry; a shape entry of rank 2 replaces its rank only.
+  const tuning::cache_entry flat2 = entry_of("gemm", "bf16", "NN", 16, 5, 5, "flat 2");
+  const tuning::cache_entry rank2_new = gemm_entry_of({{4096, 8192}, {4096, 4096}}, "rank 2 new");
+  tuning::merge_into_file(file.string(), tuning::cache_section{k, {flat2, rank2_new}});
+  f = tuning::parse(read_file(file), file.string());
+  ASSERT_EQ(f.sections.size(), 1u);
+  expect_same_section(f.sections[0],
+                      tuning::cache_section{k, {apart_in_k, other_layout, replacement, flat2, rank2_new}});
 }
 
 TEST(TuningCacheMerge, CorruptFileIsLeftAlone) {
@@ -868,6 +1068,62 @@ TEST_F(TuningCacheLookup, SectionOfThisGpu) {
   EXPECT_TRUE(tuning::lookup("scan", "float", "", 16, 1500, cuprim::current_device()).has_value());
   // A device that does not exist: no entry, no exception.
   EXPECT_FALSE(tuning::lookup("scan", "float", "", 16, 1500, 1 << 20).has_value());
+}
+
+TEST_F(TuningCacheLookup, ShapeLookupWithFileOfAnotherGpu) {
+  const fs::path file = dir.path() / "tuning.json";
+  tuning::merge_into_file(file.string(),
+                          tuning::cache_section{key_of("no such GPU", 1, 10, 1, 1, "0.0.0"),
+                                                {gemm_entry_of({{0, 4096}, {0, 4096}, {0, 4096}}, "g")}});
+  env.set("CUPRIM_TUNING_CACHE", file.string().c_str());
+  const std::int64_t dims[] = {1024, 1024, 1024};
+  std::optional<tuning::cache_entry> first, second, third;
+  testing::internal::CaptureStderr();
+  EXPECT_NO_THROW(first = tuning::lookup_shape("gemm", "bf16", "NN", 16, dims));
+  EXPECT_NO_THROW(second = tuning::lookup_shape("gemm", "bf16", "NN", 16, dims));
+  EXPECT_NO_THROW(third = tuning::lookup("scan", "float", "", 16, 1500));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(first.has_value());
+  EXPECT_FALSE(second.has_value());
+  EXPECT_FALSE(third.has_value());
+  if (!cuprim::has_device()) {
+    // No device to take a key from: nothing is used and nothing is said.
+    EXPECT_EQ(err, "");
+  } else {
+    // One warning for the device, whichever lookup came first.
+    EXPECT_EQ(count(err, "has no section for this GPU"), 1u) << err;
+    EXPECT_EQ(count(err, "\n"), 1u) << err;
+  }
+}
+
+TEST_F(TuningCacheLookup, ShapeEntriesOfThisGpu) {
+  if (!cuprim::has_device()) GTEST_SKIP() << "no CUDA device: the key of this GPU cannot be read";
+  const fs::path file = dir.path() / "tuning.json";
+  const tuning::cache_key k = tuning::current_key();
+  tuning::merge_into_file(file.string(),
+                          tuning::cache_section{k,
+                                                {gemm_entry_of({{769, 3072}, {1, 384}, {6145, 12288}}, "mine"),
+                                                 entry_of("gemm", "bf16", "NN", 16, 0, 1 << 30, "flat")}});
+  env.set("CUPRIM_TUNING_CACHE", file.string().c_str());
+  testing::internal::CaptureStderr();
+  const std::int64_t inside[] = {1000, 384, 6145};
+  const std::optional<tuning::cache_entry> e = tuning::lookup_shape("gemm", "bf16", "NN", 16, inside);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->policy_name, "mine");
+  EXPECT_EQ(e->shape, (std::vector<std::pair<std::int64_t, std::int64_t>>{{769, 3072}, {1, 384}, {6145, 12288}}));
+  EXPECT_TRUE(tuning::lookup_shape("gemm", "bf16", "NN", 16, inside, cuprim::current_device()).has_value());
+  const std::int64_t outside[] = {1000, 385, 6145};
+  EXPECT_FALSE(tuning::lookup_shape("gemm", "bf16", "NN", 16, outside).has_value());
+  EXPECT_FALSE(tuning::lookup_shape("gemm", "bf16", "NN", 8, inside).has_value());
+  const std::int64_t rank2[] = {1000, 384};
+  EXPECT_FALSE(tuning::lookup_shape("gemm", "bf16", "NN", 16, rank2).has_value());
+  // The 1-D lookup takes the entry without a shape.
+  const std::optional<tuning::cache_entry> flat = tuning::lookup("gemm", "bf16", "NN", 16, 1000);
+  ASSERT_TRUE(flat.has_value());
+  EXPECT_EQ(flat->policy_name, "flat");
+  // A device that does not exist: no entry, no exception.
+  EXPECT_FALSE(tuning::lookup_shape("gemm", "bf16", "NN", 16, inside, 1 << 20).has_value());
 }
 
 TEST_F(TuningCacheLookup, CorruptFileReportedOnce) {

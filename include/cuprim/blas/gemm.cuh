@@ -166,12 +166,14 @@
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/memory.hpp>
 #include <cuprim/core/policy.hpp>
+#include <cuprim/core/tuning.hpp>
 #include <cuprim/core/validate.hpp>
 #include <cuprim/device/detail/launch.cuh>
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -392,7 +394,46 @@ struct gemm_tensor_plan {
   std::size_t bytes = 0;
 };
 
-/// The plan for m × n × k under Policy. cuprim::tuned: gemm_sm90_plan_for on the current device's SMs (no
+/// The tuning cache's name of a 16-bit gemm's element types: "bf16" or "fp16" for C of the input type, "bf16->float"
+/// or "fp16->float" for float C.
+template <class In, class Out>
+constexpr const char* gemm_tensor_types_name() {
+  constexpr bool bf = std::is_same_v<In, __nv_bfloat16>, same = std::is_same_v<Out, In>;
+  return bf ? (same ? "bf16" : "bf16->float") : (same ? "fp16" : "fp16->float");
+}
+
+/// A candidate's plan for (m, n, k) on sm_count SMs: its row, its split rule's count (gemm_sm90_splits), the bytes.
+inline blas::gemm_sm90_plan gemm_sm90_candidate_plan(const blas::gemm_sm90_candidate& c, std::int64_t m,
+                                                     std::int64_t n, std::int64_t k, int sm_count) {
+  return {c.row, blas::gemm_sm90_splits(c.policy, m, n, k, sm_count)};
+}
+
+/// The tuning cache's plan for a tuned 16-bit gemm of (m, n, k) on a device of tuned architecture `arch`
+/// (core/tuning.hpp): the first entry of op "gemm" for the types (gemm_tensor_types_name), the op pair ("NN", "TN",
+/// ...: op_a's letter first) and a shape bucket holding (m, n, k) that names a candidate (blas::gemm_sm90_candidates,
+/// by its policy's fields) gives that candidate's plan; nullopt otherwise, and always under
+/// CUPRIM_USE_TUNING_CACHE=0. Entries are matched at alignment 16 whatever the operands' (the plan depends on the
+/// shape alone, so that gemm_workspace_bytes sees the call's plan). A row-major call is looked up as the column-major
+/// product it runs (op pair and m, n swapped).
+template <class In, class Out>
+std::optional<blas::gemm_sm90_plan> gemm_sm90_cached_plan(int arch, std::int64_t m, std::int64_t n, std::int64_t k,
+                                                          bool ta, bool tb, int sm_count) {
+#if CUPRIM_USE_TUNING_CACHE
+  if (!tuning::active()) return std::nullopt;
+  const char layout[3] = {ta ? 'T' : 'N', tb ? 'T' : 'N', 0};
+  const std::int64_t dims[3] = {m, n, k};
+  const auto entry = tuning::lookup_shape("gemm", gemm_tensor_types_name<In, Out>(), layout, 16, dims);
+  if (!entry || entry->policy_name != blas::gemm_sm90_policy::name) return std::nullopt;
+  for (const blas::gemm_sm90_candidate& c : blas::gemm_sm90_candidates(arch))
+    if (tuning::flatten(c.policy) == entry->policy) return gemm_sm90_candidate_plan(c, m, n, k, sm_count);
+#else
+  (void)arch, (void)m, (void)n, (void)k, (void)ta, (void)tb, (void)sm_count;
+#endif
+  return std::nullopt;
+}
+
+/// The plan for m × n × k under Policy. cuprim::tuned: the tuning cache's (gemm_sm90_cached_plan), else
+/// gemm_sm90_plan_for on the current device's SMs (no
 /// workspace where the tensor-core kernel cannot run: no device, not sm_90, a binary without sm_90a code); an
 /// explicit policy: its own split (splits = 0: chosen for the current device's SMs, 1 slice without a device). An
 /// explicit policy with splits = 1 or ≥ 2 needs no device.
@@ -404,8 +445,10 @@ gemm_tensor_plan gemm_tensor_plan_for(std::int64_t m, std::int64_t n, std::int64
     if (!has_device()) return plan;
     const device_info& dev = get_device_info();
     if (dev.arch() != 90 || !gemm_sm90_built<In, Out>()) return plan;
-    const blas::gemm_sm90_plan p = with_tuned_arch(
-        [&]<int Arch>() { return blas::gemm_sm90_plan_for(Arch, m, n, k, ta, tb, dev.sm_count); });
+    const blas::gemm_sm90_plan p = with_tuned_arch([&]<int Arch>() {
+      if (const auto cached = gemm_sm90_cached_plan<In, Out>(Arch, m, n, k, ta, tb, dev.sm_count)) return *cached;
+      return blas::gemm_sm90_plan_for(Arch, m, n, k, ta, tb, dev.sm_count);
+    });
     plan.row = p.row;
     plan.splits = p.splits;
   } else {
@@ -427,17 +470,24 @@ bool gemm_pack_wanted(const In* p, std::int64_t rows, std::int64_t ld) {
   return rows >= 64 && (ld % per_128 != 0 || reinterpret_cast<std::uintptr_t>(p) % 128 != 0);
 }
 
-/// gemm of 16-bit inputs: validate, plan (the caller's workspace checked against the plan's bytes), then the
-/// scaling kernel (k = 0 or alpha = 0), the tensor-core kernel where it takes the operands (its split-k sums in the
-/// caller's workspace, or in one from the current memory resource when ws is null), or the CUDA-core fallback.
+/// gemm of 16-bit inputs: validate, plan (or the `forced` one: the tuner's; cuprim::tuned only), the caller's
+/// workspace checked against the plan's bytes, then the scaling kernel (k = 0 or alpha = 0), the tensor-core kernel
+/// where it takes the operands (its split-k sums in the caller's workspace, or in one from the current memory
+/// resource when ws is null), or the CUDA-core fallback.
 template <auto Policy, class In, class Out>
 void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::op op_b, std::int64_t m,
                      std::int64_t n, std::int64_t k, float alpha, const In* a, std::int64_t lda, const In* b,
                      std::int64_t ldb, float beta, Out* c, std::int64_t ldc, const workspace* ws,
-                     cudaStream_t stream) {
+                     cudaStream_t stream, const blas::gemm_sm90_plan* forced = nullptr) {
   gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
   const bool ta = op_a == blas::op::T, tb = op_b == blas::op::T;
-  const gemm_tensor_plan plan = gemm_tensor_plan_for<Policy, In, Out>(m, n, k, ta, tb);
+  gemm_tensor_plan plan = gemm_tensor_plan_for<Policy, In, Out>(m, n, k, ta, tb);
+  if (forced) {
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t>, "a forced plan takes cuprim::tuned");
+    plan.row = forced->row;
+    plan.splits = forced->splits;
+    plan.bytes = gemm_splitk_layout(m, n, plan.splits).bytes();
+  }
   check_workspace(fn, ws, plan.bytes, "gemm_workspace_bytes(op_a, op_b, m, n, k)");
   const bool product = m > 0 && n > 0 && k > 0 && alpha != 0.f;
   const device_info& dev = get_device_info();
@@ -514,6 +564,25 @@ void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::
   check_launch(fn);
 }
 
+
+/// The tuned column-major 16-bit gemm run under candidate `candidate` of blas::gemm_sm90_candidates (its row and its
+/// split rule applied to m, n, k on the current device) instead of the cache's or the chooser's plan: how the tuner
+/// (lab/tune_gemm.cu) and the tests time and check a candidate. Workspace from the current memory resource. Where
+/// the tensor-core kernel cannot run, the call takes gemm's other paths as the tuned call would.
+template <class In, class Out>
+void gemm_tensor_candidate(int candidate, blas::op op_a, blas::op op_b, std::int64_t m, std::int64_t n,
+                           std::int64_t k, float alpha, const In* a, std::int64_t lda, const In* b, std::int64_t ldb,
+                           float beta, Out* c, std::int64_t ldc, cudaStream_t stream = 0) {
+  constexpr const char* fn = "cuprim::detail::gemm_tensor_candidate";
+  if (candidate < 0 || candidate >= blas::gemm_sm90_candidate_count)
+    throw_invalid(fn, "candidate", "must index blas::gemm_sm90_candidates (0 to gemm_sm90_candidate_count - 1)");
+  const int sms = has_device() ? get_device_info().sm_count : 1;
+  const blas::gemm_sm90_plan plan = with_tuned_arch([&]<int Arch>() {
+    return gemm_sm90_candidate_plan(blas::gemm_sm90_candidates(Arch)[std::size_t(candidate)], m, n, k, sms);
+  });
+  gemm_tensor_run<tuned, In, Out>(fn, gemm_column_major, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                                  nullptr, stream, &plan);
+}
 
 /// The tf32 math modes' temporaries: the split's sums, then each packed operand (256-byte aligned).
 struct gemm_tf32_layout {

@@ -24,7 +24,14 @@
 //                               "policy": {"policy": "scan_pipeline_policy", "pipeline": {"scan_warps": 8, ...},
 //                                          "classic": {...}, "small": {...}, "small_max": 131072},
 //                               "time_ms": 0.51, "runner_up_ms": 0.52, "default_ms": 0.53,
-//                               "runner_up": {...}}]}]}
+//                               "runner_up": {...}},
+//                              {"op": "gemm", "types": "bf16", "layout": "NN", "alignment": 16,
+//                               "size_min": 0, "size_max": 9223372036854775807,
+//                               "shape": [[769, 3072], [1, 384], [6145, 12288]],
+//                               "policy": {...}, "time_ms": 0.83, ...}]}]}
+// "shape" (optional, written only when not empty) bounds each dimension of a matrix operation (m, n, k), inclusive;
+// such an entry answers lookup_shape alone, and its size_min and size_max (0 and INT64_MAX as tuners write them) are
+// not consulted. An entry without it answers lookup.
 // A policy is stored by its fields (cuprim::to_json), never by a position in a candidate list, so a rebuilt list
 // cannot misread it; nested policies are JSON objects. Integers only (every policy field is one).
 #pragma once
@@ -39,6 +46,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -67,7 +75,10 @@ using policy_fields = std::vector<std::pair<std::string, long long>>;
 /// One tuning result: the operation, element types ("float", "uint32->uint64"), layout ("" for 1-D operations,
 /// "NN" etc. for matrices), the alignment in bytes the inputs had, the bucket of sizes it answers for (inclusive
 /// bounds, in the family's size measure: elements for 1-D operations), the winner, its time and the runner-up's,
-/// and the compiled default's time in the same run (0 when not measured).
+/// and the compiled default's time in the same run (0 when not measured). An entry of a matrix operation has a
+/// `shape` instead of a size bucket: per dimension (m, n, k in that order) inclusive bounds, each 0 ≤ first ≤
+/// second; its size_min and size_max are still written (0 and INT64_MAX) but not consulted. `shape` is empty for
+/// 1-D operations.
 struct cache_entry {
   std::string op;
   std::string types;
@@ -75,6 +86,7 @@ struct cache_entry {
   int alignment = 16;
   std::int64_t size_min = 0;
   std::int64_t size_max = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> shape;  ///< per dimension [min, max]; empty for 1-D operations
   std::string policy_name;
   policy_fields policy;
   double time_ms = 0;
@@ -106,9 +118,10 @@ private:
 };
 
 /// The file as JSON text (parse(to_json(f)) == f field by field). Throws cuprim::invalid_argument for a file that
-/// could not be read back so: a string that is not UTF-8, a time that is not finite, size_min > size_max, or policy
-/// field names that do not nest (an empty part in a dotted name, a name given twice, "a" beside "a.b", the fields of
-/// "a." not one after another, or "policy" at the top level).
+/// could not be read back so: a string that is not UTF-8, a time that is not finite, size_min > size_max, a shape
+/// dimension whose min exceeds its max or is negative, or policy field names that do not nest (an empty part in a
+/// dotted name, a name given twice, "a" beside "a.b", the fields of "a." not one after another, or "policy" at the
+/// top level).
 std::string to_json(const cache_file& f);
 /// Parses a cache file's text; `source` names it in errors. Throws parse_error.
 cache_file parse(std::string_view text, const std::string& source);
@@ -120,17 +133,25 @@ cache_key current_key(int device = -1);
 std::string cache_path();
 
 /// Adds or replaces entries in a file: the section with `section.key` is created if missing; an entry of the
-/// section replaces an existing one with the same op, types, layout, alignment and size bucket. Other sections are
-/// kept. Written to a temporary file beside `path` and renamed over it. Throws std::runtime_error when the file
-/// cannot be written, parse_error when an existing file cannot be parsed (the file is then left as it is), and
-/// cuprim::invalid_argument as to_json does.
+/// section replaces every existing one with the same op, types, layout and alignment that it overlaps: for two
+/// entries without a shape, size buckets that overlap; for two shapes of one rank, ranges that overlap in every
+/// dimension. An entry with a shape and one without, or shapes of different ranks, never replace each other. Other
+/// sections are kept. Written to a temporary file beside `path` and renamed over it. Throws std::runtime_error when
+/// the file cannot be written, parse_error when an existing file cannot be parsed (the file is then left as it is),
+/// and cuprim::invalid_argument as to_json does.
 void merge_into_file(const std::string& path, const cache_section& section);
 
 /// The entry for a call on device `device` (-1: current), or nullopt: the first entry of the device's section with
-/// equal op, types and layout, alignment ≤ the call's alignment, and size_min ≤ size ≤ size_max. Reads the file
-/// at the first call (thread-safe); warnings and errors are printed once, as described above.
+/// equal op, types and layout, alignment ≤ the call's alignment, no shape, and size_min ≤ size ≤ size_max. Reads
+/// the file at the first call (thread-safe); warnings and errors are printed once, as described above.
 std::optional<cache_entry> lookup(std::string_view op, std::string_view types, std::string_view layout,
                                   int alignment, std::int64_t size, int device = -1);
+
+/// As lookup, for an operation of several dimensions (a matrix operation's m, n, k): the first entry with equal op,
+/// types and layout, alignment ≤ the call's, a shape of dims.size() dimensions and shape[i].first ≤ dims[i] ≤
+/// shape[i].second in each. size_min and size_max are not consulted; empty `dims` match no entry.
+std::optional<cache_entry> lookup_shape(std::string_view op, std::string_view types, std::string_view layout,
+                                        int alignment, std::span<const std::int64_t> dims, int device = -1);
 
 /// Forgets what was read, so that the next lookup reads the file again (for tests and the tuner).
 void reset();
@@ -157,6 +178,10 @@ namespace detail {
 /// whether the file has sections but none for `key` (the case lookup warns about).
 const cache_entry* find_entry(const cache_file& f, const cache_key& key, std::string_view op, std::string_view types,
                               std::string_view layout, int alignment, std::int64_t size, bool* no_section = nullptr);
+/// lookup_shape's choice, as find_entry is lookup's (the same section, the same `*no_section`).
+const cache_entry* find_entry_shape(const cache_file& f, const cache_key& key, std::string_view op,
+                                    std::string_view types, std::string_view layout, int alignment,
+                                    std::span<const std::int64_t> dims, bool* no_section = nullptr);
 }  // namespace detail
 
 /// A policy's fields as policy_fields (the names and values cuprim::to_json prints, nested names dotted).

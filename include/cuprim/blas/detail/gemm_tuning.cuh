@@ -3,6 +3,8 @@
 
 #include <cuprim/core/policy.hpp>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace cuprim::blas {
@@ -240,9 +242,23 @@ constexpr int gemm_sm90_splits(const gemm_sm90_policy& p, std::int64_t m, std::i
   return best;
 }
 
+/// The chooser's score of tile row `speed` (gemm_sm90_tile_row) running p on (m, n, k) on sm_count SMs: speed ×
+/// wave efficiency (gemm_sm90_splits, split_cost included) × padding efficiency (the fraction of the tiles' elements
+/// inside C); the k slices it takes go to *splits. Larger is faster: a compute-bound product's time is about
+/// (its time under row 0 at full waves) / score.
+constexpr double gemm_sm90_score(double speed, const gemm_sm90_policy& p, std::int64_t m, std::int64_t n,
+                                 std::int64_t k, int sm_count, int* splits = nullptr) {
+  double waves = 0;
+  const int s = gemm_sm90_splits(p, m, n, k, sm_count, &waves);
+  const std::int64_t tiles = gemm_sm90_tiles(m, n, p.tile_m, p.tile_n());
+  const double padding = double(m) * double(n) / (double(tiles) * p.tile_m * p.tile_n());
+  if (splits) *splits = s;
+  return speed * waves * padding;
+}
+
 /// The tuned 16-bit gemm's plan for (m, n, k) on sm_count SMs of tuned architecture `arch`: the row of
-/// gemm_sm90_tile_row_for with the best speed × wave efficiency × padding efficiency (the fraction of the tiles'
-/// elements inside C), ties to the lower row, and its split. The op pair (trans_a, trans_b) takes no part yet.
+/// gemm_sm90_tile_row_for with the best gemm_sm90_score, ties to the lower row, and its split. The op pair (trans_a,
+/// trans_b) takes no part yet. (A tuning cache entry for the call, core/tuning.hpp, overrides it: blas/gemm.cuh.)
 constexpr gemm_sm90_plan gemm_sm90_plan_for(int arch, std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
                                             bool trans_b, int sm_count) {
   (void)trans_a;
@@ -251,18 +267,68 @@ constexpr gemm_sm90_plan gemm_sm90_plan_for(int arch, std::int64_t m, std::int64
   double best_score = -1;
   for (int r = 0; r < gemm_sm90_tile_rows; ++r) {
     const gemm_sm90_tile_row row = gemm_sm90_tile_row_for(arch, r);
-    const gemm_sm90_policy& p = row.policy;
-    double waves = 0;
-    const int s = gemm_sm90_splits(p, m, n, k, sm_count, &waves);
-    const std::int64_t tiles = gemm_sm90_tiles(m, n, p.tile_m, p.tile_n());
-    const double padding = double(m) * double(n) / (double(tiles) * p.tile_m * p.tile_n());
-    const double score = row.speed * waves * padding;
+    int s = 1;
+    const double score = gemm_sm90_score(row.speed, row.policy, m, n, k, sm_count, &s);
     if (score > best_score + 1e-9) {
       best = {r, s};
       best_score = score;
     }
   }
   return best;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The 16-bit GEMM's recipe and candidates (cuprim-lab tune gemm; docs/tuning/README.md, "Auto-tuning")
+
+/// The tensor-core GEMM's tuning space: each axis of gemm_sm90_policy and its values (gemm_sm90_point_ok prunes the
+/// product). splits: 1 none, 0 the count gemm_sm90_splits picks per call, s ≥ 2 forced (fewer when k has fewer steps).
+struct gemm_sm90_recipe {
+  static constexpr int tile_m[] = {64, 128, 256};
+  static constexpr int consumers[] = {1, 2};
+  static constexpr int stages[] = {2, 3, 4, 5, 6, 7, 8};
+  static constexpr int cluster[] = {1, 2};
+  static constexpr int splits[] = {1, 0, 2, 3, 4, 6, 8, 12, 16};
+};
+
+/// Whether a point of the space is legal: the rules gemm_sm90_policy_valid asserts where a kernel is instantiated
+/// (shared memory within 227 KiB per block, split k only without clusters, a cluster's share of the rows at least 8),
+/// as a value, so that the recipe's illegal points are pruned before anything is compiled or run.
+constexpr bool gemm_sm90_point_ok(const gemm_sm90_policy& p) {
+  if (p.stages < 2 || p.stages > 8 || p.group < 1) return false;
+  if (p.cluster != 1 && p.cluster != 2) return false;
+  if (p.tile_m != 64 && p.tile_m != 128 && p.tile_m != 256) return false;
+  if (p.consumers != 1 && p.consumers != 2) return false;
+  if (p.splits < 0 || (p.splits != 1 && p.cluster != 1)) return false;
+  if (p.tile_m / p.cluster < 8) return false;
+  return p.smem_bytes() <= 227 * 1024;
+}
+
+/// A compiled candidate of the tuned 16-bit gemm: a row of gemm_sm90_tile_row_for (a tile configuration the library
+/// instantiates) and a split rule (its policy's splits: 1, 0 or s, as in gemm_sm90_recipe).
+struct gemm_sm90_candidate {
+  int row = 0;
+  gemm_sm90_policy policy;
+};
+
+/// The split rules the candidates take: unsplit, the per-call count, and forced counts (rows built with split k).
+inline constexpr int gemm_sm90_candidate_splits[] = {1, 0, 2, 3, 4, 6, 8, 12, 16};
+inline constexpr int gemm_sm90_candidate_count =
+    1 + (gemm_sm90_tile_rows - 1) * int(sizeof(gemm_sm90_candidate_splits) / sizeof(int));
+
+/// The candidates on a device of tuned architecture `arch`: row 0 unsplit (its kernel is built without split k), rows
+/// 1 to gemm_sm90_tile_rows - 1 under every rule of gemm_sm90_candidate_splits. No kernel beyond the rows' own is
+/// instantiated: the k slices are an argument of the launch. A tuning cache entry names one by its policy's fields.
+constexpr std::array<gemm_sm90_candidate, gemm_sm90_candidate_count> gemm_sm90_candidates(int arch) {
+  std::array<gemm_sm90_candidate, gemm_sm90_candidate_count> out{};
+  std::size_t i = 0;
+  out[i++] = {0, gemm_sm90_tile_row_for(arch, 0).policy};
+  for (int r = 1; r < gemm_sm90_tile_rows; ++r)
+    for (int s : gemm_sm90_candidate_splits) {
+      gemm_sm90_policy p = gemm_sm90_tile_row_for(arch, r).policy;
+      p.splits = s;
+      out[i++] = {r, p};
+    }
+  return out;
 }
 
 /// The FP64 tensor-core GEMM (double on sm_90: mma.sync m16n8k8 f64 fed by TMA; blas/detail/gemm_dmma_kernel.cuh):
@@ -448,6 +514,7 @@ constexpr bool gemm_sm90_policy_valid() {
   static_assert(P.tile_m / P.cluster >= 8, "gemm_sm90_policy: a cluster's share of the rows tile is too small");
   static_assert(P.smem_bytes() <= 227 * 1024,
                 "gemm_sm90_policy: the stages (and the staged epilogue) exceed 227 KiB of shared memory");
+  static_assert(blas::gemm_sm90_point_ok(P), "gemm_sm90_policy: the recipe's rule (gemm_sm90_point_ok) disagrees");
   return true;
 }
 
