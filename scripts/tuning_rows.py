@@ -11,6 +11,12 @@ written into the headers: a table changes by a reviewed commit (docs/tuning/READ
 A type whose winner gains less than --min-gain over the default (geometric mean over the tuned sizes where it was
 timed), or loses more than --max-loss at any of them, gets a line saying the row stands, with the per-size figures:
 one row serves every size, so a winner of the small sizes alone is not a row (a size-dependent table is).
+
+For the 16-bit GEMM (`cuprim-lab tune gemm --exhaustive --json FILE`) the rows are the tile configurations of
+blas::gemm_sm90_tile_row_for, and what a run measures is each row's `speed`, the chooser's weight: a full wave's
+throughput relative to row 0. Per grid shape of at least --min-volume multiply-adds where both were timed unsplit, the
+implied speed is (t0 / t_r) x (row 0's wave and padding efficiency / row r's), the model's own factors taken out; the
+row's speed is their median, printed with the quartiles and the count.
 """
 import argparse
 import json
@@ -86,15 +92,67 @@ def rows(report, min_gain, max_loss):
     return out
 
 
+def gemm_efficiency(m, n, tm, tn, sms):
+    """The chooser's wave x padding efficiency of an unsplit tm x tn tiling (blas::gemm_sm90_score)."""
+    tiles = -(-m // tm) * -(-n // tn)
+    waves = -(-tiles // sms)
+    return tiles / (waves * sms) * (m * n) / (tiles * tm * tn)
+
+
+def gemm_rows(report, min_volume):
+    sms = report["sms"]
+    implied = defaultdict(list)  # row -> [speed]
+    tile = {}
+    for r in report["results"]:
+        if r["held_out"] or r["m"] * r["n"] * r["k"] < min_volume:
+            continue
+        unsplit = {}
+        for p in r["plans"]:
+            if p["splits"] == 1 and isinstance(p["ms"], (int, float)) and math.isfinite(p["ms"]):
+                unsplit[p["row"]] = p["ms"]
+                tm, tn = (int(x) for x in p["label"].split()[0].split("x"))
+                tile[p["row"]] = (tm, tn)
+        if 0 not in unsplit:
+            continue
+        e0 = gemm_efficiency(r["m"], r["n"], *tile[0], sms)
+        for row, ms in unsplit.items():
+            if row != 0:
+                implied[row].append(unsplit[0] * e0 / (ms * gemm_efficiency(r["m"], r["n"], *tile[row], sms)))
+    out = []
+    cmd = "cuprim-lab tune gemm --exhaustive"
+    commit = build_commit(report)
+    types = sorted({r["type"] + " " + r["layout"] for r in report["results"]})
+    for row in sorted(implied):
+        v = sorted(implied[row])
+        q = lambda f: v[min(len(v) - 1, int(f * len(v)))]  # noqa: E731
+        tm, tn = tile[row]
+        out.append(f"// row {row}, {tm} x {tn}: speed {q(0.5):.2f} (median of {len(v)} shapes of >= {min_volume:.0e} "
+                   f"multiply-adds, quartiles {q(0.25):.2f}-{q(0.75):.2f}) -- sm_{report['cc']}, {', '.join(types)}, "
+                   f"{report['gpu']}, {cmd} ({commit})")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("report", help="the JSON written by cuprim-lab tune --json")
     ap.add_argument("--min-gain", type=float, default=1.01, help="geometric-mean gain a row must bring (default 1.01)")
     ap.add_argument("--max-loss", type=float, default=0.01,
                     help="the most a proposed row may lose at any tuned size (default 0.01: 1%%)")
+    ap.add_argument("--min-volume", type=float, default=2.0**33,
+                    help="gemm: the smallest m x n x k whose times calibrate the speeds (default 2^33)")
     a = ap.parse_args()
     with open(a.report) as f:
         report = json.load(f)
+    if report["family"] == "gemm":
+        for line in gemm_rows(report, a.min_volume):
+            print(line)
+        for r in report["results"]:
+            if r["held_out"] and r["best"] >= 0:
+                best = min(r["plans"][r["best"]]["ms"], r["default"]["ms"])
+                cached = r["plans"][r["cached"]]["ms"] if r["cached"] >= 0 else r["default"]["ms"]
+                print(f"// held out {r['type']} {r['layout']} {r['m']}x{r['n']}x{r['k']}: cached choice "
+                      f"{best / cached:.3f}x the exhaustive best, default {best / r['default']['ms']:.3f}x")
+        return 0
     for line in rows(report, a.min_gain, a.max_loss):
         print(line)
     held = [r for r in report["results"] if r["held_out"] and r["best"] >= 0]

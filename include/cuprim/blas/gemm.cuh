@@ -482,11 +482,14 @@ void gemm_tensor_run(const char* fn, const gemm_names& nm, blas::op op_a, blas::
   gemm_validate(fn, nm, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
   const bool ta = op_a == blas::op::T, tb = op_b == blas::op::T;
   gemm_tensor_plan plan = gemm_tensor_plan_for<Policy, In, Out>(m, n, k, ta, tb);
-  if (forced) {
-    static_assert(std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t>, "a forced plan takes cuprim::tuned");
-    plan.row = forced->row;
-    plan.splits = forced->splits;
-    plan.bytes = gemm_splitk_layout(m, n, plan.splits).bytes();
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t>) {
+    if (forced) {
+      plan.row = forced->row;
+      plan.splits = forced->splits;
+      plan.bytes = gemm_splitk_layout(m, n, plan.splits).bytes();
+    }
+  } else {
+    if (forced) throw_invalid(fn, "plan", "a forced plan takes cuprim::tuned");
   }
   check_workspace(fn, ws, plan.bytes, "gemm_workspace_bytes(op_a, op_b, m, n, k)");
   const bool product = m > 0 && n > 0 && k > 0 && alpha != 0.f;
