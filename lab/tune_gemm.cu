@@ -12,10 +12,11 @@
 // 256 sampled elements of C against a double host sum of the exact inputs, then times it (CUDA events, warm-up,
 // median; operand slices rotated so that each call reads A and B that are not in L2 for products smaller than 4 ×
 // L2), and times the compiled default (the chooser's plan) and cublasGemmEx of the same types interleaved with it.
-// Each shape's winner goes into the tuning cache (core/tuning.hpp) with the shape's bucket: per dimension, from the
-// geometric midpoint with the grid's value below to the one above. Every bucket gets its winner, the default's plan
-// included: the default chooses per shape, and its choice at the bucket's centre need not be its choice across the
-// bucket (--min-gain writes only winners that beat the default by a margin).
+// A winner at least --min-gain percent (default 3) faster than the default goes into the tuning cache
+// (core/tuning.hpp) with the shape's bucket: per dimension, from the geometric midpoint with the grid's value below to
+// the one above. The default chooses per shape, so a winner only pins its bucket where it beat the default clearly at
+// the bucket's centre (on an H200's held-out shapes an entry for every bucket, --min-gain 0, lost to the default
+// where the centre's row did not suit the bucket's edges).
 // `--held-out` shapes are then measured exhaustively: what the cache's choice (looked up as the library looks it up)
 // and the compiled default reach against the best candidate.
 //
@@ -50,13 +51,13 @@ const char* const tune_gemm_usage =
     "                           [--json FILE]\n"
     "  --types      bf16, fp16 (C of the input type; default bf16)\n"
     "  --layouts    op pairs NN, NT, TN, TT (default NN)\n"
-    "  --dims       the tuning grid: every m x n x k of these values (default 256,1024,4096,16384)\n"
+    "  --dims       the tuning grid: every m x n x k of these values (default 128,256,...,32768)\n"
     "  --held-out   shapes not in the grid, measured exhaustively after tuning: the cache's choice and the compiled\n"
     "               default against the best candidate\n"
     "  --budget     minutes for the search (default 10): no new candidate is timed after it\n"
     "  --exhaustive time every candidate at every grid shape (default: model-ordered local search)\n"
-    "  --min-gain   write an entry only where the winner is this many percent faster than the default (default: an\n"
-    "               entry for every bucket)\n"
+    "  --min-gain   write an entry only where the winner is this many percent faster than the default (default 3;\n"
+    "               0: an entry for every bucket)\n"
     "  --out, --no-write, --json as for scan\n";
 
 namespace {
@@ -76,11 +77,11 @@ std::string shape_label(const shape& s) {
 struct gemm_tune_options {
   std::vector<std::string> types{"bf16"};
   std::vector<std::string> layouts{"NN"};
-  std::vector<std::int64_t> dims{256, 1024, 4096, 16384};
+  std::vector<std::int64_t> dims{128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768};
   std::vector<shape> held_out;
   double budget_min = 10;
   bool exhaustive = false;
-  double min_gain = -1;  ///< < 0: an entry for every bucket
+  double min_gain = 3;
   std::string out;
   bool write = true;
   std::string json;
@@ -522,8 +523,8 @@ int run_tune_gemm(int argc, char** argv) {
               ++grid_shapes;
               const bool same_plan = r.best >= 0 && r.plans[std::size_t(r.best)].row == r.def_plan.row &&
                                      r.plans[std::size_t(r.best)].splits == r.def_plan.splits;
-              if (r.best >= 0 && (o.min_gain < 0 || (!same_plan && r.per[std::size_t(r.best)].ms *
-                                                                       (1 + o.min_gain / 100) <= r.def.ms))) {
+              if (r.best >= 0 && (o.min_gain == 0 || (!same_plan && r.per[std::size_t(r.best)].ms *
+                                                                        (1 + o.min_gain / 100) <= r.def.ms))) {
                 const plan_point& b = r.plans[std::size_t(r.best)];
                 constexpr auto cands = bl::gemm_sm90_candidates(90);
                 cuprim::tuning::cache_entry e;

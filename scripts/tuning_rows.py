@@ -16,7 +16,10 @@ For the 16-bit GEMM (`cuprim-lab tune gemm --exhaustive --json FILE`) the rows a
 blas::gemm_sm90_tile_row_for, and what a run measures is each row's `speed`, the chooser's weight: a full wave's
 throughput relative to row 0. Per grid shape of at least --min-volume multiply-adds where both were timed unsplit, the
 implied speed is (t0 / t_r) x (row 0's wave and padding efficiency / row r's), the model's own factors taken out; the
-row's speed is their median, printed with the quartiles and the count.
+row's speed is their median, printed with the quartiles and the count. With --chooser SPEEDS,COST,STEPS (rows 1 to 3's
+speeds, the split cost, the least k steps per slice) it also replays blas::gemm_sm90_plan_for with those constants on
+every shape of the run and reports how close its plans come to the best plan timed there (an exhaustive run times
+them all): the geometric mean, the worst and the count at 0.90x or better, for the grid and the held-out shapes.
 """
 import argparse
 import json
@@ -99,6 +102,54 @@ def gemm_efficiency(m, n, tm, tn, sms):
     return tiles / (waves * sms) * (m * n) / (tiles * tm * tn)
 
 
+def gemm_plan(m, n, k, sms, tiles, speeds, split_cost, min_steps, max_splits=16):
+    """blas::gemm_sm90_plan_for with the given constants: (row, k slices). tiles[r] = (tile_m, tile_n, splits)."""
+    def wave(units):
+        w = -(-units // sms)
+        return units / (w * sms) if w > 0 else 0.0
+    best, best_score = None, -1.0
+    for row, (tm, tn, rule) in sorted(tiles.items()):
+        count = -(-m // tm) * -(-n // tn)
+        steps = -(-k // 64)
+        s, score = 1, wave(count)
+        if rule == 0:
+            most = 1 if count >= sms else min(steps // min_steps, max_splits)
+            for t in range(2, most + 1):
+                e = wave(count * t) * split_cost
+                if e > score + 1e-9:
+                    s, score = t, e
+            if s > 1:
+                per = -(-steps // s)
+                s = -(-steps // per)
+        score *= speeds[row] * (m * n) / (count * tm * tn)
+        if score > best_score + 1e-9:
+            best, best_score = (row, s), score
+    return best
+
+
+def gemm_chooser(report, speeds, split_cost, min_steps):
+    tiles = {0: (256, 128, 1), 1: (128, 128, 0), 2: (64, 128, 0), 3: (64, 64, 0)}  # gemm_sm90_tile_row_for
+    out = []
+    for held in (False, True):
+        ratios = []
+        for r in report["results"]:
+            if r["held_out"] != held:
+                continue
+            t = {(p["row"], p["splits"]): p["ms"] for p in r["plans"]
+                 if isinstance(p["ms"], (int, float)) and math.isfinite(p["ms"])}
+            plan = gemm_plan(r["m"], r["n"], r["k"], report["sms"], tiles, speeds, split_cost, min_steps)
+            if t and plan in t:
+                ratios.append((min(t.values()) / t[plan], f"{r['m']}x{r['n']}x{r['k']}", plan))
+        if ratios:
+            geo = math.exp(sum(math.log(x[0]) for x in ratios) / len(ratios))
+            worst = min(ratios)
+            out.append(f"// chooser {speeds[1:]}, split cost {split_cost}, {min_steps} steps: "
+                       f"{'held-out' if held else 'grid'} shapes geomean {geo:.3f}x the best plan, worst {worst[0]:.3f}x "
+                       f"({worst[1]}, row {worst[2][0]} k{worst[2][1]}), {sum(x[0] >= 0.9 for x in ratios)} of "
+                       f"{len(ratios)} >= 0.90x")
+    return out
+
+
 def gemm_rows(report, min_volume):
     sms = report["sms"]
     implied = defaultdict(list)  # row -> [speed]
@@ -140,12 +191,17 @@ def main():
                     help="the most a proposed row may lose at any tuned size (default 0.01: 1%%)")
     ap.add_argument("--min-volume", type=float, default=2.0**33,
                     help="gemm: the smallest m x n x k whose times calibrate the speeds (default 2^33)")
+    ap.add_argument("--chooser", help="gemm: S1,S2,S3,COST,STEPS: replay the chooser with these constants")
     a = ap.parse_args()
     with open(a.report) as f:
         report = json.load(f)
     if report["family"] == "gemm":
         for line in gemm_rows(report, a.min_volume):
             print(line)
+        if a.chooser:
+            v = [float(x) for x in a.chooser.split(",")]
+            for line in gemm_chooser(report, [1.0] + v[:3], v[3], int(v[4])):
+                print(line)
         for r in report["results"]:
             if r["held_out"] and r["best"] >= 0:
                 best = min(r["plans"][r["best"]]["ms"], r["default"]["ms"])

@@ -436,12 +436,16 @@ TEST_F(BlasGemmTensor, PlainCallAllocatesOnlyToSplit) {
     cuprim::blas::gemm<tile64>(op::N, op::N, 16, big, big, 1.f, a.data(), 16, b.data(), big, 0.f, c.data(), 16);
     CUPRIM_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  // m = 16, n = 2048, k = 2048: a handful of tiles on a device of many SMs, so the chooser splits k.
-  const std::size_t bytes = cuprim::blas::gemm_workspace_bytes<bf16, bf16>(op::N, op::N, 16, big, big);
+  // m = 16, n = 1024, k = 4096: a handful of tiles on a device of many SMs, so the chooser splits k.
+  const std::int64_t n = big / 2, k = big * 2;
+  const std::size_t bytes = cuprim::blas::gemm_workspace_bytes<bf16, bf16>(op::N, op::N, 16, n, k);
   const cuprim::blas::gemm_sm90_plan plan = cuprim::blas::gemm_sm90_plan_for(
-      cuprim::current_tuned_arch(), 16, big, big, false, false, cuprim::get_device_info().sm_count);
-  if (cuprim::get_device_info().arch() == 90) EXPECT_EQ(bytes > 0, plan.splits > 1);
-  cuprim::blas::gemm(op::N, op::N, 16, big, big, 1.f, a.data(), 16, b.data(), big, 0.f, c.data(), 16);
+      cuprim::current_tuned_arch(), 16, n, k, false, false, cuprim::get_device_info().sm_count);
+  if (cuprim::get_device_info().arch() == 90) {
+    EXPECT_GT(plan.splits, 1);
+    EXPECT_EQ(bytes > 0, plan.splits > 1);
+  }
+  cuprim::blas::gemm(op::N, op::N, 16, n, k, 1.f, a.data(), 16, b.data(), k, 0.f, c.data(), 16);
   CUPRIM_CUDA_CHECK(cudaDeviceSynchronize());
 }
 

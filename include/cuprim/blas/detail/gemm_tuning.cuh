@@ -132,15 +132,18 @@ constexpr gemm_sm90_tile_row gemm_sm90_tile_row_for(int arch, int row) {
   switch (row) {
     // 256 x 128, two consumers, 3 stages, staged epilogue: the row above (its provenance there).
     case 0: return {gemm_sm90_policy_for(arch), 1.0};
-    // 128 x 128, two consumers, 4 stages, split k per call: not yet measured.
+    // The speeds of rows 1 to 3: each row's median implied speed over the 160 grid shapes of at least 2^33
+    // multiply-adds, H200, bf16 NN, cuprim-lab tune gemm --exhaustive --dims 512,...,16384, read by
+    // scripts/tuning_rows.py (bench/studies/blas/h200-tune-gemm-exhaustive-f20dce6.json; docs/tuning/blas.md).
+    // 128 x 128, two consumers, 4 stages, split k per call: 0.84 (quartiles 0.81-0.87).
     case 1: return {{.stages = 4, .group = 8, .cluster = 1, .staged_store = true, .tile_m = 128, .consumers = 2,
-                     .splits = 0}, 0.9};
-    // 64 x 128, two consumers, 6 stages, split k per call: not yet measured.
+                     .splits = 0}, 0.84};
+    // 64 x 128, two consumers, 6 stages, split k per call: 0.52 (0.49-0.59).
     case 2: return {{.stages = 6, .group = 8, .cluster = 1, .staged_store = true, .tile_m = 64, .consumers = 2,
-                     .splits = 0}, 0.8};
-    // 64 x 64, one consumer, 8 stages, split k per call: not yet measured.
+                     .splits = 0}, 0.52};
+    // 64 x 64, one consumer, 8 stages, split k per call: 0.40 (0.38-0.43).
     default: return {{.stages = 8, .group = 8, .cluster = 1, .staged_store = true, .tile_m = 64, .consumers = 1,
-                      .splits = 0}, 0.7};
+                      .splits = 0}, 0.40};
   }
 }
 
@@ -172,14 +175,18 @@ constexpr gemm_sm90_policy gemm_tf32_policy(gemm_sm90_policy p, int parts) {
   p.staged_store = false;
   return p;
 }
-/// The chooser's other constants: a split slice holds at least min_split_steps k steps of 64 (1024 k), at most
+/// The chooser's other constants: a split slice holds at least min_split_steps k steps of 64 (2048 k), at most
 /// max_splits slices; a split plan's score is multiplied by split_cost (the partial sums' traffic and the
 /// reduction's launch). H100, bf16 NN, forced sweep (bench/studies/blas/h100-gemm-shapes-caa8435.txt): slices of 8
-/// steps lose to an unsplit smaller tile (1024^3: 128 x 128 in 2 slices 0.48x cuBLAS, 64 x 128 unsplit 0.85x);
-/// slices of 16+ steps win on skinny products (16 x 4096 x 8192: 64 x 128 unsplit 0.72x, in 8 slices 0.91x).
-inline constexpr int gemm_sm90_min_split_steps = 16;
+/// steps lose to an unsplit smaller tile (1024^3: 128 x 128 in 2 slices 0.48x cuBLAS, 64 x 128 unsplit 0.85x).
+/// H200, bf16 NN, every plan timed at 216 grid shapes (512 to 16384 per dimension) and 20 held-out shapes
+/// (bench/studies/blas/h200-tune-gemm-*): with the speeds above, 32 steps and 0.7 the chooser reaches a geometric
+/// mean of 0.998x the best plan on the grid (worst 0.885x) and 0.989x on the held-out shapes (worst 0.905x); 16
+/// steps and 0.92 (the earlier constants) 0.989x / 0.974x (worst 0.713x / 0.758x: 128 x 12288 x 6144 took 4
+/// slices of 128 x 128, 0.067 ms, where one slice takes 0.051 ms).
+inline constexpr int gemm_sm90_min_split_steps = 32;
 inline constexpr int gemm_sm90_max_splits = 16;
-inline constexpr double gemm_sm90_split_cost = 0.92;
+inline constexpr double gemm_sm90_split_cost = 0.7;
 
 /// The plain 16-bit gemm (no caller's workspace) copies an operand whose columns are not 128-byte aligned (a
 /// leading dimension that is not a multiple of 64 elements, or a pointer off 128 bytes; also one TMA cannot take,
