@@ -14,6 +14,7 @@
 #include <cuprim/core/tuning.hpp>
 
 #include "common/test_util.hpp"
+#include "common/tuning_cache.hpp"
 
 #include <gtest/gtest.h>
 
@@ -36,23 +37,12 @@ using bf16 = __nv_bfloat16;
 /// The bucket of the test's entries: m and n in [1000, 3000], k in [2000, 6000].
 constexpr std::int64_t lo_mn = 1000, hi_mn = 3000, lo_k = 2000, hi_k = 6000;
 
-class GemmTuningCache : public ::testing::Test {
+class GemmTuningCache : public tuning_cache_test {
 protected:
   void SetUp() override {
-    CUPRIM_REQUIRE_GPU();
+    tuning_cache_test::SetUp();
+    if (IsSkipped()) return;
     if (cuprim::get_device_info().arch() != 90) GTEST_SKIP() << "the tensor-core GEMM's candidates run on sm_90";
-    dir_ = std::filesystem::temp_directory_path() /
-           ("cuprim_gemm_tuning_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
-    std::filesystem::create_directories(dir_);
-    path_ = (dir_ / "tuning.json").string();
-    setenv("CUPRIM_TUNING_CACHE", path_.c_str(), 1);
-    cuprim::tuning::reset();
-  }
-  void TearDown() override {
-    unsetenv("CUPRIM_TUNING_CACHE");
-    cuprim::tuning::reset();
-    std::error_code ec;
-    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
   }
 
   static cuprim::tuning::cache_entry entry_for(const bl::gemm_sm90_policy& p, const char* types = "bf16->float",
@@ -74,14 +64,9 @@ protected:
     cuprim::tuning::cache_section s;
     s.key = cuprim::tuning::current_key();
     s.entries = entries;
-    cuprim::tuning::merge_into_file(path_, s);
-    cuprim::tuning::reset();
+    tuning_cache_test::write(s);
   }
   static int sms() { return cuprim::get_device_info().sm_count; }
-
-  std::filesystem::path dir_;
-  std::string path_;
-  static inline int counter_ = 0;
 };
 
 /// The candidate of row `row` under split rule `splits`.

@@ -13,6 +13,7 @@
 #include <cuprim/host/scan.hpp>
 
 #include "common/test_util.hpp"
+#include "common/tuning_cache.hpp"
 
 #include <gtest/gtest.h>
 
@@ -33,24 +34,8 @@ namespace {
 constexpr std::int64_t bucket_lo = 1 << 20, bucket_hi = 3 << 20;
 
 /// A cache file for this GPU with the given entries (written into a fresh directory), made current.
-class ScanTuningCache : public ::testing::Test {
+class ScanTuningCache : public tuning_cache_test {
 protected:
-  void SetUp() override {
-    CUPRIM_REQUIRE_GPU();
-    dir_ = std::filesystem::temp_directory_path() /
-           ("cuprim_scan_tuning_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
-    std::filesystem::create_directories(dir_);
-    path_ = (dir_ / "tuning.json").string();
-    setenv("CUPRIM_TUNING_CACHE", path_.c_str(), 1);
-    cuprim::tuning::reset();
-  }
-  void TearDown() override {
-    unsetenv("CUPRIM_TUNING_CACHE");
-    cuprim::tuning::reset();
-    std::error_code ec;
-    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
-  }
-
   template <class T>
   static cuprim::tuning::cache_entry entry_for(const cuprim::scan_pipeline_policy& p) {
     cuprim::tuning::cache_entry e;
@@ -64,14 +49,6 @@ protected:
     e.time_ms = 1;
     return e;
   }
-  void write(const cuprim::tuning::cache_section& s) {
-    cuprim::tuning::merge_into_file(path_, s);
-    cuprim::tuning::reset();
-  }
-
-  std::filesystem::path dir_;
-  std::string path_;
-  static inline int counter_ = 0;
 };
 
 template <class T>

@@ -62,10 +62,12 @@
 // (blas::gemm_sm90_plan_for, a table in blas/detail/gemm_tuning.cuh): 256 × 128 tiles of C for large products,
 // 128 × 128, 64 × 128 or 64 × 64 for small and skinny ones. When the tiles alone leave SMs idle (a product with few
 // tiles and a long k: m = 16, n = 4096, k = 16384 has 32 tiles of 64 × 128 for 132 SMs), the plan splits k: each
-// of s slices of the k steps (2 ≤ s ≤ 16, each at least 512 deep) is summed by its own blocks into fp32 partial sums
+// of s slices of the k steps (2 ≤ s ≤ 16, each at least 2048 deep) is summed by its own blocks into fp32 partial sums
 // in a workspace, then one reduction kernel adds the slices in order and writes C = alpha·Σ + beta·C (C read only
 // when beta ≠ 0, so NaN in C still does not propagate with beta = 0). A split sums in another order than an unsplit
-// product (within the same bound), the same bits from run to run.
+// product (within the same bound), the same bits from run to run. A tuning cache (core/tuning.hpp; `cuprim-lab tune
+// gemm`) may name another plan for the call's types, op pair and shape bucket: the tuned call then runs that tile and
+// split, and gemm_workspace_bytes sizes it (detail::gemm_sm90_cached_plan).
 //
 // Math modes (float operands, the overloads taking a blas::math first; cuBLAS's math modes, explicit per call).
 //   math::fp32     true FP32 on CUDA cores, exactly the overload without a mode (above).
