@@ -333,8 +333,10 @@ void tune_type(const tune_options& o, cudaStream_t stream, int sms, double copy_
   // half its size, the last without an upper end).
   for (std::size_t k = 0; k < o.sizes.size(); ++k) {
     size_result r = one_size(o.sizes[k], false);
-    // An entry only where the winner beat the compiled default in this run; elsewhere the table's row decides.
-    if (r.best >= 0 && r.per[std::size_t(r.best)].ms < r.default_ms) {
+    // The winner where it beat the compiled default in this run; elsewhere a "default" entry (the table's row
+    // decides), which replaces what an earlier run (of an earlier row) left in the bucket.
+    if (r.best >= 0) {
+      const bool wins = r.per[std::size_t(r.best)].ms < r.default_ms;
       const candidate& b = cands[std::size_t(r.best)];
       cuprim::tuning::cache_entry e;
       e.op = "scan";
@@ -343,8 +345,8 @@ void tune_type(const tune_options& o, cudaStream_t stream, int sms, double copy_
       e.size_min = k == 0 ? o.sizes[0] / 2 : std::int64_t(std::sqrt(double(o.sizes[k - 1]) * double(o.sizes[k]))) + 1;
       e.size_max = k + 1 == o.sizes.size() ? std::numeric_limits<std::int64_t>::max()
                                             : std::int64_t(std::sqrt(double(o.sizes[k]) * double(o.sizes[k + 1])));
-      e.policy_name = b.policy_name;
-      e.policy = b.fields;
+      e.policy_name = wins ? b.policy_name : "default";
+      if (wins) e.policy = b.fields;
       e.time_ms = r.per[std::size_t(r.best)].ms;
       e.default_ms = r.default_ms;
       if (r.runner_up >= 0) {

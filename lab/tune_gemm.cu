@@ -1,9 +1,10 @@
 // lab/tune_gemm.cu: `cuprim-lab tune gemm`, the auto-tuner of the 16-bit tensor-core GEMM (docs/tuning/README.md,
 // "Auto-tuning").
 //
-// The space: blas::gemm_sm90_recipe, pruned by blas::gemm_sm90_point_ok; the compiled candidates
-// (blas::gemm_sm90_candidates): the tile rows the library instantiates, each under the split rules (unsplit, the
-// per-call count, 2 to 16 slices forced). At a shape, candidates whose rule gives the same k slices are one plan and
+// The space is blas::gemm_sm90_recipe, its legal points blas::gemm_sm90_point_ok's; what is searched are the compiled
+// candidates (blas::gemm_sm90_candidates): the tile rows the library instantiates, each under the split rules
+// (unsplit, the per-call count, 2 to 16 slices forced). Shapes the tensor-core kernel does not take (operands TMA
+// cannot read, too small to repack) are skipped: every plan would run the same fallback. At a shape, candidates whose rule gives the same k slices are one plan and
 // are timed once (the per-call rule kept, being the one that carries over to other shapes). The model that orders
 // them is the chooser's score (blas::gemm_sm90_score: the row's speed, wave and padding efficiency); the search is
 // lab/tune_search.hpp's (the model's best first, then local search in (row, slices)).
@@ -14,7 +15,8 @@
 // L2), and times the compiled default (the chooser's plan) and cublasGemmEx of the same types interleaved with it.
 // A winner at least --min-gain percent (default 3) faster than the default goes into the tuning cache
 // (core/tuning.hpp) with the shape's bucket: per dimension, from the geometric midpoint with the grid's value below to
-// the one above. The default chooses per shape, so a winner only pins its bucket where it beat the default clearly at
+// the one above (half the first value and twice the last at the ends); elsewhere a "default" entry (the chooser
+// decides there), so that a new run replaces every bucket it measured. The default chooses per shape, so a winner only pins its bucket where it beat the default clearly at
 // the bucket's centre (on an H200's held-out shapes an entry for every bucket, --min-gain 0, lost to the default
 // where the centre's row did not suit the bucket's edges).
 // `--held-out` shapes are then measured exhaustively: what the cache's choice (looked up as the library looks it up)
@@ -149,11 +151,13 @@ gemm_tune_options parse(int argc, char** argv) {
   return o;
 }
 
-/// The bucket of grid value dims[i]: from the geometric midpoint with the value below (1 for the first) to the one
-/// with the value above (no end for the last).
+/// The bucket of grid value dims[i]: from the geometric midpoint with the value below (half the first value for the
+/// first) to the one with the value above (twice the last for the last): an entry answers no farther than that from
+/// what was measured (a forced count of slices at m = 32768 says nothing of m = 10^6).
 std::pair<std::int64_t, std::int64_t> bucket(const std::vector<std::int64_t>& dims, std::size_t i) {
   const auto mid = [&](std::size_t a) { return std::int64_t(std::sqrt(double(dims[a]) * double(dims[a + 1]))); };
-  return {i == 0 ? 1 : mid(i - 1) + 1, i + 1 == dims.size() ? std::numeric_limits<std::int64_t>::max() : mid(i)};
+  return {i == 0 ? std::max<std::int64_t>(1, dims[0] / 2) : mid(i - 1) + 1,
+          i + 1 == dims.size() ? 2 * dims.back() : mid(i)};
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -168,14 +172,15 @@ struct gemm_state {
   bool ta = false, tb = false;
   std::int64_t lda = 0, ldb = 0, ldc = 0;
   std::size_t ea = 0, eb = 0, ec = 0;
+  std::size_t sa = 0, sb = 0;  ///< slice strides: ea and eb rounded up to 64 elements (every slice 128-byte aligned)
   int slices = 1;
   device_memory a, b, c, base_c;
   cublas_handle blas;
   std::vector<std::int64_t> si, sj;
   std::vector<double> ref, ref_abs;
 
-  const In* a_of(int r) const { return a.template as<In>() + std::size_t(r % slices) * ea; }
-  const In* b_of(int r) const { return b.template as<In>() + std::size_t(r % slices) * eb; }
+  const In* a_of(int r) const { return a.template as<In>() + std::size_t(r % slices) * sa; }
+  const In* b_of(int r) const { return b.template as<In>() + std::size_t(r % slices) * sb; }
 };
 
 template <class In>
@@ -191,14 +196,17 @@ std::shared_ptr<gemm_state<In>> make_state(const shape& s, bool ta, bool tb, std
   st->ea = std::size_t(s.m) * std::size_t(s.k);
   st->eb = std::size_t(s.k) * std::size_t(s.n);
   st->ec = std::size_t(s.m) * std::size_t(s.n);
-  const std::size_t pair = (st->ea + st->eb) * sizeof(In);
-  st->slices = int(std::clamp<std::size_t>((4 * l2_bytes + pair - 1) / pair, 1, 512));
-  st->a = device_memory(st->ea * sizeof(In) * std::size_t(st->slices));
-  st->b = device_memory(st->eb * sizeof(In) * std::size_t(st->slices));
+  st->sa = (st->ea + 63) / 64 * 64;
+  st->sb = (st->eb + 63) / 64 * 64;
+  const std::size_t pair = (st->sa + st->sb) * sizeof(In);
+  st->slices = int(std::clamp<std::size_t>((4 * l2_bytes + pair - 1) / pair, 1, 511));
+  if (st->slices > 1 && st->slices % 2 == 0) ++st->slices;  // time_device reads input 2i: an odd count visits all
+  st->a = device_memory(st->sa * sizeof(In) * std::size_t(st->slices));
+  st->b = device_memory(st->sb * sizeof(In) * std::size_t(st->slices));
   st->c = device_memory(st->ec * sizeof(In));
   st->base_c = device_memory(st->ec * sizeof(In));
-  fill_16bit<<<1024, 256>>>(st->a.get(), st->ea * std::size_t(st->slices), 17u, bf);
-  fill_16bit<<<1024, 256>>>(st->b.get(), st->eb * std::size_t(st->slices), 18u, bf);
+  fill_16bit<<<1024, 256>>>(st->a.get(), st->sa * std::size_t(st->slices), 17u, bf);
+  fill_16bit<<<1024, 256>>>(st->b.get(), st->sb * std::size_t(st->slices), 18u, bf);
   check(cudaGetLastError(), "launch of fill_16bit");
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (gemm inputs)");
   // The sampled rows of op(A) and columns of op(B), copied by strided 2-D copies of slice 0.
@@ -380,7 +388,22 @@ struct shape_result {
   }
   int best = -1, runner_up = -1, cached = -1;  ///< indices into plans (cached: -1 none or not measured here)
   int timed = 0;
+  bool skipped = false;  ///< the tensor-core kernel does not take the shape: every plan would run the fallback
 };
+
+/// Whether gemm runs the shape on the tensor-core kernel (gemm_tensor_run's decision for these operands): elsewhere
+/// every plan runs the same CUDA-core fallback and there is nothing to tune.
+template <class In>
+bool tensor_path(const gemm_state<In>& st) {
+  namespace cd = cuprim::detail;
+  const std::int64_t m = st.s.m, n = st.s.n, k = st.s.k;
+  const bool big = double(m) * double(n) * double(k) >= bl::gemm_sm90_pack_min_volume;
+  const auto ok = [&](const In* p, std::int64_t rows, std::int64_t ld) {
+    return (big && cd::gemm_pack_wanted(p, rows, ld)) || cd::gemm_sm90_operand_ok(p, ld);
+  };
+  return cd::gemm_sm90_runs_here<In, In>(cuprim::get_device_info(), m, n, k) &&
+         ok(st.a_of(0), st.ta ? k : m, st.lda) && ok(st.b_of(0), st.tb ? n : k, st.ldb);
+}
 
 template <class In>
 shape_result tune_shape(const shape& s, const std::string& layout, bool held_out, const gemm_tune_options& o,
@@ -395,6 +418,11 @@ shape_result tune_shape(const shape& s, const std::string& layout, bool held_out
   r.per.assign(r.plans.size(), measurement{});
   auto st = make_state<In>(s, layout[0] == 'T', layout[1] == 'T', l2);
   const std::string what = "gemm " + r.type + " " + layout + " " + shape_label(s) + (held_out ? " (held out)" : "");
+  if (!tensor_path(*st)) {
+    std::fprintf(stderr, "%s: skipped (the tensor-core kernel does not take these operands)\n", what.c_str());
+    r.skipped = true;
+    return r;
+  }
   tune::options so;
   so.exhaustive = o.exhaustive || held_out;
   so.budget_s = held_out ? std::numeric_limits<double>::infinity() : budget_s;
@@ -421,6 +449,11 @@ shape_result tune_shape(const shape& s, const std::string& layout, bool held_out
 }
 
 void print_shape(const shape_result& r) {
+  if (r.skipped) {
+    std::printf("\ngemm %s %s %s%s: skipped (the tensor-core kernel does not take these operands)\n", r.type.c_str(),
+                r.layout.c_str(), shape_label(r.s).c_str(), r.held_out ? " held out" : "");
+    return;
+  }
   const double flops = 2.0 * double(r.s.m) * double(r.s.n) * double(r.s.k);
   std::printf("\ngemm %s %s %s%s: default (row %d, k%d) %.4f ms, %.0f TFLOP/s; %.3fx cuBLAS interleaved (%.4f ms)\n",
               r.type.c_str(), r.layout.c_str(), shape_label(r.s).c_str(), r.held_out ? " held out" : "",
@@ -535,8 +568,10 @@ int run_tune_gemm(int argc, char** argv) {
               ++grid_shapes;
               const bool same_plan = r.best >= 0 && r.plans[std::size_t(r.best)].row == r.def_plan.row &&
                                      r.plans[std::size_t(r.best)].splits == r.def_plan.splits;
-              if (r.best >= 0 && (o.min_gain == 0 || (!same_plan && r.per[std::size_t(r.best)].ms *
-                                                                        (1 + o.min_gain / 100) <= r.def_cmp_ms()))) {
+              const bool wins = r.best >= 0 && (o.min_gain == 0 || (!same_plan && r.per[std::size_t(r.best)].ms *
+                                                                                     (1 + o.min_gain / 100) <=
+                                                                                 r.def_cmp_ms()));
+              if (r.best >= 0) {
                 const plan_point& b = r.plans[std::size_t(r.best)];
                 constexpr auto cands = bl::gemm_sm90_candidates(90);
                 cuprim::tuning::cache_entry e;
@@ -547,8 +582,10 @@ int run_tune_gemm(int argc, char** argv) {
                 e.size_min = 0;
                 e.size_max = std::numeric_limits<std::int64_t>::max();
                 e.shape = {bucket(o.dims, im), bucket(o.dims, in), bucket(o.dims, ik)};
-                e.policy_name = bl::gemm_sm90_policy::name;
-                e.policy = cuprim::tuning::flatten(cands[std::size_t(b.index)].policy);
+                // Where the winner did not beat the default, a "default" entry: the chooser decides in the bucket,
+                // and the entry replaces whatever an earlier run (of an earlier default) left there.
+                e.policy_name = wins ? bl::gemm_sm90_policy::name : "default";
+                if (wins) e.policy = cuprim::tuning::flatten(cands[std::size_t(b.index)].policy);
                 e.time_ms = r.per[std::size_t(r.best)].ms;
                 e.default_ms = r.def_cmp_ms();
                 if (r.runner_up >= 0) {
@@ -558,14 +595,14 @@ int run_tune_gemm(int argc, char** argv) {
                   e.runner_up = cuprim::tuning::flatten(cands[std::size_t(ru)].policy);
                 }
                 section.entries.push_back(std::move(e));
-                ++entries;
+                entries += wins;
               }
               results.push_back(std::move(r));
             });
           }
   const double tuning_s = elapsed();
-  std::printf("\ntuned %d shapes in %.1f s (budget %.1f min); %d entries\n", grid_shapes, tuning_s, o.budget_min,
-              entries);
+  std::printf("\ntuned %d shapes in %.1f s (budget %.1f min); %d entries name a candidate, %d leave the default\n",
+              grid_shapes, tuning_s, o.budget_min, entries, int(section.entries.size()) - entries);
   if (!o.json.empty() && !write_report(o.json, env, key, o, results, tuning_s)) return 1;
   if (o.write) {
     cuprim::tuning::merge_into_file(out, section);

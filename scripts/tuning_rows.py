@@ -18,8 +18,9 @@ throughput relative to row 0. Per grid shape of at least --min-volume multiply-a
 implied speed is (t0 / t_r) x (row 0's wave and padding efficiency / row r's), the model's own factors taken out; the
 row's speed is their median, printed with the quartiles and the count. With --chooser SPEEDS,COST,STEPS (rows 1 to 3's
 speeds, the split cost, the least k steps per slice) it also replays blas::gemm_sm90_plan_for with those constants on
-every shape of the run and reports how close its plans come to the best plan timed there (an exhaustive run times
-them all): the geometric mean, the worst and the count at 0.90x or better, for the grid and the held-out shapes.
+every shape of the run and reports how close its plans come to the best plan timed there: the geometric mean, the
+worst and the count at 0.90x or better, for the grid and the held-out shapes, and how many shapes it left out because
+their replayed plan was not timed (a slice count no candidate gave there, or a search that did not reach it).
 """
 import argparse
 import json
@@ -131,22 +132,24 @@ def gemm_chooser(report, speeds, split_cost, min_steps):
     tiles = {0: (256, 128, 1), 1: (128, 128, 0), 2: (64, 128, 0), 3: (64, 64, 0)}  # gemm_sm90_tile_row_for
     out = []
     for held in (False, True):
-        ratios = []
+        ratios, untimed = [], 0
         for r in report["results"]:
-            if r["held_out"] != held:
+            if r["held_out"] != held or not r["plans"]:
                 continue
             t = {(p["row"], p["splits"]): p["ms"] for p in r["plans"]
                  if isinstance(p["ms"], (int, float)) and math.isfinite(p["ms"])}
             plan = gemm_plan(r["m"], r["n"], r["k"], report["sms"], tiles, speeds, split_cost, min_steps)
             if t and plan in t:
                 ratios.append((min(t.values()) / t[plan], f"{r['m']}x{r['n']}x{r['k']}", plan))
+            elif t:
+                untimed += 1  # the replayed plan was not timed there (a count the run had no candidate for)
         if ratios:
             geo = math.exp(sum(math.log(x[0]) for x in ratios) / len(ratios))
             worst = min(ratios)
             out.append(f"// chooser {speeds[1:]}, split cost {split_cost}, {min_steps} steps: "
                        f"{'held-out' if held else 'grid'} shapes geomean {geo:.3f}x the best plan, worst {worst[0]:.3f}x "
                        f"({worst[1]}, row {worst[2][0]} k{worst[2][1]}), {sum(x[0] >= 0.9 for x in ratios)} of "
-                       f"{len(ratios)} >= 0.90x")
+                       f"{len(ratios)} >= 0.90x; {untimed} shapes left out, their plan not timed")
     return out
 
 
@@ -170,7 +173,7 @@ def gemm_rows(report, min_volume):
             if row != 0:
                 implied[row].append(unsplit[0] * e0 / (ms * gemm_efficiency(r["m"], r["n"], *tile[row], sms)))
     out = []
-    cmd = "cuprim-lab tune gemm --exhaustive"
+    cmd = "cuprim-lab tune gemm" + (" --exhaustive" if report.get("exhaustive") else "")
     commit = build_commit(report)
     types = sorted({r["type"] + " " + r["layout"] for r in report["results"]})
     for row in sorted(implied):

@@ -2,7 +2,9 @@
 // and a shape bucket holding the call makes it run the entry's candidate (its row and split rule: the plan, the
 // workspace gemm_workspace_bytes asks for, and the result, bitwise the candidate's own); calls outside the bucket, of
 // another op pair or types, and entries naming no candidate take the chooser's plan. On exact inputs (small integers,
-// sums exact in fp32) every plan gives the host reference's bits, so the cache's choice and the default agree.
+// sums exact in fp32) every plan gives the host reference's bits, so the cache's choice and the default agree; on
+// random inputs the tuned call gives the candidate's bits and not the default's, and a workspace one slice short of
+// the entry's plan is refused.
 //
 // The other tests compile the cache lookups out (tests/CMakeLists.txt); this executable turns them on before
 // anything includes cuprim.
@@ -69,6 +71,11 @@ protected:
   static int sms() { return cuprim::get_device_info().sm_count; }
 };
 
+/// The chooser's row for m x n x k on this device (its per-call rule is candidate (row, 0), or row 0's unsplit one).
+int plan_default_row(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return bl::gemm_sm90_plan_for(90, m, n, k, false, false, cuprim::get_device_info().sm_count).row;
+}
+
 /// The candidate of row `row` under split rule `splits`.
 int candidate_index(int row, int splits) {
   constexpr auto cands = bl::gemm_sm90_candidates(90);
@@ -112,6 +119,28 @@ TEST_F(GemmTuningCache, EntryNamingNoCandidateIsIgnored) {
   ASSERT_TRUE(bl::gemm_sm90_point_ok(p));
   write({entry_for(p)});
   EXPECT_FALSE((cuprim::detail::gemm_sm90_cached_plan<bf16, float>(90, 2048, 2048, 4096, false, false, sms())));
+}
+
+TEST_F(GemmTuningCache, DefaultEntryShadowsLaterOnesAndLeavesTheChooser) {
+  constexpr auto cands = bl::gemm_sm90_candidates(90);
+  cuprim::tuning::cache_entry d = entry_for(cands[1].policy);
+  d.policy_name = "default";  // what the tuner writes where the chooser won
+  d.policy.clear();
+  write({d, entry_for(cands[5].policy)});
+  EXPECT_FALSE((cuprim::detail::gemm_sm90_cached_plan<bf16, float>(90, 2048, 2048, 4096, false, false, sms())));
+  EXPECT_EQ((bl::gemm_workspace_bytes<bf16, float>(bl::op::N, bl::op::N, 2048, 2048, 4096)), 0u);
+}
+
+TEST_F(GemmTuningCache, RowMajorLooksUpTheColumnMajorProduct) {
+  const int c = candidate_index(3, 4);
+  ASSERT_GE(c, 0);
+  write({entry_for(bl::gemm_sm90_candidates(90)[std::size_t(c)].policy, "bf16->float", "TN")});
+  // Row-major C = op(A) op(B) of m x n runs the column-major n x m product with the op pair swapped: a row-major NT
+  // call is the column-major TN product.
+  const std::int64_t m = 1200, n = 2900, k = 4096;
+  EXPECT_EQ((bl::gemm_row_major_workspace_bytes<bf16, float>(bl::op::N, bl::op::T, m, n, k)),
+            cuprim::detail::gemm_splitk_layout(n, m, 4).bytes());
+  EXPECT_EQ((bl::gemm_row_major_workspace_bytes<bf16, float>(bl::op::T, bl::op::N, m, n, k)), 0u);
 }
 
 /// C = A B on exact inputs (values in {-2, ..., 2}: every product and sum is exact in fp32), through the tuned call,
@@ -162,8 +191,44 @@ TEST_F(GemmTuningCache, TunedCallRunsTheCandidateAndMatchesTheReference) {
     for (std::int64_t l = 0; l < k; ++l) s += double(fa[std::size_t(i + l * m)]) * double(fb[std::size_t(l + j * k)]);
     ASSERT_EQ(double(g1[std::size_t(i + j * m)]), s) << "i " << i << " j " << j << seed_message();
   }
-  // Without the cache the chooser's plan runs: the same exact bits, and no workspace at this shape.
-  unsetenv("CUPRIM_TUNING_CACHE");
+  // A workspace one slice short of the entry's plan is refused: the call sizes what the cache names.
+  EXPECT_THROW(bl::gemm(bl::op::N, bl::op::N, m, n, k, 1.f, a.data(), m, b.data(), k, 0.f, c2.data(), m,
+                        cuprim::workspace{ws.data(), cuprim::detail::gemm_splitk_layout(m, n, 2).bytes()}),
+               cuprim::invalid_argument);
+  // On random inputs (sums rounded in fp32, in an order that depends on the plan) the tuned call gives the
+  // candidate's bits, not the chooser's.
+  {
+    std::vector<bf16> ra(ha.size()), rb(hb.size());
+    for (auto& x : ra) x = bf16(float(r.uniform(-1, 1)));
+    for (auto& x : rb) x = bf16(float(r.uniform(-1, 1)));
+    cuprim::device_buffer<bf16> a2(ra.size()), b2(rb.size());
+    upload(a2.data(), ra);
+    upload(b2.data(), rb);
+    poison(c1);
+    poison(c3);
+    bl::gemm(bl::op::N, bl::op::N, m, n, k, 1.f, a2.data(), m, b2.data(), k, 0.f, c1.data(), m);
+    cuprim::detail::gemm_tensor_candidate<bf16, float>(c, bl::op::N, bl::op::N, m, n, k, 1.f, a2.data(), m,
+                                                       b2.data(), k, 0.f, c3.data(), m);
+    const int row = plan_default_row(m, n, k);
+    const int d = candidate_index(row, row == 0 ? 1 : 0);
+    ASSERT_GE(d, 0);
+    cuprim::device_buffer<float> c5(std::size_t(m * n));
+    poison(c5);
+    cuprim::detail::gemm_tensor_candidate<bf16, float>(d, bl::op::N, bl::op::N, m, n, k, 1.f, a2.data(), m,
+                                                       b2.data(), k, 0.f, c5.data(), m);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<float> t1 = download(c1.data(), c1.size()), t3 = download(c3.data(), c3.size()),
+                             t5 = download(c5.data(), c5.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < t1.size(); ++i) {
+      ASSERT_TRUE(same_bytes(t1[i], t3[i])) << "the tuned call is not the candidate's, at " << i;
+      differ += !same_bytes(t1[i], t5[i]);
+    }
+    EXPECT_GT(differ, 0u) << "the tuned call gave the chooser's bits: was the cache's plan run?";
+  }
+  // Without the cache (an empty CUPRIM_TUNING_CACHE turns it off, whatever the default path holds) the chooser's
+  // plan runs: the same exact bits, and no workspace at this shape.
+  setenv("CUPRIM_TUNING_CACHE", "", 1);
   cuprim::tuning::reset();
   EXPECT_FALSE(cuprim::tuning::active());
   const bl::gemm_sm90_plan def = bl::gemm_sm90_plan_for(90, m, n, k, false, false, sms());

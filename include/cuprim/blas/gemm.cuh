@@ -67,7 +67,8 @@
 // when beta ≠ 0, so NaN in C still does not propagate with beta = 0). A split sums in another order than an unsplit
 // product (within the same bound), the same bits from run to run. A tuning cache (core/tuning.hpp; `cuprim-lab tune
 // gemm`) may name another plan for the call's types, op pair and shape bucket: the tuned call then runs that tile and
-// split, and gemm_workspace_bytes sizes it (detail::gemm_sm90_cached_plan).
+// split (a forced count of slices, which may be shallower than 2048), and gemm_workspace_bytes sizes it
+// (detail::gemm_sm90_cached_plan).
 //
 // Math modes (float operands, the overloads taking a blas::math first; cuBLAS's math modes, explicit per call).
 //   math::fp32     true FP32 on CUDA cores, exactly the overload without a mode (above).
@@ -179,6 +180,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace cuprim::blas {
 
@@ -404,30 +406,48 @@ constexpr const char* gemm_tensor_types_name() {
   return bf ? (same ? "bf16" : "bf16->float") : (same ? "fp16" : "fp16->float");
 }
 
-/// A candidate's plan for (m, n, k) on sm_count SMs: its row, its split rule's count (gemm_sm90_splits), the bytes.
+/// A candidate's plan for (m, n, k) on sm_count SMs: its row and its split rule's count (gemm_sm90_splits), a forced
+/// count normalised as the launch normalises it (no empty slice: ceil(steps / ceil(steps / s))), so that two rules
+/// launching the same slices are one plan and the workspace is sized for what runs.
 inline blas::gemm_sm90_plan gemm_sm90_candidate_plan(const blas::gemm_sm90_candidate& c, std::int64_t m,
                                                      std::int64_t n, std::int64_t k, int sm_count) {
-  return {c.row, blas::gemm_sm90_splits(c.policy, m, n, k, sm_count)};
+  int s = blas::gemm_sm90_splits(c.policy, m, n, k, sm_count);
+  if (s > 1) {
+    const std::int64_t steps = (k + 63) / 64, per = (steps + s - 1) / s;
+    s = int((steps + per - 1) / per);
+  }
+  return {c.row, s};
 }
 
 /// The tuning cache's plan for a tuned 16-bit gemm of (m, n, k) on a device of tuned architecture `arch`
 /// (core/tuning.hpp): the first entry of op "gemm" for the types (gemm_tensor_types_name), the op pair ("NN", "TN",
-/// ...: op_a's letter first) and a shape bucket holding (m, n, k) that names a candidate (blas::gemm_sm90_candidates,
-/// by its policy's fields) gives that candidate's plan; nullopt otherwise, and always under
-/// CUPRIM_USE_TUNING_CACHE=0. Entries are matched at alignment 16 whatever the operands' (the plan depends on the
-/// shape alone, so that gemm_workspace_bytes sees the call's plan). A row-major call is looked up as the column-major
-/// product it runs (op pair and m, n swapped).
+/// ...: op_a's letter first) and a shape bucket holding (m, n, k) decides: if it names a candidate
+/// (blas::gemm_sm90_candidates, by its policy's fields), that candidate's plan; otherwise (no entry, an entry naming
+/// no candidate, a "default" entry) nullopt, the chooser's plan. Always nullopt under CUPRIM_USE_TUNING_CACHE=0 and
+/// for the tf32 modes (In is not a 16-bit type: no tuner measures them). Entries are matched at alignment 16 whatever
+/// the operands' (the plan depends on the shape alone, so that gemm_workspace_bytes sees the call's plan). A
+/// row-major call is looked up as the column-major product it runs (op pair and m, n swapped).
 template <class In, class Out>
 std::optional<blas::gemm_sm90_plan> gemm_sm90_cached_plan(int arch, std::int64_t m, std::int64_t n, std::int64_t k,
                                                           bool ta, bool tb, int sm_count) {
 #if CUPRIM_USE_TUNING_CACHE
-  if (!tuning::active()) return std::nullopt;
-  const char layout[3] = {ta ? 'T' : 'N', tb ? 'T' : 'N', 0};
-  const std::int64_t dims[3] = {m, n, k};
-  const auto entry = tuning::lookup_shape("gemm", gemm_tensor_types_name<In, Out>(), layout, 16, dims);
-  if (!entry || entry->policy_name != blas::gemm_sm90_policy::name) return std::nullopt;
-  for (const blas::gemm_sm90_candidate& c : blas::gemm_sm90_candidates(arch))
-    if (tuning::flatten(c.policy) == entry->policy) return gemm_sm90_candidate_plan(c, m, n, k, sm_count);
+  if constexpr (std::is_same_v<In, __nv_bfloat16> || std::is_same_v<In, __half>) {
+    if (!tuning::active()) return std::nullopt;
+    const char layout[3] = {ta ? 'T' : 'N', tb ? 'T' : 'N', 0};
+    const std::int64_t dims[3] = {m, n, k};
+    const auto entry = tuning::lookup_shape("gemm", gemm_tensor_types_name<In, Out>(), layout, 16, dims);
+    if (!entry || entry->policy_name != blas::gemm_sm90_policy::name) return std::nullopt;
+    // The candidates' fields, flattened once per architecture the tables know (sm_90 today).
+    static const std::vector<tuning::policy_fields> flat90 = [] {
+      std::vector<tuning::policy_fields> v;
+      for (const blas::gemm_sm90_candidate& c : blas::gemm_sm90_candidates(90)) v.push_back(tuning::flatten(c.policy));
+      return v;
+    }();
+    const auto cands = blas::gemm_sm90_candidates(arch);
+    for (std::size_t i = 0; i < cands.size(); ++i)
+      if ((arch == 90 ? flat90[i] : tuning::flatten(cands[i].policy)) == entry->policy)
+        return gemm_sm90_candidate_plan(cands[i], m, n, k, sm_count);
+  }
 #else
   (void)arch, (void)m, (void)n, (void)k, (void)ta, (void)tb, (void)sm_count;
 #endif

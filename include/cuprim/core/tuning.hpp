@@ -3,9 +3,10 @@
 //
 // `cuprim-lab tune <family>` searches a family's candidate policies on the GPU at hand and writes what won, per
 // operation, element types and size bucket, into a JSON file. The tunable entry points (today the device-wide
-// scans of 4- and 8-byte arithmetic types, device/scan.cuh) called with cuprim::tuned look there first: an entry
-// that matches the call and names one of the family's compiled candidates decides the policy; otherwise the
-// compiled table's row does, as without a cache.
+// scans of 4- and 8-byte arithmetic types, device/scan.cuh, and the 16-bit tensor-core gemm, blas/gemm.cuh) called
+// with cuprim::tuned look there first: the first entry that matches the call decides; if it names one of the
+// family's compiled candidates, that candidate runs, otherwise (a policy named "default": the tuner found the
+// compiled choice best there) the compiled table's row does, as without a cache.
 //
 // Where the file is: $CUPRIM_TUNING_CACHE if set (an empty value turns the cache off), else
 // $XDG_CACHE_HOME/cuprim/tuning.json, else $HOME/.cache/cuprim/tuning.json. It is read once per process, at the
