@@ -4,21 +4,24 @@
 // The space is blas::gemm_sm90_recipe, its legal points blas::gemm_sm90_point_ok's; what is searched are the compiled
 // candidates (blas::gemm_sm90_candidates): the tile rows the library instantiates, each under the split rules
 // (unsplit, the per-call count, 2 to 16 slices forced). Shapes the tensor-core kernel does not take (operands TMA
-// cannot read, too small to repack) are skipped: every plan would run the same fallback. At a shape, candidates whose rule gives the same k slices are one plan and
-// are timed once (the per-call rule kept, being the one that carries over to other shapes). The model that orders
-// them is the chooser's score (blas::gemm_sm90_score: the row's speed, wave and padding efficiency); the search is
-// lab/tune_search.hpp's (the model's best first, then local search in (row, slices)).
+// cannot read, too small to repack) are skipped: every plan would run the same fallback. At a shape, candidates whose
+// rule gives the same k slices are one plan and are timed once (the per-call rule kept, being the one that carries
+// over to other shapes). The model that orders them is the chooser's score (blas::gemm_sm90_score: the row's speed,
+// wave and padding efficiency); the search is lab/tune_search.hpp's (the model's best first, then local search in
+// (row, slices)).
 //
 // For each shape of the tuning grid (--dims: every m × n × k of the values) it checks every candidate it times on
-// 256 sampled elements of C against a double host sum of the exact inputs, then times it (CUDA events, warm-up,
+// 256 sampled elements of C against a double host sum of the exact inputs, then times it alone (CUDA events, warm-up,
 // median; operand slices rotated so that each call reads A and B that are not in L2 for products smaller than 4 ×
-// L2), and times the compiled default (the chooser's plan) and cublasGemmEx of the same types interleaved with it.
+// L2); the compiled default (the chooser's plan, through gemm itself) is timed alone too, then once more with
+// cublasGemmEx of the same types interleaved, for the cuBLAS ratio only. Comparisons take the default's plan as
+// timed among the candidates (shape_result::def_cmp_ms).
 // A winner at least --min-gain percent (default 3) faster than the default goes into the tuning cache
 // (core/tuning.hpp) with the shape's bucket: per dimension, from the geometric midpoint with the grid's value below to
 // the one above (half the first value and twice the last at the ends); elsewhere a "default" entry (the chooser
-// decides there), so that a new run replaces every bucket it measured. The default chooses per shape, so a winner only pins its bucket where it beat the default clearly at
-// the bucket's centre (on an H200's held-out shapes an entry for every bucket, --min-gain 0, lost to the default
-// where the centre's row did not suit the bucket's edges).
+// decides there), so that a new run replaces every bucket it measured. The default chooses per shape, so a winner
+// only pins its bucket where it beat the default clearly at the bucket's centre (on an H200's held-out shapes an entry
+// for every bucket, --min-gain 0, lost to the default where the centre's row did not suit the bucket's edges).
 // `--held-out` shapes are then measured exhaustively: what the cache's choice (looked up as the library looks it up)
 // and the compiled default reach against the best candidate.
 //
