@@ -365,10 +365,10 @@ void tune_type(const tune_options& o, cudaStream_t stream, int sms, double copy_
     if (o.write) {
       e = cuprim::tuning::lookup("scan", cuprim::tuning::type_name<T>(), "", 16, n);
     } else {
-      for (const auto& x : section.entries)  // the library's rule: the first match
-        if (!e && x.op == "scan" && x.types == cuprim::tuning::type_name<T>() && x.alignment <= 16 &&
-            x.size_min <= n && n <= x.size_max)
-          e = x;
+      const cuprim::tuning::cache_file mem{{section}};  // the library's rule, on the entries not written
+      if (const auto* x = cuprim::tuning::detail::find_entry(mem, section.key, "scan", cuprim::tuning::type_name<T>(),
+                                                             "", 16, n))
+        e = *x;
     }
     if (e)
       for (int i = 0; i < nc; ++i)

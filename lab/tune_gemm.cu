@@ -629,11 +629,10 @@ int run_tune_gemm(int argc, char** argv) {
           if (o.write) {
             e = cuprim::tuning::lookup_shape("gemm", types, layout, 16, dims);
           } else {
-            for (const auto& x : section.entries)  // the library's rule: the first match
-              if (!e && x.types == types && x.layout == layout && x.shape.size() == 3 &&
-                  x.shape[0].first <= s.m && s.m <= x.shape[0].second && x.shape[1].first <= s.n &&
-                  s.n <= x.shape[1].second && x.shape[2].first <= s.k && s.k <= x.shape[2].second)
-                e = x;
+            const cuprim::tuning::cache_file mem{{section}};  // the library's rule, on the entries not written
+            if (const auto* x =
+                    cuprim::tuning::detail::find_entry_shape(mem, section.key, "gemm", types, layout, 16, dims))
+              e = *x;
           }
           const int cand = e ? candidate_of(*e) : -1;
           double cached_ms = r.def_cmp_ms();

@@ -96,33 +96,39 @@ def rows(report, min_gain, max_loss):
     return out
 
 
+def gemm_wave(units, sms):
+    """blas::gemm_sm90_wave_efficiency: the fraction of the block-slots busy over the waves of `units` work units."""
+    waves = -(-units // sms)
+    return units / (waves * sms) if waves > 0 else 0.0
+
+
+def gemm_padding(m, n, tm, tn):
+    """The fraction of a tm x tn tiling's elements inside the m x n product."""
+    return (m * n) / (-(-m // tm) * -(-n // tn) * tm * tn)
+
+
 def gemm_efficiency(m, n, tm, tn, sms):
     """The chooser's wave x padding efficiency of an unsplit tm x tn tiling (blas::gemm_sm90_score)."""
-    tiles = -(-m // tm) * -(-n // tn)
-    waves = -(-tiles // sms)
-    return tiles / (waves * sms) * (m * n) / (tiles * tm * tn)
+    return gemm_wave(-(-m // tm) * -(-n // tn), sms) * gemm_padding(m, n, tm, tn)
 
 
 def gemm_plan(m, n, k, sms, tiles, speeds, split_cost, min_steps, max_splits=16):
     """blas::gemm_sm90_plan_for with the given constants: (row, k slices). tiles[r] = (tile_m, tile_n, splits)."""
-    def wave(units):
-        w = -(-units // sms)
-        return units / (w * sms) if w > 0 else 0.0
     best, best_score = None, -1.0
     for row, (tm, tn, rule) in sorted(tiles.items()):
         count = -(-m // tm) * -(-n // tn)
         steps = -(-k // 64)
-        s, score = 1, wave(count)
+        s, score = 1, gemm_wave(count, sms)
         if rule == 0:
             most = 1 if count >= sms else min(steps // min_steps, max_splits)
             for t in range(2, most + 1):
-                e = wave(count * t) * split_cost
+                e = gemm_wave(count * t, sms) * split_cost
                 if e > score + 1e-9:
                     s, score = t, e
-            if s > 1:
+            if s > 1:  # blas::gemm_sm90_whole_slices
                 per = -(-steps // s)
                 s = -(-steps // per)
-        score *= speeds[row] * (m * n) / (count * tm * tn)
+        score *= speeds[row] * gemm_padding(m, n, tm, tn)
         if score > best_score + 1e-9:
             best, best_score = (row, s), score
     return best

@@ -407,16 +407,12 @@ constexpr const char* gemm_tensor_types_name() {
 }
 
 /// A candidate's plan for (m, n, k) on sm_count SMs: its row and its split rule's count (gemm_sm90_splits), a forced
-/// count normalised as the launch normalises it (no empty slice: ceil(steps / ceil(steps / s))), so that two rules
-/// launching the same slices are one plan and the workspace is sized for what runs.
+/// count normalised as the launch normalises it (blas::gemm_sm90_whole_slices), so that two rules launching the same
+/// slices are one plan and the workspace is sized for what runs.
 inline blas::gemm_sm90_plan gemm_sm90_candidate_plan(const blas::gemm_sm90_candidate& c, std::int64_t m,
                                                      std::int64_t n, std::int64_t k, int sm_count) {
-  int s = blas::gemm_sm90_splits(c.policy, m, n, k, sm_count);
-  if (s > 1) {
-    const std::int64_t steps = (k + 63) / 64, per = (steps + s - 1) / s;
-    s = int((steps + per - 1) / per);
-  }
-  return {c.row, s};
+  const int s = blas::gemm_sm90_splits(c.policy, m, n, k, sm_count);
+  return {c.row, s > 1 ? blas::gemm_sm90_whole_slices((k + 63) / 64, s) : s};
 }
 
 /// The tuning cache's plan for a tuned 16-bit gemm of (m, n, k) on a device of tuned architecture `arch`

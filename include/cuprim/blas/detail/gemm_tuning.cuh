@@ -215,6 +215,12 @@ constexpr double gemm_sm90_wave_efficiency(std::int64_t units, int sm_count) {
   return waves > 0 ? double(units) / double(waves * slots) : 0.0;
 }
 
+/// `s` slices of `steps` k steps with none empty: ceil(steps / ceil(steps / s)) (what the launch runs for s).
+constexpr int gemm_sm90_whole_slices(std::int64_t steps, int s) {
+  const std::int64_t per = (steps + s - 1) / s;
+  return int((steps + per - 1) / per);
+}
+
 /// The k slices a splitting policy takes for (m, n, k) on sm_count SMs. splits = 0: 1 when the tiles alone number
 /// sm_count or more, else the count (1 to max_splits, each slice at least min_split_steps steps) whose work units best fill whole waves, split_cost weighed against one
 /// slice, normalised so that no slice is empty (ceil(steps / ceil(steps / s))). A forced count: min(splits, the k
@@ -241,10 +247,7 @@ constexpr int gemm_sm90_splits(const gemm_sm90_policy& p, std::int64_t m, std::i
                  (best > 1 ? gemm_sm90_split_cost : 1.0);
   }
   if (best > steps) best = int(steps > 0 ? steps : 1);
-  if (best > 1 && p.splits == 0) {
-    const std::int64_t per = (steps + best - 1) / best;
-    best = int((steps + per - 1) / per);
-  }
+  if (best > 1 && p.splits == 0) best = gemm_sm90_whole_slices(steps, best);
   if (score) *score = best_score;
   return best;
 }
