@@ -268,7 +268,7 @@ std::size_t scan_tuned_workspace_bytes(std::int64_t n) {
 
 /// The scan under one policy: the plan's checks (tile count, workspace: at least `promised` bytes, what
 /// scan_workspace_bytes told the caller, and at least what P uses), then the launch.
-template <auto P, bool Exclusive, class In, class Out, class Op>
+template <auto P, bool Exclusive, bool HasInit, class In, class Out, class Op>
 void scan_run_with(const char* fn, const In* in, Out* out, std::int64_t n, Op op, accumulator_t<Out> init,
                    const workspace* ws, std::size_t promised, cudaStream_t stream) {
   using Acc = accumulator_t<Out>;
@@ -277,7 +277,7 @@ void scan_run_with(const char* fn, const In* in, Out* out, std::int64_t n, Op op
   check_workspace(fn, ws, std::max(L.bytes(), promised), "scan_workspace_bytes(n)");
   check_no_pending_error(fn);
   with_workspace(ws, L.bytes(), stream, [&](const workspace& w) {
-    scan_launch<P, Exclusive, Exclusive>(fn, in, out, std::uint64_t(n), op, init, w, stream);
+    scan_launch<P, Exclusive, HasInit>(fn, in, out, std::uint64_t(n), op, init, w, stream);
   });
 }
 
@@ -287,9 +287,10 @@ void with_scan_candidate(int index, F&& f, std::index_sequence<I...>) {
   (void)((index == int(I) ? (f.template operator()<scan_candidates<In>()[I]>(), true) : false) || ...);
 }
 
-/// Every scan entry point ends here: validate, plan, launch. Exclusive scans start from init. A tuned call takes
-/// the tuning cache's choice where it has one (core/tuning.hpp), else the table's row.
-template <auto Policy, bool Exclusive, class In, class Out, class Op>
+/// Every scan entry point ends here: validate, plan, launch. Exclusive scans start from init; so do inclusive ones
+/// under HasInit (out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i]: cuprim::multi's scans carry the ranks before in). A tuned
+/// call takes the tuning cache's choice where it has one (core/tuning.hpp), else the table's row.
+template <auto Policy, bool Exclusive, class In, class Out, class Op, bool HasInit = Exclusive>
 void scan_run(const char* fn, const In* in, Out* out, std::int64_t n, Op op, accumulator_t<Out> init,
               const workspace* ws, cudaStream_t stream) {
   scan_validate(fn, in, out, n);
@@ -298,7 +299,7 @@ void scan_run(const char* fn, const In* in, Out* out, std::int64_t n, Op op, acc
   std::size_t promised = 0;
   if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t> && scan_has_candidates<In, Out>)
     if (ws != nullptr) promised = scan_tuned_workspace_bytes<In, Out>(n);
-  auto run = [&]<auto P>() { scan_run_with<P, Exclusive>(fn, in, out, n, op, init, ws, promised, stream); };
+  auto run = [&]<auto P>() { scan_run_with<P, Exclusive, HasInit>(fn, in, out, n, op, init, ws, promised, stream); };
 #if CUPRIM_USE_TUNING_CACHE  // else no candidate is instantiated: the lookups' compile time goes with them
   if constexpr (std::is_same_v<std::remove_cvref_t<decltype(Policy)>, tuned_t> && scan_has_candidates<In, Out>) {
     if (const int c = scan_cached_candidate<In, Out>(n, in, out); c >= 0) {
