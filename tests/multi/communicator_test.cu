@@ -41,6 +41,7 @@ void check_collectives(const multi::communicator& c, std::int64_t n) {
   for (long long s : first_elements(c, sum)) EXPECT_EQ(s, total);
   auto out = multi::sharded_buffer<int>::for_ranks(c, l.sizes);
   multi::exclusive_sum(c, in.dev.view(), out.view());
+  c.synchronize();
   const auto off = multi::detail::shard_offsets(l.sizes);
   for (int i = 0; i < c.local_size(); ++i) {
     std::vector<int> got(std::size_t(out.size(i)));

@@ -98,26 +98,32 @@ struct sharded_input {
   }
 };
 
-/// Each local rank's first out element, read back.
+// The communicator's streams are non-blocking: nothing on the legacy default stream (cudaMemcpy, cudaMemset) waits
+// for them, so these helpers order themselves on the ranks' streams.
+
+/// Each local rank's first out element, read back (after the rank's stream has finished).
 template <class T>
 std::vector<T> first_elements(const cuprim::multi::communicator& c, cuprim::multi::sharded_buffer<T>& out) {
   std::vector<T> r(std::size_t(c.local_size()));
   for (int i = 0; i < c.local_size(); ++i) {
     cuprim::multi::device_guard g(c[i].device);
-    CUPRIM_CUDA_CHECK(cudaMemcpy(&r[std::size_t(i)], out.data(i), sizeof(T), cudaMemcpyDeviceToHost));
+    CUPRIM_CUDA_CHECK(cudaMemcpyAsync(&r[std::size_t(i)], out.data(i), sizeof(T), cudaMemcpyDeviceToHost,
+                                      c[i].stream));
+    CUPRIM_CUDA_CHECK(cudaStreamSynchronize(c[i].stream));
   }
   return r;
 }
 
+/// Fills every byte of every local shard with 0xAB, ordered on the ranks' streams.
 template <class T>
 void poison(const cuprim::multi::communicator& c, cuprim::multi::sharded_buffer<T>& b) {
   for (int i = 0; i < c.local_size(); ++i) {
     cuprim::multi::device_guard g(c[i].device);
-    CUPRIM_CUDA_CHECK(cudaMemset(b.data(i), 0xAB, std::size_t(b.size(i)) * sizeof(T)));
+    CUPRIM_CUDA_CHECK(cudaMemsetAsync(b.data(i), 0xAB, std::size_t(b.size(i)) * sizeof(T), c[i].stream));
   }
 }
 
-/// Every local rank's whole shard, read back.
+/// Every local rank's whole shard, read back (after the rank's stream has finished).
 template <class T>
 std::vector<std::vector<T>> shards_to_host(const cuprim::multi::communicator& c, const cuprim::multi::sharded<T>& s) {
   std::vector<std::vector<T>> r;
@@ -125,8 +131,9 @@ std::vector<std::vector<T>> shards_to_host(const cuprim::multi::communicator& c,
     cuprim::multi::device_guard g(c[i].device);
     r.emplace_back(std::size_t(s[i].size));
     if (s[i].size > 0)
-      CUPRIM_CUDA_CHECK(cudaMemcpy(r.back().data(), s[i].data, std::size_t(s[i].size) * sizeof(T),
-                                   cudaMemcpyDeviceToHost));
+      CUPRIM_CUDA_CHECK(cudaMemcpyAsync(r.back().data(), s[i].data, std::size_t(s[i].size) * sizeof(T),
+                                        cudaMemcpyDeviceToHost, c[i].stream));
+    CUPRIM_CUDA_CHECK(cudaStreamSynchronize(c[i].stream));
   }
   return r;
 }
