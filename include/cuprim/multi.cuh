@@ -3,6 +3,7 @@
 
 #include <cuprim/multi/communicator.hpp>
 #include <cuprim/multi/histogram.cuh>
+#include <cuprim/multi/redistribute.hpp>
 #include <cuprim/multi/reduce.cuh>
 #include <cuprim/multi/scan.cuh>
 #include <cuprim/multi/select.cuh>

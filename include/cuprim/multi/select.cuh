@@ -7,6 +7,8 @@
 // every local rank i, so each rank knows where its items sit in the global result (the sum of counts[i][0, r)).
 // The global result is the concatenation of out[r][0, counts[r]) in rank order: the same items, in the same order,
 // as a one-GPU select_if of the concatenated input. Ordered on the communicator's streams; nothing waits on the host.
+// To even the ranks out afterwards: copy counts to the host and multi::redistribute (cuprim/multi/redistribute.hpp)
+// from those sizes to multi::even_split(total, P).
 //
 // Rules (cuprim::invalid_argument before anything runs): one shard per local rank in `in`, `out` and `counts`;
 // every out shard at least as large as its in shard; every counts shard at least comm.size() elements.
