@@ -177,6 +177,8 @@ struct verify_result {
   std::string observed;
 };
 
+struct pair_timing;
+
 /// A case after setup: closures that own the device state (inputs, outputs, workspaces).
 struct bench {
   std::function<verify_result()> verify;
@@ -186,6 +188,9 @@ struct bench {
                                                     ///< call blocks the host (out-of-core operations) set it
                                                     ///< instead of run: timed by the wall clock like host cases
   int input_slices = 1;                             ///< how many inputs run() rotates through
+  /// Cases that time themselves (work on several GPUs: lab/multi.cu), set instead of run and host_run: called with the
+  /// reps and warm-up the driver chose, returns the medians (main; base when the case reports a baseline).
+  std::function<pair_timing(int reps, int warmup)> self_timed;
 };
 
 struct case_def {
@@ -252,6 +257,9 @@ void register_warp();
 void register_atomics();
 void register_blas_batched();
 void register_blas_batched_sweep();
+#if CUPRIM_LAB_MULTI
+void register_multi();  // lab/multi.cu: built where cuprim::multi (NCCL) is (lab/CMakeLists.txt)
+#endif
 inline void register_all() {
   register_reduce();
   register_reduce_sweep();
@@ -274,6 +282,9 @@ inline void register_all() {
   register_atomics();
   register_blas_batched();
   register_blas_batched_sweep();
+#if CUPRIM_LAB_MULTI
+  register_multi();
+#endif
 }
 
 /// Studies outside the case registry (synchronous host-memory work that the stream-timed cases cannot express):

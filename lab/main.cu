@@ -357,14 +357,16 @@ int run_device(const options& o, bool verify_only) {
       const int warmup = std::max(3, reps / 10);
       const int placements = o.placements > 0 ? o.placements : c->placements;
       lab::pair_timing t;
-      bool host_timed = false;
+      bool host_timed = false, self_timed = false;
       {
         lab::bench b = setup_and_verify(*c, r);
         host_timed = bool(b.host_run);
-        if (host_timed) t.main = lab::time_host(b, reps);  // a call that blocks the host: wall clock
+        self_timed = bool(b.self_timed);
+        if (self_timed) t = b.self_timed(reps, warmup);  // several GPUs: the case times its own calls
+        else if (host_timed) t.main = lab::time_host(b, reps);  // a call that blocks the host: wall clock
         else t = lab::time_device(b, reps, warmup, stream);
       }
-      if (placements > 1 && !host_timed && r.correct && r.baseline_correct) {
+      if (placements > 1 && !host_timed && !self_timed && r.correct && r.baseline_correct) {
         // Placements 1..P-1: the case's buffers (and its inputs, moved) made while more memory is held, so that
         // they lie on other physical pages; verified once (placement 0), the same code on the same values.
         // A placement that cannot be made (no room for its spacer) or fails ends the series: the placements
