@@ -77,6 +77,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <span>
 #include <string>
@@ -189,6 +190,15 @@ std::int64_t gemm_block_stride(std::int64_t elements) {
   return (elements + per - 1) / per * per;
 }
 
+/// SMs the products leave to NCCL's kernels while the ring moves B (P > 1): CUPRIM_MULTI_GEMM_RESERVE_SMS when set
+/// (0 turns the reserve off), else gemm_default_reserved_sms.
+inline constexpr int gemm_default_reserved_sms = 16;
+inline int gemm_reserved_sms() {
+  if (const char* v = std::getenv("CUPRIM_MULTI_GEMM_RESERVE_SMS"); v != nullptr && *v != '\0')
+    return std::max(0, std::atoi(v));
+  return gemm_default_reserved_sms;
+}
+
 /// The block products of every local rank: add() multiplies A_r's columns of rank j's block by that block and adds
 /// the result to C_r (the first product applies beta), on the rank's stream; finish() rounds 16-bit C.
 template <class T, class Out>
@@ -217,6 +227,9 @@ public:
     const T* a = A_[i].data + s_.off[std::size_t(j)] * m_r;
     const S beta = !first ? S(1) : rounds ? S(0) : beta_;  // 16-bit C: the float sum starts at zero
     const std::int64_t ld = std::max<std::int64_t>(1, m_r);
+    // With other ranks, NCCL's transfer kernels run beside the products: the products' persistent grid leaves them
+    // SMs of their own (gemm_reserved_sms), or the transfer would wait for the product to end.
+    const cuprim::detail::gemm_sm_reserve reserve(s_.ranks > 1 ? gemm_reserved_sms() : 0);
     cuprim::blas::gemm(blas::op::N, blas::op::N, m_r, s_.n, k_j, alpha_, a, ld, b, std::max<std::int64_t>(1, k_j),
                        beta, target(i), ld, l.stream);
     added_[std::size_t(i)] = true;

@@ -24,6 +24,23 @@
 
 namespace cuprim::detail {
 
+/// SMs the tensor-core GEMM's persistent grid leaves free on this thread's launches (0: none, the grid takes every
+/// SM it fits on). A persistent grid that fills the GPU keeps any kernel launched beside it (an NCCL transfer
+/// overlapping a product) from starting until it ends; cuprim::multi's GEMM sets this while its ring runs.
+inline thread_local int gemm_sm90_reserved_sms = 0;
+
+/// Sets gemm_sm90_reserved_sms for a scope.
+class gemm_sm_reserve {
+public:
+  explicit gemm_sm_reserve(int sms) : previous_(gemm_sm90_reserved_sms) { gemm_sm90_reserved_sms = sms; }
+  ~gemm_sm_reserve() { gemm_sm90_reserved_sms = previous_; }
+  gemm_sm_reserve(const gemm_sm_reserve&) = delete;
+  gemm_sm_reserve& operator=(const gemm_sm_reserve&) = delete;
+
+private:
+  int previous_;
+};
+
 template <class In>
 constexpr CUtensorMapDataType gemm_tensor_map_type() {
   if constexpr (std::is_same_v<In, float>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;  // the tf32 modes: floats as stored
@@ -163,6 +180,8 @@ void gemm_sm90_launch_pair(const device_info& dev, const CUtensorMap& map_a, con
   const std::int64_t tiles_n = (g.n + S::BN - 1) / S::BN;
   const std::int64_t tiles = ((g.m + S::BM - 1) / S::BM) * ((tiles_n + P.cluster - 1) / P.cluster);
   const std::int64_t units = tiles * std::max(1, g.splits);
+  if (gemm_sm90_reserved_sms > 0)  // SMs left to kernels beside this one (gemm_sm_reserve)
+    clusters = std::max(1, std::min(clusters, (dev.sm_count - gemm_sm90_reserved_sms) / P.cluster));
   cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(units, clusters) * P.cluster));
   CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, g));
 }
