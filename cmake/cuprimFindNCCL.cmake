@@ -34,7 +34,13 @@ if(_cuprim_python3)
 endif()
 
 find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${_cuprim_nccl_hints} PATH_SUFFIXES include)
-# libnccl.so.2 by its full name as well: the wheel ships no unversioned link.
+# The library of the same installation as the header first (a header and a library of two NCCL versions would
+# build and then fail at run time); libnccl.so.2 by its full name as well: the wheel ships no unversioned link.
+if(NCCL_INCLUDE_DIR)
+  get_filename_component(_cuprim_nccl_root "${NCCL_INCLUDE_DIR}" DIRECTORY)
+  find_library(NCCL_LIBRARY NAMES nccl libnccl.so.2 PATHS "${_cuprim_nccl_root}"
+               PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu NO_DEFAULT_PATH)
+endif()
 find_library(NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${_cuprim_nccl_hints} PATH_SUFFIXES lib lib64)
 
 if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)

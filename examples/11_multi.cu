@@ -25,7 +25,7 @@ int main() {
 
     std::vector<int> host(n);
     std::mt19937 gen(11);
-    std::uniform_int_distribution<int> dist(0, 999);
+    std::uniform_int_distribution<int> dist(0, 99);  // the prefix sums stay within int
     for (int& x : host) x = dist(gen);
 
     // Buffers go before the communicator (their memory is released on its streams).
@@ -37,12 +37,12 @@ int main() {
 
     multi::sum(comm, data.view(), total.view());                        // every rank: Σ x
     multi::exclusive_sum(comm, data.view(), prefix.view());             // global prefix sums, sharded
-    multi::histogram_even(comm, data.view(), bins.view(), 10, 0, 1000); // every rank: 10 bins of 100
+    multi::histogram_even(comm, data.view(), bins.view(), 10, 0, 100);  // every rank: 10 bins of 10
     comm.synchronize();
 
     long long ref_total = 0;
     std::vector<unsigned> ref_bins(10, 0);
-    for (int x : host) ref_total += x, ++ref_bins[std::size_t(x / 100)];
+    for (int x : host) ref_total += x, ++ref_bins[std::size_t(x / 10)];
     std::vector<int> got_prefix(n);
     multi::copy_to_host<int>(comm, multi::sharded<const int>(prefix.view()), sizes, got_prefix);
     int s = 0;

@@ -103,7 +103,12 @@ communicator communicator::join(const unique_id& id, int nranks, int first_rank,
   c.size_ = nranks;
   c.locals_.resize(devices.size());
   for (std::size_t i = 0; i < devices.size(); ++i) c.locals_[i] = {first_rank + int(i), devices[i], nullptr, nullptr, nullptr};
-  // Several ranks in one process: their inits must be one group (each blocks until all ranks have joined).
+  // Several ranks in one process: their inits must be one group (each blocks until all ranks have joined). A
+  // failed init leaves communicators that must be aborted, not destroyed (destroying would wait for peers).
+  const auto abort_all = [&c] {
+    for (local_rank& l : c.locals_)
+      if (l.comm != nullptr) ncclCommAbort(std::exchange(l.comm, nullptr));
+  };
   detail::group_start();
   try {
     for (local_rank& l : c.locals_) {
@@ -112,9 +117,15 @@ communicator communicator::join(const unique_id& id, int nranks, int first_rank,
     }
   } catch (...) {
     ncclGroupEnd();
+    abort_all();
     throw;
   }
-  detail::group_end();
+  try {
+    detail::group_end();
+  } catch (...) {
+    abort_all();
+    throw;
+  }
   make_streams(c.locals_, c.owns_stream_);
   return c;
 }

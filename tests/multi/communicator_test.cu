@@ -80,7 +80,8 @@ TEST(MultiCommunicator, LocalDrivesEveryGivenDevice) {
 }
 
 TEST(MultiCommunicator, JoinFromOneProcessForSeveralDevices) {
-  MULTI_RANKS(1);  // at least one GPU
+  if (cuprim::device_count() < 1) GTEST_SKIP() << "needs a GPU";
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
   const int P = std::min(cuprim::device_count(), 4);
   const auto id = multi::unique_id::create();
   const auto again = multi::unique_id::from_bytes(id.bytes());
@@ -93,7 +94,8 @@ TEST(MultiCommunicator, JoinFromOneProcessForSeveralDevices) {
 }
 
 TEST(MultiCommunicator, AdoptsAnApplicationsComm) {
-  MULTI_RANKS(1);
+  if (cuprim::device_count() < 1) GTEST_SKIP() << "needs a GPU";
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
   ncclComm_t raw = nullptr;
   int device = 0;
   CUPRIM_NCCL_CHECK(ncclCommInitAll(&raw, 1, &device));

@@ -12,9 +12,12 @@
 //   auto comm = cuprim::multi::communicator::adopt(nccl_comm, device, stream);  an application's own NCCL comm
 //
 // A communicator owns, for every GPU this process drives (a "local rank"): the NCCL communicator, one non-blocking
-// stream, and the memory resource cuprim takes workspace from on that device (the device's current_resource() when
-// the communicator was made). Every cuprim::multi operation is ordered on those streams; none waits on the host
-// unless its documentation says so. synchronize() waits for them all.
+// stream, and a memory resource (the device's current_resource() when the communicator was made), which
+// sharded_buffer and the operations' own buffers (gathered partials, receive buffers) come from; the single-GPU calls
+// inside an operation take their workspace from the device's current_resource() at the time of the call. Every
+// cuprim::multi operation is ordered on those streams; none waits on the host unless its documentation says so (the
+// scans and the radix sort wait once per call). synchronize() waits for them all. Destroy every sharded_buffer
+// before its communicator: its memory is released on the communicator's streams.
 //
 // Where one process drives several GPUs, cuprim issues their NCCL calls inside one ncclGroupStart/End, as NCCL
 // requires. The same program runs unchanged with one GPU per process: every operation takes the local ranks' shards
@@ -90,7 +93,8 @@ public:
   /// This process drives ranks first_rank ... first_rank + devices.size() - 1 of `nranks` (one process per node).
   static communicator join(const unique_id& id, int nranks, int first_rank, std::vector<int> devices);
   /// Wraps an NCCL communicator the application made (not destroyed by cuprim). Work is ordered on `stream` (the
-  /// default: a stream cuprim creates and owns).
+  /// default: a stream cuprim creates and owns). The communicator must be a blocking one (NCCL's default: not made
+  /// with ncclConfig_t::blocking = 0), since cuprim checks every NCCL call's result as it returns.
   static communicator adopt(ncclComm_t comm, int device, cudaStream_t stream = nullptr);
 
   communicator(communicator&& other) noexcept;

@@ -35,8 +35,10 @@
 // Cost. Every rank moves (P - 1)/P of B through its link and multiplies m_r × n × k. Step s takes the longer of its
 // product and its transfer, and the last step only multiplies, so a rank's time is about
 //   max(local GEMM of m_r × n × k, ring transfer of (P - 1)/P of B)  plus one block's product (the last one's).
-// The transfers are NCCL kernels: while they overlap a product they hold some SMs (NCCL's channels, one block each;
-// NCCL_MAX_NCHANNELS / NCCL_MAX_CTAS bound them), so a product beside a transfer runs somewhat slower than alone.
+// The transfers are NCCL kernels, and the tensor-core product is a persistent grid that takes every SM it fits on:
+// a transfer launched beside it could not start until it ended. So a product beside a transfer leaves R SMs to NCCL
+// (CUPRIM_MULTI_GEMM_RESERVE_SMS, default 16; 0 turns it off) and runs correspondingly slower than alone; the last
+// step's product, with nothing beside it, takes every SM (docs/multi.md has the measurements).
 // The tensor-core kernel reads a block without a copy where its columns are 16-byte aligned with leading dimensions
 // of whole 16-byte vectors: m_r and k_r multiples of 8 (for bf16 / half; 64 avoids a re-pack of large products);
 // other sizes are correct, and take cuprim::blas::gemm's slower paths.
@@ -219,17 +221,18 @@ public:
   }
 
   /// Local rank i's product with rank j's block of B at b (inner[j] × n, ld inner[j]). `last`: its final block (an
-  /// empty block is skipped, unless every block was: then one k = 0 product applies beta).
-  void add(const local_rank& l, int i, int j, const T* b, bool last) {
+  /// empty block is skipped, unless every block was: then one k = 0 product applies beta). `beside_transfer`: an
+  /// NCCL transfer runs beside this product (the product then leaves it SMs, gemm_reserved_sms).
+  void add(const local_rank& l, int i, int j, const T* b, bool last, bool beside_transfer) {
     const std::int64_t k_j = s_.inner[std::size_t(j)], m_r = s_.rows[std::size_t(l.rank)];
     const bool first = !added_[std::size_t(i)];
     if (k_j == 0 && !(last && first)) return;
     const T* a = A_[i].data + s_.off[std::size_t(j)] * m_r;
     const S beta = !first ? S(1) : rounds ? S(0) : beta_;  // 16-bit C: the float sum starts at zero
     const std::int64_t ld = std::max<std::int64_t>(1, m_r);
-    // With other ranks, NCCL's transfer kernels run beside the products: the products' persistent grid leaves them
-    // SMs of their own (gemm_reserved_sms), or the transfer would wait for the product to end.
-    const cuprim::detail::gemm_sm_reserve reserve(s_.ranks > 1 ? gemm_reserved_sms() : 0);
+    // Beside a transfer, the product's persistent grid leaves NCCL's kernels SMs of their own (gemm_reserved_sms),
+    // or the transfer would wait for the product to end.
+    const cuprim::detail::gemm_sm_reserve reserve(beside_transfer ? gemm_reserved_sms() : 0);
     cuprim::blas::gemm(blas::op::N, blas::op::N, m_r, s_.n, k_j, alpha_, a, ld, b, std::max<std::int64_t>(1, k_j),
                        beta, target(i), ld, l.stream);
     added_[std::size_t(i)] = true;
@@ -359,7 +362,7 @@ void gemm_ring(const char* fn, const communicator& c, const gemm_shape& s, gemm_
       // The held block arrived with step - 1's receive. (This wait is issued before received[step] is recorded.)
       if (step > 0) CUPRIM_CUDA_CHECK(cudaStreamWaitEvent(l.stream, x.received[std::size_t(step - 1)], 0));
       if (moves) CUPRIM_CUDA_CHECK(cudaEventRecord(x.received[std::size_t(step)], x.stream));  // after the group
-      blocks.add(l, i, mod(l.rank - step), held(i, step), step + 1 == P);
+      blocks.add(l, i, mod(l.rank - step), held(i, step), step + 1 == P, moves);
       if (step + 2 < P) CUPRIM_CUDA_CHECK(cudaEventRecord(x.consumed[std::size_t(step)], l.stream));
     });
   }
@@ -392,7 +395,7 @@ void gemm_allgather(const communicator& c, std::int64_t n, std::span<const std::
   each_rank(c, [&](const local_rank& l, int i) {
     for (int step = 0; step < P; ++step) {
       const int j = ((l.rank - step) % P + P) % P;
-      blocks.add(l, i, j, all.data(i) + at[std::size_t(j)], step + 1 == P);
+      blocks.add(l, i, j, all.data(i) + at[std::size_t(j)], step + 1 == P, false);
     }
     blocks.finish(fn, l, i);
   });

@@ -28,6 +28,10 @@ void histogram_run(const char* fn, const communicator& c, const sharded<Sample>&
   check_shards(fn, "samples", c, samples);
   if (num_bins < 1) throw invalid_argument(fn, "num_bins", "must be at least 1");
   check_shards(fn, "hist", c, hist, num_bins);
+  for (int i = 0; i < c.local_size(); ++i)  // every rank's, before any runs
+    cuprim::detail::check_overlaps(
+        fn, {{"samples", samples[i].data, std::size_t(samples[i].size) * sizeof(Sample), cuprim::detail::read_only},
+             {"hist", hist[i].data, std::size_t(num_bins) * sizeof(Counter), cuprim::detail::written}});
   each_rank(c, [&](const local_rank& l, int i) { local_count(samples[i], hist[i].data, l.stream); });
   each_rank_grouped(c, [&](const local_rank& l, int i) {
     CUPRIM_NCCL_CHECK(ncclAllReduce(hist[i].data, hist[i].data, std::size_t(num_bins), nccl_type<Counter>(), ncclSum,

@@ -32,13 +32,8 @@ void redistribute(const communicator& c, const sharded<const T>& in, std::span<c
                   const sharded<T>& out, std::span<const std::int64_t> to_sizes) {
   static_assert(std::is_trivially_copyable_v<T>, "redistribute copies trivially copyable elements");
   CUPRIM_ENTRY_NAME(fn);
-  const auto check_sizes = [&](const char* arg, std::span<const std::int64_t> s) {
-    if (int(s.size()) != c.size()) throw invalid_argument(fn, arg, "must hold one size per rank");
-    for (std::int64_t x : s)
-      if (x < 0) throw invalid_argument(fn, arg, "sizes must be non-negative");
-  };
-  check_sizes("from_sizes", from_sizes);
-  check_sizes("to_sizes", to_sizes);
+  detail::check_rank_sizes(fn, "from_sizes", c, from_sizes);
+  detail::check_rank_sizes(fn, "to_sizes", c, to_sizes);
   const auto from = detail::shard_offsets(from_sizes), to = detail::shard_offsets(to_sizes);
   if (from.back() != to.back()) throw invalid_argument(fn, "to_sizes", "must add up to what from_sizes adds up to");
   if (in.local_size() != c.local_size()) throw invalid_argument(fn, "in", "must hold one shard per local rank");
@@ -57,17 +52,21 @@ void redistribute(const communicator& c, const sharded<const T>& in, std::span<c
   const auto overlap = [](std::int64_t a0, std::int64_t a1, std::int64_t b0, std::int64_t b1) {
     return std::pair{std::max(a0, b0), std::min(a1, b1)};
   };
+  // What stays on a rank is a device copy, issued before the group: a failing CUDA call must not leave a group
+  // half-issued (peers would wait for sends that never come).
+  detail::each_rank(c, [&](const local_rank& l, int i) {
+    const auto r = std::size_t(l.rank);
+    const auto [lo, hi] = overlap(from[r], from[r + 1], to[r], to[r + 1]);
+    if (hi > lo)
+      CUPRIM_CUDA_CHECK(cudaMemcpyAsync(out[i].data + (lo - to[r]), in[i].data + (lo - from[r]),
+                                        std::size_t(hi - lo) * sizeof(T), cudaMemcpyDeviceToDevice, l.stream));
+  });
   detail::each_rank_grouped(c, [&](const local_rank& l, int i) {
     const auto r = std::size_t(l.rank);
     for (std::size_t q = 0; q < std::size_t(c.size()); ++q) {
+      if (q == r) continue;
       const auto [slo, shi] = overlap(from[r], from[r + 1], to[q], to[q + 1]);  // mine, to rank q
       const auto [rlo, rhi] = overlap(to[r], to[r + 1], from[q], from[q + 1]);  // rank q's, to me
-      if (q == r) {
-        if (shi > slo)
-          CUPRIM_CUDA_CHECK(cudaMemcpyAsync(out[i].data + (slo - to[r]), in[i].data + (slo - from[r]),
-                                            std::size_t(shi - slo) * sizeof(T), cudaMemcpyDeviceToDevice, l.stream));
-        continue;
-      }
       if (shi > slo)
         CUPRIM_NCCL_CHECK(ncclSend(in[i].data + (slo - from[r]), std::size_t(shi - slo) * sizeof(T), ncclUint8,
                                    int(q), l.comm, l.stream));

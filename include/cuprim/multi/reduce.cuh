@@ -37,6 +37,7 @@ void reduce(const communicator& c, const sharded<In>& in, const sharded<Out>& ou
   using Acc = accumulator_t<Init>;
   detail::check_shards(fn, "in", c, in);
   detail::check_shards(fn, "out", c, out, 1);
+  for (int i = 0; i < c.local_size(); ++i) cuprim::detail::reduce_validate(fn, in[i].data, out[i].data, in[i].size);
   detail::gathered_partials<Acc> g(c, in, op);
   detail::each_rank(c, [&](const local_rank& l, int i) {
     detail::fold_partials_kernel<detail::known_identity<Op, Acc>>

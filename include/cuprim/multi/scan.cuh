@@ -38,8 +38,10 @@ void scan_run(const char* fn, const communicator& c, const sharded<In>& in, cons
   using Acc = accumulator_t<Out>;
   check_shards(fn, "in", c, in);
   check_shards(fn, "out", c, out);
-  for (int i = 0; i < c.local_size(); ++i)
+  for (int i = 0; i < c.local_size(); ++i) {
     if (out[i].size != in[i].size) throw invalid_argument(fn, "out", "shard sizes must be in's shard sizes");
+    cuprim::detail::scan_validate(fn, in[i].data, out[i].data, in[i].size);  // every rank's, before any runs
+  }
   gathered_partials<Acc> g(c, in, op);
   // Each rank's carry: init (exclusive) ⊕ the partials of the ranks before it.
   std::vector<partial<Acc>> carry(std::size_t(c.local_size()));

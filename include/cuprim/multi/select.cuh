@@ -32,8 +32,13 @@ void select_if(const communicator& c, const sharded<const T>& in, const sharded<
   detail::check_shards(fn, "in", c, in);
   detail::check_shards(fn, "out", c, out);
   detail::check_shards(fn, "counts", c, counts, c.size());
-  for (int i = 0; i < c.local_size(); ++i)
+  for (int i = 0; i < c.local_size(); ++i) {  // every rank's, before any runs
     if (out[i].size < in[i].size) throw invalid_argument(fn, "out", "shards must be at least as large as in's");
+    cuprim::detail::check_overlaps(
+        fn, {{"in", in[i].data, std::size_t(in[i].size) * sizeof(T), cuprim::detail::read_only},
+             {"out", out[i].data, std::size_t(in[i].size) * sizeof(T), cuprim::detail::written},
+             {"counts", counts[i].data, std::size_t(c.size()) * sizeof(std::int64_t), cuprim::detail::written}});
+  }
   detail::each_rank(c, [&](const local_rank& l, int i) {
     cuprim::select_if(in[i].data, out[i].data, counts[i].data + l.rank, in[i].size, pred, l.stream);
   });

@@ -16,6 +16,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <climits>
 #include <cstdint>
 #include <numeric>
 #include <span>
@@ -67,7 +68,29 @@ inline std::vector<std::int64_t> even_split(std::int64_t n, int parts) {
   return sizes;
 }
 
-/// Owns one device array per local rank of a communicator, allocated from the rank's resource on its stream.
+namespace detail {
+/// Every rank's size (one per rank of c, each ≥ 0, their sum within int64): else invalid_argument naming `arg`.
+inline void check_rank_sizes(const char* fn, const char* arg, const communicator& c,
+                             std::span<const std::int64_t> sizes) {
+  if (int(sizes.size()) != c.size()) throw invalid_argument(fn, arg, "must hold one size per rank");
+  std::int64_t total = 0;
+  for (std::int64_t x : sizes) {
+    if (x < 0) throw invalid_argument(fn, arg, "sizes must be non-negative");
+    if (x > INT64_MAX - total) throw invalid_argument(fn, arg, "sizes must add up to at most 2^63 - 1");
+    total += x;
+  }
+}
+
+/// The first global index of every rank's shard (rank_sizes[r] elements on rank r), and the total at the end.
+inline std::vector<std::int64_t> shard_offsets(std::span<const std::int64_t> rank_sizes) {
+  std::vector<std::int64_t> off(rank_sizes.size() + 1, 0);
+  std::partial_sum(rank_sizes.begin(), rank_sizes.end(), off.begin() + 1);
+  return off;
+}
+}  // namespace detail
+
+/// Owns one device array per local rank of a communicator, allocated from the rank's resource on its stream. Its
+/// memory is released on those streams: destroy every sharded_buffer before its communicator.
 template <class T>
 class sharded_buffer {
 public:
@@ -77,12 +100,18 @@ public:
     if (int(local_sizes.size()) != c.local_size())
       throw invalid_argument("cuprim::multi::sharded_buffer", "local_sizes",
                              "must hold one size per local rank of the communicator");
-    for (int i = 0; i < c.local_size(); ++i) {
+    for (int i = 0; i < c.local_size(); ++i)
       if (local_sizes[std::size_t(i)] < 0)
         throw invalid_argument("cuprim::multi::sharded_buffer", "local_sizes", "must be non-negative");
-      device_guard g(c[i].device);
-      devices_.push_back(c[i].device);
-      parts_.emplace_back(std::size_t(local_sizes[std::size_t(i)]), c[i].stream, *c[i].resource);
+    try {
+      for (int i = 0; i < c.local_size(); ++i) {
+        device_guard g(c[i].device);
+        parts_.emplace_back(std::size_t(local_sizes[std::size_t(i)]), c[i].stream, *c[i].resource);
+        devices_.push_back(c[i].device);
+      }
+    } catch (...) {
+      release();  // the parts made so far, each on its own device
+      throw;
     }
   }
   /// The same size on every local rank.
@@ -119,8 +148,7 @@ public:
 
   /// The sizes of the local ranks' parts of an array with rank_sizes[r] elements on rank r.
   static std::vector<std::int64_t> local_sizes_of(const communicator& c, std::span<const std::int64_t> rank_sizes) {
-    if (int(rank_sizes.size()) != c.size())
-      throw invalid_argument("cuprim::multi::sharded_buffer", "rank_sizes", "must hold one size per rank");
+    detail::check_rank_sizes("cuprim::multi::sharded_buffer", "rank_sizes", c, rank_sizes);
     std::vector<std::int64_t> s;
     for (const local_rank& l : c.locals()) s.push_back(rank_sizes[std::size_t(l.rank)]);
     return s;
@@ -142,14 +170,6 @@ private:
   std::vector<int> devices_;
 };
 
-namespace detail {
-/// The first global index of every rank's shard (rank_sizes[r] elements on rank r), and the total at the end.
-inline std::vector<std::int64_t> shard_offsets(std::span<const std::int64_t> rank_sizes) {
-  std::vector<std::int64_t> off(rank_sizes.size() + 1, 0);
-  std::partial_sum(rank_sizes.begin(), rank_sizes.end(), off.begin() + 1);
-  return off;
-}
-}  // namespace detail
 
 /// Copies host[offset(r) ...] into every local rank r's shard, where the global array has rank_sizes[r] elements on
 /// rank r; waits for the copies. Throws invalid_argument if a shard's size is not its rank's size or host is too short.
@@ -157,8 +177,8 @@ template <class T>
 void copy_from_host(const communicator& c, std::span<const T> host, std::span<const std::int64_t> rank_sizes,
                     sharded<T> out) {
   const char* fn = "cuprim::multi::copy_from_host";
+  detail::check_rank_sizes(fn, "rank_sizes", c, rank_sizes);
   const auto off = detail::shard_offsets(rank_sizes);
-  if (int(rank_sizes.size()) != c.size()) throw invalid_argument(fn, "rank_sizes", "must hold one size per rank");
   if (out.local_size() != c.local_size()) throw invalid_argument(fn, "out", "must hold one shard per local rank");
   if (std::int64_t(host.size()) < off.back()) throw invalid_argument(fn, "host", "is shorter than the sizes' sum");
   for (int i = 0; i < c.local_size(); ++i)
@@ -178,8 +198,8 @@ template <class T>
 void copy_to_host(const communicator& c, sharded<const T> in, std::span<const std::int64_t> rank_sizes,
                   std::span<T> host) {
   const char* fn = "cuprim::multi::copy_to_host";
+  detail::check_rank_sizes(fn, "rank_sizes", c, rank_sizes);
   const auto off = detail::shard_offsets(rank_sizes);
-  if (int(rank_sizes.size()) != c.size()) throw invalid_argument(fn, "rank_sizes", "must hold one size per rank");
   if (in.local_size() != c.local_size()) throw invalid_argument(fn, "in", "must hold one shard per local rank");
   if (std::int64_t(host.size()) < off.back()) throw invalid_argument(fn, "host", "is shorter than the sizes' sum");
   for (int i = 0; i < c.local_size(); ++i)
