@@ -1,0 +1,295 @@
+// cuprim/multi/detail/radix_sort_kernels.cuh: the kernels of cuprim::multi's radix sort (multi/radix_sort.cuh):
+// the exact splitters' rounds and tables, and the stable merge of the received runs (merge path).
+#pragma once
+
+#include <cuprim/device/radix_sort.cuh>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace cuprim::multi::detail {
+
+/// The value type of the keys-only sort.
+struct no_values {};
+
+/// How step 4 runs: merge the received runs (the entry points), or sort them again (for comparison).
+enum class sort_finish { merge, resort };
+
+template <class K>
+using ordered_bits_t = typename cuprim::detail::radix_key<K>::bits_t;
+
+template <class K>
+__device__ __forceinline__ ordered_bits_t<K> ordered(const K& k) {
+  return cuprim::detail::radix_key<K>::ordered(k);
+}
+
+inline constexpr int digit_bits = 8;                     // bits a splitter round settles
+inline constexpr int candidates = (1 << digit_bits) - 1;  // counts a round takes per splitter
+
+// ---------------------------------------------------------------------------------------------------------------
+// Step 2: the splitters
+
+/// How many of a[0, n) (sorted by their ordered bits) have ordered bits below u (Upper: at most u).
+template <bool Upper, class K>
+__device__ std::int64_t count_below(const K* a, std::int64_t n, ordered_bits_t<K> u) {
+  std::int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    const ordered_bits_t<K> o = ordered(a[mid]);
+    if (Upper ? o <= u : o < u) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// t_{s+1}: the global position where rank s + 1's output starts (sizes: every rank's size).
+__device__ inline std::int64_t splitter_target(const std::int64_t* sizes, int s) {
+  std::int64_t t = 0;
+  for (int x = 0; x <= s; ++x) t += sizes[x];
+  return t;
+}
+
+/// The digit a round settles: the first candidate whose global count (at or below it) exceeds t; 255 if none. The
+/// counts grow with the candidate, so a binary search finds it.
+__device__ inline unsigned splitter_digit(const std::int64_t* counts, std::int64_t t) {
+  unsigned lo = 0, hi = unsigned(candidates);
+  while (lo < hi) {
+    const unsigned mid = (lo + hi) / 2;
+    if (counts[mid] > t) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/// One round, block s for splitter s: prefix[s] takes the previous round's digit (`prev`: its summed counts, null in
+/// the first round; prev_shift: the bits below that digit), then thread d counts this rank's keys at or below
+/// candidate d of the next digit: prefix + (d + 1) * 2^shift - 1.
+template <class K>
+__global__ void splitter_round_kernel(const K* sorted, std::int64_t n, const std::int64_t* sizes,
+                                      ordered_bits_t<K>* prefix, const std::int64_t* prev, int prev_shift,
+                                      std::int64_t* counts, int shift) {
+  using U = ordered_bits_t<K>;
+  __shared__ U p;
+  const int s = int(blockIdx.x);
+  if (threadIdx.x == 0) {
+    U q = U(0);
+    if (prev != nullptr)
+      q = U(prefix[s] + U(U(splitter_digit(prev + s * candidates, splitter_target(sizes, s))) << prev_shift));
+    prefix[s] = q;
+    p = q;
+  }
+  __syncthreads();
+  if (threadIdx.x < unsigned(candidates)) {
+    const U c = U(U(p + U(U(U(threadIdx.x) + 1u) << shift)) - 1u);
+    counts[s * candidates + int(threadIdx.x)] = count_below<true>(sorted, n, c);
+  }
+}
+
+/// After the last round (its summed counts `last`): splitter s's key v, and this rank's keys below v and equal to v,
+/// into mine[2s] and mine[2s + 1].
+template <class K>
+__global__ void splitter_ties_kernel(const K* sorted, std::int64_t n, const std::int64_t* sizes,
+                                     const ordered_bits_t<K>* prefix, const std::int64_t* last, int splitters,
+                                     std::int64_t* mine) {
+  using U = ordered_bits_t<K>;
+  const int s = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (s >= splitters) return;
+  const U v = U(prefix[s] + U(splitter_digit(last + s * candidates, splitter_target(sizes, s))));
+  const std::int64_t below = count_below<false>(sorted, n, v);
+  mine[2 * s] = below;
+  mine[2 * s + 1] = count_below<true>(sorted, n, v) - below;
+}
+
+/// bounds[q][j] (q < P, j ≤ P, row length P + 1): how many of rank q's sorted keys go to ranks below j. Below
+/// splitter j - 1's key they all do; of the keys equal to it, ranks take theirs in rank order until t_j is reached
+/// (ties[q][2s], ties[q][2s + 1]: rank q's keys below and equal to splitter s's key). Thread j: column j.
+template <class Count>
+__global__ void send_bounds_kernel(const Count* sizes, const Count* ties, int P, Count* bounds) {
+  const int j = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (j > P) return;
+  const int w = 2 * (P - 1), s = j - 1;
+  if (j == 0 || j == P) {
+    for (int q = 0; q < P; ++q) bounds[q * (P + 1) + j] = j == 0 ? 0 : sizes[q];
+    return;
+  }
+  Count need = splitter_target(sizes, s);  // the ties to place: t_j less the keys below the splitter
+  for (int q = 0; q < P; ++q) need -= ties[q * w + 2 * s];
+  Count before = 0;  // ties of the ranks before q
+  for (int q = 0; q < P; ++q) {
+    const Count below = ties[q * w + 2 * s], equal = ties[q * w + 2 * s + 1];
+    const Count take = need - before < 0 ? 0 : (need - before > equal ? equal : need - before);
+    bounds[q * (P + 1) + j] = below + take;
+    before += equal;
+  }
+}
+
+/// runs[q]: where in rank r's receive buffer what rank q sends it starts (runs[P]: rank r's size). One thread.
+template <class Count>
+__global__ void run_offsets_kernel(const Count* bounds, int P, int r, Count* runs) {
+  Count at = 0;
+  for (int q = 0; q < P; ++q) {
+    runs[q] = at;
+    at += bounds[q * (P + 1) + r + 1] - bounds[q * (P + 1) + r];
+  }
+  runs[P] = at;
+}
+
+template <class Count>
+__global__ void set_value_kernel(Count* p, Count v) {
+  *p = v;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Step 4: the pairwise merges
+
+/// The merge's tile: 256 threads of `items` consecutive outputs (odd, so that the threads' strided accesses to shared
+/// memory spread over the banks), the keys and values of a tile in shared memory.
+template <class K, class V>
+struct merge_shape {
+  static constexpr int bytes = int(sizeof(K)) + (std::is_same_v<V, no_values> ? 0 : int(sizeof(V)));
+  static constexpr int threads = 256;
+  static constexpr int items = bytes <= 4 ? 15 : bytes <= 8 ? 11 : bytes <= 16 ? 7 : bytes <= 32 ? 3 : 1;
+  static constexpr int tile = threads * items;
+  static_assert(tile * bytes <= 40 * 1024, "cuprim::multi::radix_sort_pairs: values of at most 160 - sizeof(K) bytes");
+};
+
+/// One merge round over the P runs of a receive buffer (runs[0..P], runs[P] = n): pair m merges the stride-run
+/// groups 2m and 2m + 1, i.e. [start(m), mid(m)) with [mid(m), end(m)) (run indices clamped to P).
+struct merge_round {
+  const std::int64_t* runs;
+  int P, stride;
+  std::int64_t n;
+  __device__ std::int64_t at(std::int64_t run) const { return runs[run < P ? run : P]; }
+  __device__ std::int64_t start(int m) const { return at(2 * std::int64_t(m) * stride); }
+  __device__ std::int64_t mid(int m) const { return at((2 * std::int64_t(m) + 1) * stride); }
+  __device__ std::int64_t end(int m) const { return at((2 * std::int64_t(m) + 2) * stride); }
+  /// The last pair starting at or before output position o (its end is past o when o < n).
+  __device__ int pair_of(std::int64_t o) const {
+    int lo = 0, hi = (P + 2 * stride - 1) / (2 * stride) - 1;
+    while (lo < hi) {
+      const int m = (lo + hi + 1) / 2;
+      if (start(m) <= o) lo = m;
+      else hi = m - 1;
+    }
+    return lo;
+  }
+};
+
+/// How many of a's keys come first among the first diag outputs of the stable merge of a and b (ties: a first).
+template <class I, class K>
+__device__ I merge_path(const K* a, I na, const K* b, I nb, I diag) {
+  I lo = diag > nb ? diag - nb : I(0), hi = diag < na ? diag : na;
+  while (lo < hi) {
+    const I mid = lo + (hi - lo) / 2;
+    if (ordered(a[mid]) <= ordered(b[diag - 1 - mid])) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// split[k]: where tile k's first output (position min(k * Tile, n)) starts in the first run of its pair.
+template <int Tile, class K>
+__global__ void merge_partition_kernel(const K* src, merge_round r, std::int64_t tiles, std::int64_t* split) {
+  const std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k > tiles) return;
+  const std::int64_t o = k * Tile < r.n ? k * Tile : r.n;
+  const int m = r.pair_of(o);
+  const std::int64_t s = r.start(m), h = r.mid(m);
+  split[k] = merge_path(src + s, h - s, src + h, r.end(m) - h, o - s);
+}
+
+template <class K, class V>
+struct merge_io {
+  const K* keys_in;
+  const V* values_in;
+  K* keys_out;
+  V* values_out;
+};
+
+/// The block merges src[a, a + la) and src[b, b + lb) (la + lb ≤ one tile) into dst[out, out + la + lb): loads both
+/// into shared memory (all of a thread's loads in flight at once), each thread merges its `items` outputs from its
+/// merge path's point (the two heads in registers), and the tile is stored back through shared memory.
+template <class K, class V>
+__device__ void merge_tile(unsigned char* smem, const merge_io<K, V>& io, std::int64_t a, int la, std::int64_t b,
+                           int lb, std::int64_t out) {
+  using S = merge_shape<K, V>;
+  constexpr bool pairs = !std::is_same_v<V, no_values>;
+  K* sk = reinterpret_cast<K*>(smem);
+  V* sv = reinterpret_cast<V*>(smem + std::size_t(S::tile) * sizeof(K));
+  const int count = la + lb, diag = int(threadIdx.x) * S::items;
+  K rk[S::items];
+  [[maybe_unused]] V rv[pairs ? S::items : 1];
+#pragma unroll
+  for (int j = 0; j < S::items; ++j) {  // striped loads into registers, then into shared memory
+    const int i = int(threadIdx.x) + j * S::threads;
+    const std::int64_t from = i < la ? a + i : b + (i - la);
+    if (i < count) rk[j] = io.keys_in[from];
+    if constexpr (pairs)
+      if (i < count) rv[j] = io.values_in[from];
+  }
+#pragma unroll
+  for (int j = 0; j < S::items; ++j) {
+    const int i = int(threadIdx.x) + j * S::threads;
+    if (i < count) sk[i] = rk[j];
+    if constexpr (pairs)
+      if (i < count) sv[i] = rv[j];
+  }
+  __syncthreads();
+  int from[S::items];
+  if (diag < count) {
+    int x = merge_path(sk, la, sk + la, lb, diag), y = diag - x;
+    K ka = sk[x < la ? x : 0], kb = sk[y < lb ? la + y : 0];
+#pragma unroll
+    for (int j = 0; j < S::items; ++j) {
+      if (diag + j >= count) break;
+      if (y >= lb || (x < la && !(ordered(kb) < ordered(ka)))) {  // ties: a first
+        rk[j] = ka, from[j] = x++;
+        if (x < la) ka = sk[x];
+      } else {
+        rk[j] = kb, from[j] = la + y++;
+        if (y < lb) kb = sk[la + y];
+      }
+    }
+  }
+  if constexpr (pairs)
+#pragma unroll
+    for (int j = 0; j < S::items; ++j)
+      if (diag + j < count) rv[j] = sv[from[j]];
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < S::items; ++j)
+    if (diag + j < count) {
+      sk[diag + j] = rk[j];
+      if constexpr (pairs) sv[diag + j] = rv[j];
+    }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < S::items; ++j) {  // striped stores
+    const int i = int(threadIdx.x) + j * S::threads;
+    if (i < count) io.keys_out[out + i] = sk[i];
+    if constexpr (pairs)
+      if (i < count) io.values_out[out + i] = sv[i];
+  }
+  __syncthreads();
+}
+
+/// One merge round: block k writes outputs [k * tile, (k + 1) * tile), one segment per pair it meets (usually one).
+template <class K, class V>
+__global__ void __launch_bounds__(merge_shape<K, V>::threads)
+    merge_kernel(merge_io<K, V> io, merge_round r, const std::int64_t* split) {
+  using S = merge_shape<K, V>;
+  __shared__ __align__(16) unsigned char smem[std::size_t(S::tile) * S::bytes];
+  const std::int64_t o0 = std::int64_t(blockIdx.x) * S::tile, o1 = o0 + S::tile < r.n ? o0 + S::tile : r.n;
+  int m = r.pair_of(o0);
+  for (std::int64_t o = o0; o < o1; ++m) {
+    const std::int64_t s = r.start(m), h = r.mid(m), e = r.end(m), stop = o1 < e ? o1 : e;
+    if (stop <= o) continue;  // an empty pair
+    const std::int64_t a0 = o == o0 ? split[blockIdx.x] : 0, a1 = stop == e ? h - s : split[blockIdx.x + 1];
+    const std::int64_t b0 = o - s - a0, b1 = stop - s - a1;
+    merge_tile<K, V>(smem, io, s + a0, int(a1 - a0), h + b0, int(b1 - b0), o);
+    o = stop;
+  }
+}
+}  // namespace cuprim::multi::detail
