@@ -339,6 +339,8 @@ std::string cpu_model() {
   }
   return "unknown CPU";
 }
+}  // namespace
+
 double median_of(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -354,7 +356,6 @@ timing summarize(const std::vector<double>& ms) {
   t.max_ms = *std::max_element(ms.begin(), ms.end());
   return t;
 }
-}  // namespace
 
 environment record_environment(bool gpu) {
   environment env;

@@ -331,6 +331,10 @@ struct timing {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int reps = 0;
 };
+/// The median of v (the mean of the middle two for an even count; 0 when empty).
+double median_of(std::vector<double> v);
+/// Median, min and max of per-call times in ms, and their count.
+timing summarize(const std::vector<double>& ms);
 struct pair_timing {
   timing main;
   std::optional<timing> base;

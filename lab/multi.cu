@@ -268,12 +268,6 @@ void copy_to_host(T* host, const dbuf& b, std::int64_t count) {
   check(cudaMemcpy(host, b.get(), std::size_t(count) * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy (to host)");
 }
 
-std::vector<std::int64_t> offsets_of(const std::vector<std::int64_t>& sizes) {
-  std::vector<std::int64_t> off(sizes.size() + 1, 0);
-  std::partial_sum(sizes.begin(), sizes.end(), off.begin() + 1);
-  return off;
-}
-
 /// The view cuprim::multi takes of per-rank buffers (local rank i = rank i = device i here).
 template <class T>
 multi::sharded<T> shards(const std::vector<dbuf>& b, const std::vector<std::int64_t>& sizes) {
@@ -301,13 +295,6 @@ struct lane_timing {
   double wall_ms = 0;           ///< median host wall time of a call (first start event to the last synchronisation)
   std::vector<double> lane_ms;  ///< each lane's median (end - start)
 };
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 void sync_lanes(const std::vector<lane>& lanes) {
   for (const lane& l : lanes) {
@@ -378,10 +365,7 @@ lane_timing time_lanes(const std::vector<lane>& lanes, int reps, int warmup, con
     }
     out.lane_ms.push_back(median_of(mine));
   }
-  out.t.reps = reps;
-  out.t.median_ms = median_of(slowest);
-  out.t.min_ms = reps ? *std::min_element(slowest.begin(), slowest.end()) : 0;
-  out.t.max_ms = reps ? *std::max_element(slowest.begin(), slowest.end()) : 0;
+  out.t = summarize(slowest);
   out.wall_ms = median_of(wall);
   return out;
 }
@@ -702,6 +686,32 @@ std::vector<dbuf> rank_buffers(const multi::communicator& c, F per_rank) {
   return v;
 }
 
+/// The input of a P-GPU row: n 4-byte elements over P even shards, shard i on device i holding elements off_i ...
+/// of the lab's random stream (t, seed), so that the shards concatenate to the single row's array.
+struct sharded_rows : multi_base {
+  std::int64_t n;
+  std::vector<std::int64_t> sizes;
+  std::vector<dbuf> in;
+  sharded_rows(int P, std::int64_t n, dtype t, std::uint64_t seed)
+      : multi_base(P), n(n), sizes(multi::even_split(n, P)),
+        in(rank_buffers(comm, [&](int i) { return sizes[std::size_t(i)] * 4; })) {
+    const auto off = multi::detail::shard_offsets(sizes);
+    for (int i = 0; i < P; ++i) fill_global(t, in[std::size_t(i)], sizes[std::size_t(i)], seed, off[std::size_t(i)]);
+  }
+  /// Per-rank buffers the size of the input's shards.
+  std::vector<dbuf> like_in() const {
+    return rank_buffers(comm, [&](int i) { return sizes[std::size_t(i)] * 4; });
+  }
+  /// The shards of `out` (sizes[i] elements of T on rank i), concatenated on the host (after the ranks' work).
+  template <class T>
+  std::vector<T> gather(const std::vector<dbuf>& out) const {
+    std::vector<T> got(static_cast<std::size_t>(n));
+    const auto off = multi::detail::shard_offsets(sizes);
+    for (int i = 0; i < P; ++i) copy_to_host(got.data() + off[std::size_t(i)], out[std::size_t(i)], sizes[std::size_t(i)]);
+    return got;
+  }
+};
+
 verify_result result_of(std::string problem, std::string ok_text) {
   verify_result v;
   v.ok = problem.empty();
@@ -742,17 +752,10 @@ struct reduce_single : single_base {
   }
 };
 
-struct reduce_multi : multi_base {
-  std::int64_t n;
-  std::vector<std::int64_t> sizes;
-  std::vector<dbuf> in, out;
+struct reduce_multi : sharded_rows {
+  std::vector<dbuf> out;
   reduce_multi(int P, std::int64_t n)
-      : multi_base(P), n(n), sizes(multi::even_split(n, P)),
-        in(rank_buffers(comm, [&](int i) { return sizes[std::size_t(i)] * 4; })),
-        out(rank_buffers(comm, [](int) { return 256; })) {
-    const auto off = offsets_of(sizes);
-    for (int i = 0; i < P; ++i) fill_global(dtype::float32, in[std::size_t(i)], sizes[std::size_t(i)], float_seed, off[std::size_t(i)]);
-  }
+      : sharded_rows(P, n, dtype::float32, float_seed), out(rank_buffers(comm, [](int) { return 256; })) {}
   void call() {
     multi::sum(comm, shards<const float>(in, sizes), shards<float>(out, std::vector<std::int64_t>(std::size_t(P), 1)));
   }
@@ -798,26 +801,15 @@ __global__ void fold_partials(const unsigned char* gathered, int ranks, std::siz
   *out = s;
 }
 
-struct scan_multi : multi_base {
-  std::int64_t n;
-  std::vector<std::int64_t> sizes;
-  std::vector<dbuf> in, out;
-  scan_multi(int P, std::int64_t n)
-      : multi_base(P), n(n), sizes(multi::even_split(n, P)),
-        in(rank_buffers(comm, [&](int i) { return sizes[std::size_t(i)] * 4; })),
-        out(rank_buffers(comm, [&](int i) { return sizes[std::size_t(i)] * 4; })) {
-    const auto off = offsets_of(sizes);
-    for (int i = 0; i < P; ++i) fill_global(dtype::int32, in[std::size_t(i)], sizes[std::size_t(i)], int_seed, off[std::size_t(i)]);
-  }
+struct scan_multi : sharded_rows {
+  std::vector<dbuf> out;
+  scan_multi(int P, std::int64_t n) : sharded_rows(P, n, dtype::int32, int_seed), out(like_in()) {}
   void call() { multi::inclusive_sum(comm, shards<const std::int32_t>(in, sizes), shards<std::int32_t>(out, sizes)); }
   verify_result verify() {
     for (const dbuf& b : out) b.poison();
     call();
     comm.synchronize();
-    std::vector<std::int32_t> got(static_cast<std::size_t>(n));
-    const auto off = offsets_of(sizes);
-    for (int i = 0; i < P; ++i) copy_to_host(got.data() + off[std::size_t(i)], out[std::size_t(i)], sizes[std::size_t(i)]);
-    return result_of(check_inclusive_sum(got, n), "every element of the concatenated shards equals the host's "
+    return result_of(check_inclusive_sum(gather<std::int32_t>(out), n), "every element of the concatenated shards equals the host's "
                                                   "inclusive sum");
   }
   /// The call's three steps, each timed alone the same way (cuprim::multi::inclusive_sum's own sequence, rebuilt
@@ -896,18 +888,12 @@ struct hist_single : single_base {
   }
 };
 
-struct hist_multi : multi_base {
-  std::int64_t n;
+struct hist_multi : sharded_rows {
   int bins;
-  std::vector<std::int64_t> sizes;
-  std::vector<dbuf> in, hist;
+  std::vector<dbuf> hist;
   hist_multi(int P, std::int64_t n, int bins)
-      : multi_base(P), n(n), bins(bins), sizes(multi::even_split(n, P)),
-        in(rank_buffers(comm, [&](int i) { return sizes[std::size_t(i)] * 4; })),
-        hist(rank_buffers(comm, [&](int) { return std::int64_t(bins) * 4; })) {
-    const auto off = offsets_of(sizes);
-    for (int i = 0; i < P; ++i) fill_global(dtype::float32, in[std::size_t(i)], sizes[std::size_t(i)], float_seed, off[std::size_t(i)]);
-  }
+      : sharded_rows(P, n, dtype::float32, float_seed), bins(bins),
+        hist(rank_buffers(comm, [&](int) { return std::int64_t(bins) * 4; })) {}
   void call() {
     multi::histogram_even(comm, shards<const float>(in, sizes),
                           shards<std::uint32_t>(hist, std::vector<std::int64_t>(std::size_t(P), bins)), bins, 0.0f,
@@ -952,18 +938,11 @@ struct select_single : single_base {
   }
 };
 
-struct select_multi : multi_base {
-  std::int64_t n;
-  std::vector<std::int64_t> sizes;
-  std::vector<dbuf> in, out, counts;
+struct select_multi : sharded_rows {
+  std::vector<dbuf> out, counts;
   select_multi(int P, std::int64_t n)
-      : multi_base(P), n(n), sizes(multi::even_split(n, P)),
-        in(rank_buffers(comm, [&](int i) { return sizes[std::size_t(i)] * 4; })),
-        out(rank_buffers(comm, [&](int i) { return sizes[std::size_t(i)] * 4; })),
-        counts(rank_buffers(comm, [&](int) { return std::int64_t(8) * P; })) {
-    const auto off = offsets_of(sizes);
-    for (int i = 0; i < P; ++i) fill_global(dtype::float32, in[std::size_t(i)], sizes[std::size_t(i)], float_seed, off[std::size_t(i)]);
-  }
+      : sharded_rows(P, n, dtype::float32, float_seed), out(like_in()),
+        counts(rank_buffers(comm, [&](int) { return std::int64_t(8) * P; })) {}
   void call() {
     multi::select_if(comm, shards<const float>(in, sizes), shards<float>(out, sizes),
                      shards<std::int64_t>(counts, std::vector<std::int64_t>(std::size_t(P), P)), keep_low_half{});
@@ -1009,26 +988,15 @@ struct sort_single : single_base {
   }
 };
 
-struct sort_multi : multi_base {
-  std::int64_t n;
-  std::vector<std::int64_t> sizes;
-  std::vector<dbuf> in, out;
-  sort_multi(int P, std::int64_t n)
-      : multi_base(P), n(n), sizes(multi::even_split(n, P)),
-        in(rank_buffers(comm, [&](int i) { return sizes[std::size_t(i)] * 4; })),
-        out(rank_buffers(comm, [&](int i) { return sizes[std::size_t(i)] * 4; })) {
-    const auto off = offsets_of(sizes);
-    for (int i = 0; i < P; ++i) fill_global(dtype::uint32, in[std::size_t(i)], sizes[std::size_t(i)], key_seed, off[std::size_t(i)]);
-  }
+struct sort_multi : sharded_rows {
+  std::vector<dbuf> out;
+  sort_multi(int P, std::int64_t n) : sharded_rows(P, n, dtype::uint32, key_seed), out(like_in()) {}
   void call() { multi::radix_sort_keys(comm, shards<const std::uint32_t>(in, sizes), shards<std::uint32_t>(out, sizes)); }
   verify_result verify() {
     for (const dbuf& b : out) b.poison();
     call();
     comm.synchronize();
-    std::vector<std::uint32_t> got(static_cast<std::size_t>(n));
-    const auto off = offsets_of(sizes);
-    for (int i = 0; i < P; ++i) copy_to_host(got.data() + off[std::size_t(i)], out[std::size_t(i)], sizes[std::size_t(i)]);
-    return result_of(compare_keys(got, *host_sorted_keys(n)), "the ranks' shards, concatenated, equal the host sort "
+    return result_of(compare_keys(gather<std::uint32_t>(out), *host_sorted_keys(n)), "the ranks' shards, concatenated, equal the host sort "
                                                               "key for key");
   }
 };
@@ -1147,7 +1115,7 @@ struct gemm_multi : multi_base {
     A = rank_buffers(comm, [&](int i) { return a_sizes[std::size_t(i)] * 2; });
     B = rank_buffers(comm, [&](int i) { return b_sizes[std::size_t(i)] * 2; });
     C = rank_buffers(comm, [&](int i) { return c_sizes[std::size_t(i)] * 4; });
-    const auto row_off = offsets_of(rows), k_off = offsets_of(inner);
+    const auto row_off = multi::detail::shard_offsets(rows), k_off = multi::detail::shard_offsets(inner);
     for (int i = 0; i < P; ++i) {
       fill_operand(A[std::size_t(i)], rows[std::size_t(i)], k, row_off[std::size_t(i)], m, gemm_seed_a);
       fill_operand(B[std::size_t(i)], inner[std::size_t(i)], n, k_off[std::size_t(i)], k, gemm_seed_b);
@@ -1162,7 +1130,7 @@ struct gemm_multi : multi_base {
     call();
     comm.synchronize();
     std::vector<float> got(std::size_t(m * n));  // the global C, column-major (ld m), from the ranks' row blocks
-    const auto row_off = offsets_of(rows);
+    const auto row_off = multi::detail::shard_offsets(rows);
     for (int i = 0; i < P; ++i) {
       const std::int64_t mr = rows[std::size_t(i)];
       if (mr == 0) continue;
