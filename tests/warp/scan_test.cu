@@ -141,7 +141,7 @@ void check_warp_scan(rng& r, Op op, T identity, const char* what) {
   warp_scan_kernel<<<threads / block, block>>>(in.data(), d_inits.data(), out.data(), op, identity);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   const std::vector<T> got = out.to_host_sync();
-  int failures = 0;
+  int failures = 0, order_blind = 0;
   auto expect = [&](int gid, int s, const expected<T>& e) {
     const auto m = matches(got[std::size_t(gid) * slots + s], e);
     if (!m && ++failures <= 20) ADD_FAILURE() << slot_name(s) << ", warp " << gid / 32 << " lane " << gid % 32 << ": " << m.message();
@@ -169,12 +169,15 @@ void check_warp_scan(rng& r, Op op, T identity, const char* what) {
       expect(gid, s_padded, incl);
       expect(gid, s_shared_again, host_fold(rotated.data(), l + 1, op));
     }
-    if constexpr (!std::is_arithmetic_v<T> && !is_half_like<T>) {
-      // The data tells the orders apart (a check that cannot fail is no check).
-      EXPECT_NE(total.value, reversed_fold(x, 32, op)) << "degenerate data, warp " << w;
-    }
+    if constexpr (!std::is_arithmetic_v<T> && !is_half_like<T>)
+      order_blind += same_bytes(total.value, reversed_fold(x, 32, op));
   }
   EXPECT_EQ(failures, 0) << failures << " lanes wrong";
+  // The data tells the orders apart (a check that cannot fail is no check). Not in every warp: random operands
+  // fold to the same total in both orders now and then (a uint16 affine map's offset matches 1 time in 65536),
+  // so the check is that such warps are rare, not absent.
+  EXPECT_LE(order_blind, warps_per_launch / 8) << order_blind << " of " << warps_per_launch
+                                               << " warps fold to the same total in both orders: degenerate data";
 }
 
 class WarpScan : public gpu_test {};
