@@ -161,7 +161,9 @@ communicator::communicator(communicator&& other) noexcept
     : size_(std::exchange(other.size_, 0)),
       locals_(std::exchange(other.locals_, {})),
       owns_comms_(other.owns_comms_),
-      owns_stream_(std::exchange(other.owns_stream_, {})) {}
+      owns_stream_(std::exchange(other.owns_stream_, {})),
+      side_(std::exchange(other.side_, {})),
+      side_ctas_(std::exchange(other.side_ctas_, 0)) {}
 
 communicator& communicator::operator=(communicator&& other) noexcept {
   if (this != &other) {
@@ -170,13 +172,74 @@ communicator& communicator::operator=(communicator&& other) noexcept {
     locals_ = std::exchange(other.locals_, {});
     owns_comms_ = other.owns_comms_;
     owns_stream_ = std::exchange(other.owns_stream_, {});
+    side_ = std::exchange(other.side_, {});
+    side_ctas_ = std::exchange(other.side_ctas_, 0);
   }
   return *this;
 }
 
 communicator::~communicator() { release(); }
 
+std::vector<ncclComm_t> communicator::side_comms(int ctas) const {
+  const char* fn = "cuprim::multi::communicator::side_comms";
+  if (ctas < 1) throw invalid_argument(fn, "ctas", "must be at least 1");
+  if (!side_.empty() && side_ctas_ == ctas) return side_;
+  release_side();
+  // Made before any is used, on the ranks' streams' devices; the split waits for the ranks' queued NCCL work.
+  synchronize();
+  std::vector<ncclComm_t> made(locals_.size(), nullptr);
+  const auto abort_made = [&made] {
+    for (ncclComm_t& m : made)
+      if (m != nullptr) ncclCommAbort(std::exchange(m, nullptr));
+  };
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.maxCTAs = ctas;
+  config.minCTAs = 1;
+  detail::group_start();
+  try {
+    for (std::size_t i = 0; i < locals_.size(); ++i) {
+      device_guard g(locals_[i].device);
+      CUPRIM_NCCL_CHECK(ncclCommSplit(locals_[i].comm, 0, locals_[i].rank, &made[i], &config));
+    }
+  } catch (...) {
+    ncclGroupEnd();
+    abort_made();
+    throw;
+  }
+  try {
+    detail::group_end();
+  } catch (...) {
+    abort_made();
+    throw;
+  }
+  side_ = std::move(made);
+  side_ctas_ = ctas;
+  return side_;
+}
+
+void communicator::release_side() const noexcept {
+  for (std::size_t i = 0; i < side_.size(); ++i) {
+    if (side_[i] == nullptr) continue;
+    int previous = 0;
+    cudaGetDevice(&previous);
+    cudaSetDevice(locals_[i].device);
+    ncclCommDestroy(side_[i]);
+    cudaSetDevice(previous);
+  }
+  side_.clear();
+  side_ctas_ = 0;
+}
+
 void communicator::release() noexcept {
+  for (const local_rank& l : locals_)  // the side communicators' work is on the ranks' streams: wait for it first
+    if (l.stream != nullptr) {
+      int previous = 0;
+      cudaGetDevice(&previous);
+      cudaSetDevice(l.device);
+      cudaStreamSynchronize(l.stream);
+      cudaSetDevice(previous);
+    }
+  release_side();
   for (std::size_t i = 0; i < locals_.size(); ++i) {
     local_rank& l = locals_[i];
     int previous = 0;

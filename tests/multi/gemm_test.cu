@@ -1,11 +1,13 @@
-// cuprim::multi::gemm (the ring) and detail::gemm_allgather on P = 1, 2 and 4 GPUs of this process, against a
-// double host reference of the global product: even shards, and uneven ones (m = 301, k = 257, n odd, a rank with
-// no rows, a rank with no inner block, a rank whose own block is empty), k = 0; bf16 in with float C, bf16 C (one
-// rounding at the end), float and double. C is poisoned (NaN) before every run with beta = 0 and holds random
-// values for beta ≠ 0. An element's bound is the one-GPU GEMM tests' bound plus P roundings of the running sum:
-//   16-bit in:        4·k·2^-24·|alpha|·Σ|a·b| + P·2^-24·(|alpha|·Σ|a·b| + |beta·c|) + 2^-p·(|result| + |beta·c|)
-//   float, double:    (k + P + 4)·u·(|alpha|·Σ|a·b| + |beta·c|)
-// Two runs of the ring give the same bits, and the all-gather path gives the ring's bits (same blocks, same order).
+// cuprim::multi::gemm (column panels, gathered while the previous panel is multiplied) and detail::gemm_allgather
+// (the same steps without the overlap) on P = 1, 2 and 4 GPUs of this process, against a double host reference of
+// the global product: even shards, and uneven ones (m = 301, k = 257, n odd, a rank with no rows, a rank with no
+// inner block, a rank whose own block is empty: P broadcasts instead of one all-gather), k = 0, and n = 643 (five
+// panels of 128 columns and a narrow one: both panel buffers reused); bf16 in with float C, bf16 C, float and
+// double. C is poisoned (NaN) before every run with beta = 0 and holds random values for beta ≠ 0. Every element of
+// C comes from one product over the whole k, rounded once, so the bound is the one-GPU GEMM tests':
+//   16-bit in:        4·k·2^-24·|alpha|·Σ|a·b| + 2^-p·(|result| + |beta·c|)
+//   float, double:    (k + 4)·u·(|alpha|·Σ|a·b| + |beta·c|)
+// Two runs of gemm give the same bits, and the all-gather path gives gemm's bits (the same products).
 // Argument rules: invalid_argument before anything runs.
 #include <cuprim/multi/gemm.cuh>
 
@@ -129,7 +131,7 @@ constexpr int precision_bits() {
   return std::is_same_v<T, double> ? 53 : std::is_same_v<T, float> ? 24 : std::is_same_v<T, __half> ? 11 : 8;
 }
 
-enum class path { ring, allgather };
+enum class path { panels, allgather };
 
 /// One product's inputs on the host and on the devices; run() resets C and computes it on one path.
 template <class T, class Out>
@@ -156,7 +158,7 @@ public:
     if (p_.beta == 0) std::memset(static_cast<void*>(cin.data()), 0xFF, cin.size() * sizeof(Out));  // NaN
     multi::copy_from_host(c_, std::span<const Out>(cin), c_size_, C_.view());
     using S = multi::detail::gemm_scalar_t<T>;
-    if (which == path::ring)  // the non-const views' overload
+    if (which == path::panels)  // the non-const views' overload
       multi::gemm(c_, p_.n, p_.rows, p_.inner, S(p_.alpha), A_.view(), B_.view(), S(p_.beta), C_.view());
     else
       multi::detail::gemm_allgather(c_, p_.n, p_.rows, p_.inner, S(p_.alpha), std::as_const(A_).view(),
@@ -172,7 +174,7 @@ public:
     for (std::size_t x = 0; x < a_.size(); ++x) ad[x] = cuprim_test::to_double(a_[x]);
     for (std::size_t x = 0; x < b_.size(); ++x) bd[x] = cuprim_test::to_double(b_[x]);
     for (std::size_t x = 0; x < c0_.size(); ++x) cd[x] = cuprim_test::to_double(c0_[x]);
-    const double P = double(c_.size()), k = double(k_);
+    const double k = double(k_);
     const double u_in = std::ldexp(1.0, -24), u_out = std::ldexp(1.0, -precision_bits<Out>());
     const auto one = [](std::int64_t x) { return std::max<std::int64_t>(1, x); };
     const cuprim_test::gemm_view v{'N', 'N', m_,      p_.n,    k_,         p_.alpha, ad.data(),
@@ -181,9 +183,9 @@ public:
         v, [&](std::int64_t i, std::int64_t j) { return cuprim_test::to_double(got[std::size_t(i + j * m_)]); }, r,
         [&](double ref, double ab, double c0) {
           if constexpr (multi::detail::gemm_is_16bit<T>)
-            return 4.0 * k * u_in * ab + P * u_in * (ab + c0) + u_out * (std::fabs(ref) + c0);
+            return 4.0 * k * u_in * ab + u_out * (std::fabs(ref) + c0);
           else
-            return (k + P + 4.0) * u_out * (ab + c0);
+            return (k + 4.0) * u_out * (ab + c0);
         });
     EXPECT_EQ(res.bad, 0) << res.bad << " of " << res.checked << " elements out of bound; first: " << res.first;
   }
@@ -204,20 +206,26 @@ bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
   return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0);
 }
 
-/// The ring against the reference, twice (the same bits), and the all-gather path (the ring's bits).
+/// gemm against the reference, twice (the same bits), and the all-gather path (gemm's bits).
 template <class T, class Out>
 void check_problem(multi::communicator& c, const problem& p, rng& r) {
   SCOPED_TRACE(describe(p));
   gemm_case<T, Out> g(c, p, r);
-  const std::vector<Out> first = g.run(path::ring);
+  const std::vector<Out> first = g.run(path::panels);
   g.check(first, r);
-  EXPECT_TRUE(same_bits(first, g.run(path::ring))) << "two runs of the ring differ";
-  EXPECT_TRUE(same_bits(first, g.run(path::allgather))) << "the all-gather path differs from the ring";
+  EXPECT_TRUE(same_bits(first, g.run(path::panels))) << "two runs of gemm differ";
+  EXPECT_TRUE(same_bits(first, g.run(path::allgather))) << "the all-gather path differs from gemm";
 }
 
 /// Even shards: m and k split evenly (for P = 4, rows of 128 and inner blocks of 96: whole 16-byte vectors).
 problem even(int P, double beta) {
   return {multi::even_split(512, P), multi::even_split(384, P), 129, 1.5, beta};
+}
+
+/// Wide: n = 643 columns, six panels at the default panel count (five of 128 columns and one of 3), so both panel
+/// buffers are reused; even shards (an all-gather per panel).
+problem wide(int P, double beta) {
+  return {multi::even_split(256, P), multi::even_split(192, P), 643, 0.5, beta};
 }
 
 /// Uneven shards of m = 301, k = 257, n = 67: a rank without rows, a rank without an inner block (for P = 2, rank
@@ -239,6 +247,7 @@ TEST_P(MultiGemm, Bf16ToFloat) {
     check_problem<bf16, float>(c, even(P, beta), r);
     check_problem<bf16, float>(c, uneven(P, beta), r);
   }
+  check_problem<bf16, float>(c, wide(P, 0.25), r);
 }
 
 TEST_P(MultiGemm, Bf16ToBf16) {
@@ -248,6 +257,7 @@ TEST_P(MultiGemm, Bf16ToBf16) {
   multi::communicator& c = comm(P);
   check_problem<bf16, bf16>(c, even(P, 0.0), r);
   check_problem<bf16, bf16>(c, uneven(P, -1.25), r);
+  check_problem<bf16, bf16>(c, wide(P, 0.0), r);
 }
 
 TEST_P(MultiGemm, Float) {
@@ -273,6 +283,7 @@ TEST_P(MultiGemm, Double) {
   multi::communicator& c = comm(P);
   check_problem<double, double>(c, even(P, 0.0), r);
   check_problem<double, double>(c, uneven(P, 0.5), r);
+  check_problem<double, double>(c, wide(P, 0.5), r);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, MultiGemm, ::testing::Values(1, 2, 4),

@@ -116,14 +116,24 @@ public:
   /// Waits on the host for all work on the local ranks' streams.
   void synchronize() const;
 
+  /// Second NCCL communicators of the same ranks (one per local rank), for transfers that run beside a kernel
+  /// holding most SMs (multi::gemm's): split from the ranks' own (ncclCommSplit), their kernels take at most `ctas`
+  /// CTAs. Made by the first call, on every rank at the same point (a collective: every rank must make the same
+  /// calls), and kept until the communicator is destroyed; a later call with another `ctas` makes them again.
+  std::vector<ncclComm_t> side_comms(int ctas) const;
+
 private:
   communicator() = default;
   void release() noexcept;
+
+  void release_side() const noexcept;
 
   int size_ = 0;
   std::vector<local_rank> locals_;
   bool owns_comms_ = true;
   std::vector<bool> owns_stream_;
+  mutable std::vector<ncclComm_t> side_;  // side_comms(): always cuprim's own
+  mutable int side_ctas_ = 0;
 };
 
 /// Makes `device` current for its lifetime, then restores the caller's device.
