@@ -18,7 +18,9 @@
 //   select          select_if of float keeping x < 0.5 (about half), 2^30   no target: reported
 //   radix sort      radix_sort_keys of uint32, 2^31                  target: <= 1.1 × the bound [single-GPU sort of
 //                                                                   n/P keys + all-to-all of n/P keys at the
-//                                                                   all-to-all row's rate]
+//                                                                   all-to-all row's rate]; its phases are timed as
+//                                                                   prefixes of the call (local sort, splitters and
+//                                                                   table, exchange, merge)
 //   GEMM            bf16 A and B, float C, 16384^3                   target speed-up >= 0.9·P
 //
 // Sizes: CUPRIM_LAB_MULTI_LOG2N (default 31: reduce, scan, histogram and sort take 2^k elements in all, select
@@ -387,7 +389,8 @@ struct row_info {
   std::string dtype{};
 };
 
-/// target: the speed-up target's factor of P (0: none); sort and gemm: their bounds, scan: its phases.
+/// target: the speed-up target's factor of P (0: none); sort and gemm: their bounds (the sort also its phases),
+/// scan: its phases.
 enum class bound_kind { collective, scan, sort, gemm };
 
 struct group_info {
@@ -413,9 +416,15 @@ std::vector<group_info>& group_registry() {
 struct scan_phases {
   lane_timing local_reduce, exchange, local_scan;
 };
+/// The sort's prefixes: the call stopped after its local sort, after the splitters and the table's wait, after the
+/// exchange, and the whole call (multi::detail::sort_stop); its phases are their differences.
+struct sort_prefixes {
+  lane_timing local_sort, splitters, exchange, full;
+};
 struct row_record {
   lane_timing t;
   std::optional<scan_phases> phases;
+  std::optional<sort_prefixes> prefixes;
 };
 std::map<std::string, row_record>& records() {
   static std::map<std::string, row_record> r;
@@ -999,6 +1008,26 @@ struct sort_multi : sharded_rows {
     return result_of(compare_keys(gather<std::uint32_t>(out), *host_sorted_keys(n)), "the ranks' shards, concatenated, equal the host sort "
                                                               "key for key");
   }
+  /// The call stopped after each of its steps (multi::detail::sort_run with a sort_stop: the same validation,
+  /// workspace and launches as the call's, up to that step), every prefix timed the same way as the call. One rank
+  /// runs the single-GPU sort, with no steps to tell apart: none timed.
+  void phases(int reps, int warmup, row_record& rec) {
+    if (P == 1) return;
+    using multi::detail::sort_stop;
+    using V = multi::detail::no_values;
+    const char* fn = "cuprim-lab multi/radix_sort phases";
+    auto prefix = [&](sort_stop stop) {
+      return time_lanes(lanes, reps, warmup, [&] {
+        multi::detail::sort_run<std::uint32_t, V>(
+            fn, comm,
+            multi::detail::sort_validate<std::uint32_t, V>(fn, comm, shards<const std::uint32_t>(in, sizes),
+                                                           shards<std::uint32_t>(out, sizes), nullptr, nullptr),
+            multi::detail::sort_finish::merge, stop);
+      });
+    };
+    rec.prefixes = sort_prefixes{prefix(sort_stop::after_local_sort), prefix(sort_stop::after_splitters),
+                                 prefix(sort_stop::after_exchange), prefix(sort_stop::full)};
+  }
 };
 
 // ---- GEMM: bf16 A and B, float C ---------------------------------------------------------------------------------
@@ -1534,6 +1563,18 @@ std::vector<std::string> summary(const std::vector<result>& results) {
                fmt("%.0f%%", 100.0 * ph.local_scan.t.median_ms / sum) + "), against the call's " + ms(*t) + " ms";
         }
       } else if (g.bound == bound_kind::sort) {
+        std::string phases;  // from the prefixes' medians
+        if (const auto& rec = records()[ri.name]; rec.prefixes) {
+          const auto& px = *rec.prefixes;
+          const double at[] = {0, px.local_sort.t.median_ms, px.splitters.t.median_ms, px.exchange.t.median_ms,
+                               px.full.t.median_ms};
+          const char* name[] = {"local sort", "splitters and table", "exchange", "merge"};
+          phases = "; the phases (the call stopped after each step, timed alone; differences of the medians): ";
+          for (int x = 0; x < 4; ++x)
+            phases += std::string(x ? " + " : "") + name[x] + " " + ms(at[x + 1] - at[x]) + " ms (" +
+                      fmt("%.0f%%", 100.0 * (at[x + 1] - at[x]) / at[4]) + ")";
+          phases += " = " + ms(at[4]) + " ms, against the call's " + ms(*t) + " ms";
+        }
         const auto local = timed_ms(find_row(g.key, row_kind::single, 0, g.n / P));
         const std::int64_t per_rank = g.n / P * 4;
         std::optional<double> a2a = 0.0;
@@ -1552,7 +1593,7 @@ std::vector<std::string> summary(const std::vector<result>& results) {
         }
         if (!local || !a2a) {
           out.push_back(s + "- (needs the single row of " + size_label(g.n / P) + " keys" +
-                        (P > 1 ? " and an all-to-all row)" : ")"));
+                        (P > 1 ? " and an all-to-all row)" : ")") + phases);
           continue;
         }
         const double bound = *local + *a2a;
@@ -1562,11 +1603,11 @@ std::vector<std::string> summary(const std::vector<result>& results) {
                      : "all-to-all of " + bytes_text(per_rank) + " per rank" + rate + " " + ms(*a2a) + " ms") +
              " = " + ms(bound) + " ms; measured " +
              ms(*t) + " ms = " + fmt("%.3fx", ratio) + " the bound (target <= 1.10x: " +
-             (ratio <= 1.10 ? "met)" : "MISSED)");
+             (ratio <= 1.10 ? "met)" : "MISSED)") + phases;
       } else {  // gemm
         const auto local = timed_ms(find_row(g.key, row_kind::single, 0, g.n / P));
         const double b_bytes = double(g.n) * double(g.n) * 2;  // B: k × n bf16
-        std::optional<double> ring = 0.0;
+        std::optional<double> gather = 0.0;
         std::string rate;
         if (P > 1) {
           const row_info* x = nccl_row(coll::all_gather, P, "1GiB");
@@ -1574,25 +1615,27 @@ std::vector<std::string> summary(const std::vector<result>& results) {
           const auto xt = timed_ms(x);
           if (xt) {
             const double alg = double(x->bytes) / (*xt * 1e-3);
-            ring = b_bytes / alg * 1e3;
+            gather = b_bytes / alg * 1e3;
             rate = " at the " + x->size_text + " all-gather row's algbw " + fmt("%.1f GB/s", alg / 1e9);
           } else {
-            ring.reset();
+            gather.reset();
           }
         }
-        if (!local || !ring) {
+        if (!local || !gather) {
           out.push_back(s + "- (needs the single row of " + std::to_string(g.n / P) + " rows" +
                         (P > 1 ? " and an all-gather row)" : ")"));
           continue;
         }
-        const double bound = std::max(*local, *ring + *local / P);
+        // multi::gemm: the first of Q panels is gathered alone, then the others beside the products.
+        const int panels = P > 1 ? int(multi::detail::gemm_panel_starts(g.n).size()) - 1 : 1;
+        const double first = P > 1 ? *gather / panels : 0.0, bound = std::max(*local, *gather) + first;
         s += "local product " + std::to_string(g.n / P) + "x" + std::to_string(g.n) + "x" + std::to_string(g.n) +
              " alone " + ms(*local) + " ms; " +
-             (P == 1 ? std::string("no ring (one rank)")
-                     : "B's ring (the all-gather of " + bytes_text(std::int64_t(b_bytes)) + rate + ") " + ms(*ring) +
-                           " ms") +
-             "; bound max(local, ring + local / P) = " + ms(bound) + " ms; measured " + ms(*t) +
-             " ms = " + fmt("%.3fx", *t / bound) + " the bound";
+             (P == 1 ? std::string("nothing to gather (one rank)")
+                     : "gathering B (" + bytes_text(std::int64_t(b_bytes)) + rate + ") " + ms(*gather) + " ms, its " +
+                           "first of " + std::to_string(panels) + " panels " + ms(first) + " ms") +
+             "; bound max(local, gather) + first panel = " + ms(bound) + " ms; measured " + ms(*t) + " ms = " +
+             fmt("%.3fx", *t / bound) + " the bound";
         if (single) s += "; speed-up " + fmt("%.3fx", *single / *t) + " (target >= " + fmt("%.2fx", g.factor * P) + ")";
       }
       out.push_back(s);

@@ -11,7 +11,9 @@
 // most 160 - sizeof(K) bytes.
 //
 // Four steps, every one ordered on the ranks' streams:
-//  1. Every rank sorts its shard into its keys_out shard with cuprim's single-GPU radix sort (stable).
+//  1. Every rank sorts its shard with cuprim's single-GPU radix sort (stable): into its keys_out shard, or, where
+//     step 4 takes an odd number of rounds (P = 2, 5 to 8, ...), into its workspace (the first round, which reads
+//     the rank's own run in place, then writes keys_out).
 //  2. Exact splitters. Rank j's output starts at global position t_j (the sizes of the ranks before it, all-gathered
 //     first). The key at t_j is found digit by digit, 8 bits a round, on the ordered bits the radix sort ranks
 //     (radix_sort_traits.cuh): each round every rank counts, by binary search in its sorted shard, its keys at or
@@ -23,20 +25,23 @@
 //     the stable order of the concatenation.
 //  3. The table is copied to the host (the one wait: NCCL takes its counts from the host), and one NCCL group of
 //     send/receive pairs (the ranks of this process in the same group) moves every rank's slices to their ranks.
-//     Each rank receives in rank order into consecutive runs of its receive buffer (its own slice by a device
-//     copy): P sorted runs.
+//     Each rank receives in rank order into the runs of its receive buffer, its own slice's place left empty (that
+//     slice stays in the sorted shard): P sorted runs.
 //  4. The runs are merged stably, pairwise in ceil(log2 P) rounds (merge path: a partition kernel finds where each
 //     tile of the output starts in its two runs, then each block merges its tile in shared memory; ties go to the
-//     lower run). For P = 4 that moves the data twice, where a second radix sort would take four to eight passes
-//     and a histogram. (detail::radix_sort_with runs a second stable radix sort of the received runs instead, the
-//     simple form, kept for comparison.)
+//     lower run); the first round reads the own run from the sorted shard, the others from the receive buffer. For
+//     P = 4 that moves the data twice, where a second radix sort would take four to eight passes and a histogram.
+//     (detail::radix_sort_with runs a second stable radix sort of the received runs instead, the own slice copied
+//     into its run: the simple form, kept for comparison.)
 // One rank (comm.size() == 1) is the single-GPU sort.
 //
 // Waits on the host once, between steps 2 and 3, for a table of P x (P + 1) counts; everything else is queued on the
-// ranks' streams. Workspace, from each rank's resource (one sharded_buffer per call): the receive buffer (n keys and
-// values on a rank of n), one region that serves the local sort's workspace and then, for P > 2, the merge's second
-// buffer (so about max(the sort's workspace, n keys and values)), and O(P^2) counts. The same inputs give the same
-// bits on every run.
+// ranks' streams. Workspace, from each rank's resource (one sharded_buffer per call), on a rank of n keys: one region
+// that serves the local sort's workspace and then the receive buffer (max(the sort's workspace, n keys and values)),
+// a second of n keys and values (the sorted shard, or the merge's first round's output; the later rounds alternate
+// between it and the outputs), O(P^2) counts and one per merge tile. That is what the sort took when it copied the
+// own slice, except on two ranks where the local sort's workspace is smaller than n keys and values (values wider
+// than 8 bytes, or a shard sorted on chip). The same inputs give the same bits on every run.
 //
 // Rules (cuprim::invalid_argument before anything runs): one shard per local rank in every argument; every output
 // shard (and values_in shard) has its keys_in shard's size; non-null data where a shard is not empty; no output
@@ -117,22 +122,29 @@ std::size_t local_sort_bytes(std::int64_t n) {
   else return cuprim::radix_sort_keys_workspace_bytes<K>(n);
 }
 
-/// One local rank's workspace (P ≥ 2 ranks, n keys on this one): the splitters' counts, the send table, the
-/// received runs, and `scratch`: the local sort's workspace, then the merge's second buffer (keys, then values).
+/// One local rank's workspace (P ≥ 2 ranks, n keys on this one): the splitters' counts, the send table, the merge's
+/// tile splits, and two regions of keys then values. `shared`: the local sort's workspace, then the receive buffer
+/// (every other rank's run at its place in rank order; the own run's place is left empty, the merge reads that run
+/// where the local sort left it). `second`: n keys and values, the sorted shard when the merge has an odd number of
+/// rounds (the first round then writes the outputs), else the first round's output; the rounds after the first
+/// alternate between it and the outputs. Under sort_finish::resort, the sorted shard is in the outputs, the own run
+/// is copied into the receive buffer, and `second` is the second sort's workspace.
 template <class K, class V>
 struct sort_layout {
   using U = ordered_bits_t<K>;
   using part64 = cuprim::detail::workspace_part<std::int64_t>;
   part64 sizes, counts, ties, bounds, runs, split;
   cuprim::detail::workspace_part<U> prefix;
-  cuprim::detail::workspace_part<K> recv_keys;
-  cuprim::detail::workspace_part<V> recv_values;
-  cuprim::detail::workspace_part<std::byte> scratch;
+  cuprim::detail::workspace_part<std::byte> shared, second;
   std::int64_t n, tiles;
+  int rounds = 0;        // the merge's: ceil(log2 P)
+  bool apart = false;    // the sorted shard in `second` (else in the outputs)
   cuprim::detail::workspace_layout L;
 
-  sort_layout(int P, std::int64_t n_, std::size_t sort_bytes) : n(n_) {
-    const auto p = std::size_t(P), m = std::size_t(n);
+  sort_layout(int P, std::int64_t n_, std::size_t sort_bytes, sort_finish how) : n(n_) {
+    const auto p = std::size_t(P);
+    while ((1 << rounds) < P) ++rounds;
+    apart = how == sort_finish::merge && rounds % 2 == 1;
     tiles = (n + merge_shape<K, V>::tile - 1) / merge_shape<K, V>::tile;
     sizes = L.add<std::int64_t>(p);
     prefix = L.add<U>(p - 1);
@@ -141,42 +153,60 @@ struct sort_layout {
     bounds = L.add<std::int64_t>(p * (p + 1));
     runs = L.add<std::int64_t>(p + 1);
     split = L.add<std::int64_t>(std::size_t(tiles) + 1);
-    recv_keys = L.add<K>(m);
-    recv_values = L.add<V>(has_values<K, V> ? m : 0);
-    const std::size_t second = P > 2 ? values_offset(n) + (has_values<K, V> ? m * sizeof(V) : 0) : 0;
-    scratch = L.add<std::byte>(std::max(sort_bytes, second));
+    const std::size_t pairs = values_offset(n) + (has_values<K, V> ? std::size_t(n) * sizeof(V) : 0);
+    shared = L.add<std::byte>(std::max(sort_bytes, pairs));
+    second = L.add<std::byte>(how == sort_finish::resort ? sort_bytes : pairs);
   }
   static std::size_t values_offset(std::int64_t n) { return cuprim::detail::align_up(std::size_t(n) * sizeof(K)); }
   std::size_t bytes() const { return L.bytes(); }
-  K* tmp_keys(const workspace& w) const { return reinterpret_cast<K*>(scratch.in(w)); }
-  V* tmp_values(const workspace& w) const { return reinterpret_cast<V*>(scratch.in(w) + values_offset(n)); }
+  workspace sort_workspace(const workspace& w) const { return {shared.in(w), shared.bytes()}; }
+  K* recv_keys(const workspace& w) const { return keys_of(shared, w); }
+  V* recv_values(const workspace& w) const { return values_of(shared, w); }
+  K* second_keys(const workspace& w) const { return keys_of(second, w); }
+  V* second_values(const workspace& w) const { return values_of(second, w); }
+  /// Where the local sort writes the sorted shard (the splitters and the exchange read it there).
+  K* sorted_keys(const workspace& w, const sort_shard<K, V>& sh) const { return apart ? second_keys(w) : sh.keys_out; }
+  V* sorted_values(const workspace& w, const sort_shard<K, V>& sh) const {
+    return apart ? second_values(w) : sh.values_out;
+  }
+
+ private:
+  K* keys_of(const cuprim::detail::workspace_part<std::byte>& r, const workspace& w) const {
+    return reinterpret_cast<K*>(r.in(w));
+  }
+  V* values_of(const cuprim::detail::workspace_part<std::byte>& r, const workspace& w) const {
+    std::byte* base = r.in(w);
+    return has_values<K, V> && base ? reinterpret_cast<V*>(base + values_offset(n)) : nullptr;
+  }
 };
 
-/// Step 4 on one rank: the P runs of the receive buffer merged into the outputs (or sorted again).
+/// Step 4 on one rank: the P runs (the own run where the local sort left it, the others in the receive buffer)
+/// merged into the outputs; or, under sort_finish::resort, the receive buffer sorted again into them. own_at: where
+/// the own run starts in the sorted shard.
 template <class K, class V>
 void finish_rank(const char* fn, const sort_layout<K, V>& L, const workspace& w, const sort_shard<K, V>& sh, int P,
-                 sort_finish how, cudaStream_t stream) {
+                 int rank, std::int64_t own_at, sort_finish how, cudaStream_t stream) {
   using S = merge_shape<K, V>;
   const std::int64_t n = sh.n;
   if (n == 0) return;
   if (how == sort_finish::resort)
-    return local_sort(L.recv_keys.in(w), sh.keys_out, L.recv_values.in(w), sh.values_out, n,
-                      workspace{L.scratch.in(w), L.scratch.bytes()}, stream);
-  int rounds = 0;
-  while ((1 << rounds) < P) ++rounds;
-  merge_io<K, V> src{L.recv_keys.in(w), L.recv_values.in(w), nullptr, nullptr};
-  for (int k = 0; k < rounds; ++k) {
-    const bool last = k == rounds - 1, from_recv = src.keys_in == L.recv_keys.in(w);
-    merge_io<K, V> io = src;
-    io.keys_out = last ? sh.keys_out : from_recv ? L.tmp_keys(w) : L.recv_keys.in(w);
-    io.values_out = last ? sh.values_out : from_recv ? L.tmp_values(w) : L.recv_values.in(w);
+    return local_sort(L.recv_keys(w), sh.keys_out, L.recv_values(w), sh.values_out, n,
+                      workspace{L.second.in(w), L.second.bytes()}, stream);
+  merge_io<K, V> io{L.recv_keys(w), L.recv_values(w), nullptr, nullptr};
+  io.own = rank;
+  io.own_keys = L.sorted_keys(w, sh) + own_at;
+  if constexpr (has_values<K, V>) io.own_values = L.sorted_values(w, sh) + own_at;
+  for (int k = 0; k < L.rounds; ++k) {
+    const bool to_out = (L.rounds - 1 - k) % 2 == 0;  // the last round, and every second one before it
+    io.keys_out = to_out ? sh.keys_out : L.second_keys(w);
+    io.values_out = to_out ? sh.values_out : L.second_values(w);
     const merge_round r{L.runs.in(w), P, 1 << k, n};
-    merge_partition_kernel<S::tile><<<unsigned((L.tiles + 256) / 256), 256, 0, stream>>>(io.keys_in, r, L.tiles,
+    merge_partition_kernel<S::tile><<<unsigned((L.tiles + 256) / 256), 256, 0, stream>>>(io, r, L.tiles,
                                                                                           L.split.in(w));
     cuprim::detail::check_launch(fn);
     merge_kernel<K, V><<<unsigned(L.tiles), S::threads, 0, stream>>>(io, r, L.split.in(w));
     cuprim::detail::check_launch(fn);
-    src = merge_io<K, V>{io.keys_out, io.values_out, nullptr, nullptr};
+    io = merge_io<K, V>{io.keys_out, io.values_out, nullptr, nullptr};  // every run in one array from now on
   }
 }
 
@@ -197,7 +227,7 @@ void exchange_rank(const local_rank& l, const std::vector<std::int64_t>& B, cons
   }
 }
 
-/// The slice a rank keeps, copied into its own run.
+/// The slice a rank keeps, copied into its own run (sort_finish::resort only: the merge reads it in place).
 template <class T>
 void keep_own(const local_rank& l, const std::vector<std::int64_t>& B, const std::vector<std::int64_t>& runs, int P,
               const T* send, T* recv) {
@@ -209,9 +239,11 @@ void keep_own(const local_rank& l, const std::vector<std::int64_t>& B, const std
 }
 
 /// Steps 2 (after the sizes and the local sorts) on every local rank: the splitter rounds, the ties, the table.
+/// sorted[i]: local rank i's sorted shard.
 template <class K, class V>
 void find_splitters(const char* fn, const communicator& c, const std::vector<sort_shard<K, V>>& sh,
-                    const std::vector<sort_layout<K, V>>& L, const std::vector<workspace>& w) {
+                    const std::vector<const K*>& sorted, const std::vector<sort_layout<K, V>>& L,
+                    const std::vector<workspace>& w) {
   constexpr int width = cuprim::detail::radix_key<K>::bits, rounds = width / digit_bits;
   const int P = c.size(), splitters = P - 1;
   const std::size_t per_round = std::size_t(splitters) * candidates;
@@ -220,7 +252,7 @@ void find_splitters(const char* fn, const communicator& c, const std::vector<sor
     each_rank(c, [&](const local_rank& l, int i) {
       std::int64_t* counts = L[i].counts.in(w[i]);
       splitter_round_kernel<K><<<unsigned(splitters), 256, 0, l.stream>>>(
-          sh[i].keys_out, sh[i].n, L[i].sizes.in(w[i]), L[i].prefix.in(w[i]),
+          sorted[i], sh[i].n, L[i].sizes.in(w[i]), L[i].prefix.in(w[i]),
           k ? counts + per_round * ((k - 1) & 1) : nullptr, shift + digit_bits, counts + per_round * (k & 1), shift);
       cuprim::detail::check_launch(fn);
     });
@@ -232,7 +264,7 @@ void find_splitters(const char* fn, const communicator& c, const std::vector<sor
   const std::size_t tie_width = 2 * std::size_t(splitters);
   each_rank(c, [&](const local_rank& l, int i) {
     splitter_ties_kernel<K><<<unsigned((splitters + 255) / 256), 256, 0, l.stream>>>(
-        sh[i].keys_out, sh[i].n, L[i].sizes.in(w[i]), L[i].prefix.in(w[i]),
+        sorted[i], sh[i].n, L[i].sizes.in(w[i]), L[i].prefix.in(w[i]),
         L[i].counts.in(w[i]) + per_round * ((rounds - 1) & 1), splitters, L[i].ties.in(w[i]) + tie_width * l.rank);
     cuprim::detail::check_launch(fn);
   });
@@ -249,9 +281,11 @@ void find_splitters(const char* fn, const communicator& c, const std::vector<sor
   });
 }
 
-/// The sort of validated shards (see the file comment for the steps).
+/// The sort of validated shards (see the file comment for the steps), stopped after step `stop` (the lab times the
+/// steps as prefixes of the call; one rank runs the single-GPU sort whatever `stop` says).
 template <class K, class V>
-void sort_run(const char* fn, const communicator& c, const std::vector<sort_shard<K, V>>& sh, sort_finish how) {
+void sort_run(const char* fn, const communicator& c, const std::vector<sort_shard<K, V>>& sh, sort_finish how,
+              sort_stop stop = sort_stop::full) {
   const int P = c.size();
   if (P == 1) {  // one rank: the single-GPU sort
     const local_rank& l = c[0];
@@ -267,12 +301,16 @@ void sort_run(const char* fn, const communicator& c, const std::vector<sort_shar
   std::vector<std::int64_t> bytes;
   each_rank(c, [&](const local_rank&, int i) {
     cuprim::detail::check_no_pending_error(fn);
-    L.emplace_back(P, sh[i].n, local_sort_bytes<K, V>(sh[i].n));
+    L.emplace_back(P, sh[i].n, local_sort_bytes<K, V>(sh[i].n), how);
     bytes.push_back(std::int64_t(L.back().bytes()));
   });
   sharded_buffer<std::byte> buf(c, bytes);
   std::vector<workspace> w;
-  for (int i = 0; i < c.local_size(); ++i) w.push_back({buf.data(i), std::size_t(bytes[std::size_t(i)])});
+  std::vector<const K*> sorted;
+  for (int i = 0; i < c.local_size(); ++i) {
+    w.push_back({buf.data(i), std::size_t(bytes[std::size_t(i)])});
+    sorted.push_back(L[i].sorted_keys(w[i], sh[i]));
+  }
 
   // 1. Every rank's size, all-gathered; the local sorts.
   each_rank(c, [&](const local_rank& l, int i) {
@@ -284,11 +322,12 @@ void sort_run(const char* fn, const communicator& c, const std::vector<sort_shar
     CUPRIM_NCCL_CHECK(ncclAllGather(sizes + l.rank, sizes, 1, ncclInt64, l.comm, l.stream));
   });
   each_rank(c, [&](const local_rank& l, int i) {
-    local_sort(sh[i].keys_in, sh[i].keys_out, sh[i].values_in, sh[i].values_out, sh[i].n,
-               workspace{L[i].scratch.in(w[i]), L[i].scratch.bytes()}, l.stream);
+    local_sort(sh[i].keys_in, L[i].sorted_keys(w[i], sh[i]), sh[i].values_in, L[i].sorted_values(w[i], sh[i]),
+               sh[i].n, L[i].sort_workspace(w[i]), l.stream);
   });
+  if (stop == sort_stop::after_local_sort) return;
   // 2. The splitters and the send table (identical on every rank).
-  find_splitters(fn, c, sh, L, w);
+  find_splitters(fn, c, sh, sorted, L, w);
   // 3. The table to the host (local rank 0's copy serves every local rank), the exchange.
   std::vector<std::int64_t> B(std::size_t(P) * std::size_t(P + 1));
   {
@@ -297,20 +336,28 @@ void sort_run(const char* fn, const communicator& c, const std::vector<sort_shar
                                       cudaMemcpyDeviceToHost, c[0].stream));
     CUPRIM_CUDA_CHECK(cudaStreamSynchronize(c[0].stream));
   }
+  if (stop == sort_stop::after_splitters) return;
   std::vector<std::vector<std::int64_t>> runs(std::size_t(c.local_size()), std::vector<std::int64_t>(P + 1, 0));
   for (int i = 0; i < c.local_size(); ++i)
     for (int q = 0, r = c[i].rank; q < P; ++q)
       runs[i][q + 1] = runs[i][q] + B[std::size_t(q * (P + 1) + r + 1)] - B[std::size_t(q * (P + 1) + r)];
-  each_rank(c, [&](const local_rank& l, int i) {
-    keep_own(l, B, runs[i], P, sh[i].keys_out, L[i].recv_keys.in(w[i]));
-    if constexpr (has_values<K, V>) keep_own(l, B, runs[i], P, sh[i].values_out, L[i].recv_values.in(w[i]));
-  });
+  if (how == sort_finish::resort)
+    each_rank(c, [&](const local_rank& l, int i) {
+      keep_own(l, B, runs[i], P, L[i].sorted_keys(w[i], sh[i]), L[i].recv_keys(w[i]));
+      if constexpr (has_values<K, V>)
+        keep_own(l, B, runs[i], P, L[i].sorted_values(w[i], sh[i]), L[i].recv_values(w[i]));
+    });
   each_rank_grouped(c, [&](const local_rank& l, int i) {
-    exchange_rank(l, B, runs[i], P, sh[i].keys_out, L[i].recv_keys.in(w[i]));
-    if constexpr (has_values<K, V>) exchange_rank(l, B, runs[i], P, sh[i].values_out, L[i].recv_values.in(w[i]));
+    exchange_rank(l, B, runs[i], P, L[i].sorted_keys(w[i], sh[i]), L[i].recv_keys(w[i]));
+    if constexpr (has_values<K, V>)
+      exchange_rank(l, B, runs[i], P, L[i].sorted_values(w[i], sh[i]), L[i].recv_values(w[i]));
   });
-  // 4. The merges.
-  each_rank(c, [&](const local_rank& l, int i) { finish_rank(fn, L[i], w[i], sh[i], P, how, l.stream); });
+  if (stop == sort_stop::after_exchange) return;
+  // 4. The merges (the own run read in place: it starts at B[r][r] in the sorted shard).
+  each_rank(c, [&](const local_rank& l, int i) {
+    const int r = l.rank;
+    finish_rank(fn, L[i], w[i], sh[i], P, r, B[std::size_t(r * (P + 1) + r)], how, l.stream);
+  });
 }
 
 /// radix_sort_pairs with step 4 chosen (sort_finish::resort: a second stable radix sort of the received runs, the

@@ -17,6 +17,10 @@ struct no_values {};
 /// How step 4 runs: merge the received runs (the entry points), or sort them again (for comparison).
 enum class sort_finish { merge, resort };
 
+/// Where a sort stops (the lab times the steps as prefixes of the call): after the local sorts, after the splitters
+/// and the table's wait on the host, after the exchange, or at the end (the entry points).
+enum class sort_stop { after_local_sort, after_splitters, after_exchange, full };
+
 template <class K>
 using ordered_bits_t = typename cuprim::detail::radix_key<K>::bits_t;
 
@@ -165,6 +169,9 @@ struct merge_round {
   __device__ std::int64_t start(int m) const { return at(2 * std::int64_t(m) * stride); }
   __device__ std::int64_t mid(int m) const { return at((2 * std::int64_t(m) + 1) * stride); }
   __device__ std::int64_t end(int m) const { return at((2 * std::int64_t(m) + 2) * stride); }
+  /// The first runs of pair m's two sides.
+  __device__ std::int64_t first_run(int m) const { return 2 * std::int64_t(m) * stride; }
+  __device__ std::int64_t second_run(int m) const { return (2 * std::int64_t(m) + 1) * stride; }
   /// The last pair starting at or before output position o (its end is past o when o < n).
   __device__ int pair_of(std::int64_t o) const {
     int lo = 0, hi = (P + 2 * stride - 1) / (2 * stride) - 1;
@@ -189,31 +196,43 @@ __device__ I merge_path(const K* a, I na, const K* b, I nb, I diag) {
   return lo;
 }
 
-/// split[k]: where tile k's first output (position min(k * Tile, n)) starts in the first run of its pair.
-template <int Tile, class K>
-__global__ void merge_partition_kernel(const K* src, merge_round r, std::int64_t tiles, std::int64_t* split) {
-  const std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k > tiles) return;
-  const std::int64_t o = k * Tile < r.n ? k * Tile : r.n;
-  const int m = r.pair_of(o);
-  const std::int64_t s = r.start(m), h = r.mid(m);
-  split[k] = merge_path(src + s, h - s, src + h, r.end(m) - h, o - s);
-}
-
+/// What a round reads and writes. Every run lies at its output position in keys_in / values_in, except run `own`
+/// (≥ 0 only in the first round, where each side of a pair is one run: the rank's own run, read where the local sort
+/// left it), which starts at own_keys / own_values.
 template <class K, class V>
 struct merge_io {
   const K* keys_in;
   const V* values_in;
   K* keys_out;
   V* values_out;
+  const K* own_keys = nullptr;
+  const V* own_values = nullptr;
+  std::int64_t own = -1;
+  /// The keys (values) of a side whose first run is `run` and whose first output position is `at`.
+  __device__ const K* keys(std::int64_t run, std::int64_t at) const { return run == own ? own_keys : keys_in + at; }
+  __device__ const V* values(std::int64_t run, std::int64_t at) const {
+    return run == own ? own_values : values_in + at;
+  }
 };
 
-/// The block merges src[a, a + la) and src[b, b + lb) (la + lb ≤ one tile) into dst[out, out + la + lb): loads both
+/// split[k]: where tile k's first output (position min(k * Tile, n)) starts in the first side of its pair.
+template <int Tile, class K, class V>
+__global__ void merge_partition_kernel(merge_io<K, V> io, merge_round r, std::int64_t tiles, std::int64_t* split) {
+  const std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k > tiles) return;
+  const std::int64_t o = k * Tile < r.n ? k * Tile : r.n;
+  const int m = r.pair_of(o);
+  const std::int64_t s = r.start(m), h = r.mid(m);
+  split[k] = merge_path(io.keys(r.first_run(m), s), h - s, io.keys(r.second_run(m), h), r.end(m) - h, o - s);
+}
+
+/// The block merges (ak, av)[0, la) and (bk, bv)[0, lb) (la + lb ≤ one tile) into (ok, ov)[0, la + lb): loads both
 /// into shared memory (all of a thread's loads in flight at once), each thread merges its `items` outputs from its
-/// merge path's point (the two heads in registers), and the tile is stored back through shared memory.
+/// merge path's point (the two heads in registers), and the tile is stored back through shared memory. The values'
+/// pointers are null for the keys-only sort.
 template <class K, class V>
-__device__ void merge_tile(unsigned char* smem, const merge_io<K, V>& io, std::int64_t a, int la, std::int64_t b,
-                           int lb, std::int64_t out) {
+__device__ void merge_tile(unsigned char* smem, const K* ak, const V* av, int la, const K* bk, const V* bv, int lb,
+                           K* ok, V* ov) {
   using S = merge_shape<K, V>;
   constexpr bool pairs = !std::is_same_v<V, no_values>;
   K* sk = reinterpret_cast<K*>(smem);
@@ -224,10 +243,11 @@ __device__ void merge_tile(unsigned char* smem, const merge_io<K, V>& io, std::i
 #pragma unroll
   for (int j = 0; j < S::items; ++j) {  // striped loads into registers, then into shared memory
     const int i = int(threadIdx.x) + j * S::threads;
-    const std::int64_t from = i < la ? a + i : b + (i - la);
-    if (i < count) rk[j] = io.keys_in[from];
+    const bool in_a = i < la;
+    const int at = in_a ? i : i - la;
+    if (i < count) rk[j] = (in_a ? ak : bk)[at];
     if constexpr (pairs)
-      if (i < count) rv[j] = io.values_in[from];
+      if (i < count) rv[j] = (in_a ? av : bv)[at];
   }
 #pragma unroll
   for (int j = 0; j < S::items; ++j) {
@@ -239,18 +259,24 @@ __device__ void merge_tile(unsigned char* smem, const merge_io<K, V>& io, std::i
   __syncthreads();
   int from[S::items];
   if (diag < count) {
+    // Without branches: each step picks a head, advances its side and reads that side's next key (past the last
+    // loaded key, the last one, which the bounds then ignore). A warp's threads do not diverge and a step waits for
+    // one shared memory load (a branch per side ran both sides in a diverged warp, a load each); 32-bit keys alone
+    // take 48 registers a thread, not 64 (five blocks an SM, not four). Outputs past `count` are computed, not
+    // stored.
     int x = merge_path(sk, la, sk + la, lb, diag), y = diag - x;
     K ka = sk[x < la ? x : 0], kb = sk[y < lb ? la + y : 0];
 #pragma unroll
     for (int j = 0; j < S::items; ++j) {
-      if (diag + j >= count) break;
-      if (y >= lb || (x < la && !(ordered(kb) < ordered(ka)))) {  // ties: a first
-        rk[j] = ka, from[j] = x++;
-        if (x < la) ka = sk[x];
-      } else {
-        rk[j] = kb, from[j] = la + y++;
-        if (y < lb) kb = sk[la + y];
-      }
+      const bool take_b = y < lb && (x >= la || ordered(kb) < ordered(ka));  // ties: a first
+      rk[j] = take_b ? kb : ka;
+      from[j] = take_b ? la + y : x;
+      x += take_b ? 0 : 1;
+      y += take_b ? 1 : 0;
+      const int next = take_b ? la + y : x;
+      const K k = sk[next < count ? next : count - 1];
+      ka = take_b ? ka : k;
+      kb = take_b ? k : kb;
     }
   }
   if constexpr (pairs)
@@ -268,9 +294,9 @@ __device__ void merge_tile(unsigned char* smem, const merge_io<K, V>& io, std::i
 #pragma unroll
   for (int j = 0; j < S::items; ++j) {  // striped stores
     const int i = int(threadIdx.x) + j * S::threads;
-    if (i < count) io.keys_out[out + i] = sk[i];
+    if (i < count) ok[i] = sk[i];
     if constexpr (pairs)
-      if (i < count) io.values_out[out + i] = sv[i];
+      if (i < count) ov[i] = sv[i];
   }
   __syncthreads();
 }
@@ -288,7 +314,13 @@ __global__ void __launch_bounds__(merge_shape<K, V>::threads)
     if (stop <= o) continue;  // an empty pair
     const std::int64_t a0 = o == o0 ? split[blockIdx.x] : 0, a1 = stop == e ? h - s : split[blockIdx.x + 1];
     const std::int64_t b0 = o - s - a0, b1 = stop - s - a1;
-    merge_tile<K, V>(smem, io, s + a0, int(a1 - a0), h + b0, int(b1 - b0), o);
+    const std::int64_t ra = r.first_run(m), rb = r.second_run(m);
+    if constexpr (std::is_same_v<V, no_values>)
+      merge_tile<K, V>(smem, io.keys(ra, s) + a0, nullptr, int(a1 - a0), io.keys(rb, h) + b0, nullptr, int(b1 - b0),
+                       io.keys_out + o, nullptr);
+    else
+      merge_tile<K, V>(smem, io.keys(ra, s) + a0, io.values(ra, s) + a0, int(a1 - a0), io.keys(rb, h) + b0,
+                       io.values(rb, h) + b0, int(b1 - b0), io.keys_out + o, io.values_out + o);
     o = stop;
   }
 }
