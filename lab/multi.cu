@@ -8,7 +8,8 @@
 //                 the global array is the lab's random value g, wherever it lies). The baseline column is the
 //                 single row of the whole array, so the table's speedup is the multi-GPU speed-up;
 //   nccl rows     all-reduce, all-gather and all-to-all (grouped ncclSend/ncclRecv) on the same communicators: the
-//                 sizes the operations move (a few bytes to 256 KiB) and 256 MiB and 1 GiB per rank.
+//                 sizes the operations move (a few bytes to 256 KiB, and the sort's n/P keys per rank) and 256 MiB
+//                 and 1 GiB per rank.
 //
 //   reduce          sum of float, 2^31 elements                      target speed-up >= 0.9·P
 //   scan            inclusive sum of int32, 2^31                     target >= 0.6·P (3 moves per element on P GPUs
@@ -17,8 +18,8 @@
 //   histogram       histogram_even of float, 256 and 65536 bins, 2^31   target >= 0.9·P
 //   select          select_if of float keeping x < 0.5 (about half), 2^30   no target: reported
 //   radix sort      radix_sort_keys of uint32, 2^31                  target: <= 1.1 × the bound [single-GPU sort of
-//                                                                   n/P keys + all-to-all of n/P keys at the
-//                                                                   all-to-all row's rate]; its phases are timed as
+//                                                                   n/P keys + the all-to-all of n/P keys, its
+//                                                                   own nccl row]; its phases are timed as
 //                                                                   prefixes of the call (local sort, splitters and
 //                                                                   table, exchange, merge)
 //   GEMM            bf16 A and B, float C, 16384^3                   target speed-up >= 0.9·P
@@ -1580,7 +1581,9 @@ std::vector<std::string> summary(const std::vector<result>& results) {
         std::optional<double> a2a = 0.0;
         std::string rate = "";
         if (P > 1) {
-          const row_info* x = nccl_row(coll::all_to_all, P, "1GiB");
+          // The all-to-all of the sort's own volume where it ran, else a bandwidth row's rate.
+          const row_info* x = nccl_row(coll::all_to_all, P, bytes_text(per_rank));
+          if (!timed_ms(x)) x = nccl_row(coll::all_to_all, P, "1GiB");
           if (!timed_ms(x)) x = nccl_row(coll::all_to_all, P, "256MiB");
           const auto xt = timed_ms(x);
           if (xt) {
@@ -1770,6 +1773,9 @@ void register_multi() {
       add_nccl(P, coll::all_gather, ncclFloat32, "float", 4, b, bytes_text(b));
       add_nccl(P, coll::all_to_all, ncclFloat32, "float", 4, b, bytes_text(b));
     }
+    // The sort's data: the all-to-all of each rank's n/P uint32 keys, the volume its bound is held to.
+    if (const std::int64_t b = z.n() / P * 4; b != pow2(28) && b != pow2(30))
+      add_nccl(P, coll::all_to_all, ncclUint32, "uint32", 4, b, bytes_text(b));
   }
   add_note(prefix, "multi: P GPUs (devices 0..P-1) driven by one process through cuprim::multi "
                    "(communicator::local, NCCL, NCCL_NVLS_ENABLE=0), one communicator per P for the whole run; "

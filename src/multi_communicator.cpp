@@ -40,6 +40,36 @@ void make_streams(std::vector<local_rank>& locals, std::vector<bool>& owned) {
   }
 }
 
+// One NCCL communicator per local rank, made by make(l, &comm) with l's device current, all in one group: several
+// ranks of one process must make theirs together (each blocks until every rank has joined). On a failure the ones
+// made so far are aborted, not destroyed (destroying would wait for peers), and the error is rethrown.
+template <class Make>
+std::vector<ncclComm_t> make_grouped(const std::vector<local_rank>& locals, Make&& make) {
+  std::vector<ncclComm_t> made(locals.size(), nullptr);
+  const auto abort_made = [&made] {
+    for (ncclComm_t& m : made)
+      if (m != nullptr) ncclCommAbort(std::exchange(m, nullptr));
+  };
+  detail::group_start();
+  try {
+    for (std::size_t i = 0; i < locals.size(); ++i) {
+      device_guard g(locals[i].device);
+      make(locals[i], &made[i]);
+    }
+  } catch (...) {
+    ncclGroupEnd();
+    abort_made();
+    throw;
+  }
+  try {
+    detail::group_end();
+  } catch (...) {
+    abort_made();
+    throw;
+  }
+  return made;
+}
+
 }  // namespace
 
 nccl_error::nccl_error(ncclResult_t code, std::string call, std::source_location where)
@@ -103,29 +133,10 @@ communicator communicator::join(const unique_id& id, int nranks, int first_rank,
   c.size_ = nranks;
   c.locals_.resize(devices.size());
   for (std::size_t i = 0; i < devices.size(); ++i) c.locals_[i] = {first_rank + int(i), devices[i], nullptr, nullptr, nullptr};
-  // Several ranks in one process: their inits must be one group (each blocks until all ranks have joined). A
-  // failed init leaves communicators that must be aborted, not destroyed (destroying would wait for peers).
-  const auto abort_all = [&c] {
-    for (local_rank& l : c.locals_)
-      if (l.comm != nullptr) ncclCommAbort(std::exchange(l.comm, nullptr));
-  };
-  detail::group_start();
-  try {
-    for (local_rank& l : c.locals_) {
-      device_guard g(l.device);
-      CUPRIM_NCCL_CHECK(ncclCommInitRank(&l.comm, nranks, id.get(), l.rank));
-    }
-  } catch (...) {
-    ncclGroupEnd();
-    abort_all();
-    throw;
-  }
-  try {
-    detail::group_end();
-  } catch (...) {
-    abort_all();
-    throw;
-  }
+  std::vector<ncclComm_t> comms = make_grouped(c.locals_, [&](const local_rank& l, ncclComm_t* out) {
+    CUPRIM_NCCL_CHECK(ncclCommInitRank(out, nranks, id.get(), l.rank));
+  });
+  for (std::size_t i = 0; i < comms.size(); ++i) c.locals_[i].comm = comms[i];
   make_streams(c.locals_, c.owns_stream_);
   return c;
 }
@@ -187,31 +198,12 @@ std::vector<ncclComm_t> communicator::side_comms(int ctas) const {
   release_side();
   // Made before any is used, on the ranks' streams' devices; the split waits for the ranks' queued NCCL work.
   synchronize();
-  std::vector<ncclComm_t> made(locals_.size(), nullptr);
-  const auto abort_made = [&made] {
-    for (ncclComm_t& m : made)
-      if (m != nullptr) ncclCommAbort(std::exchange(m, nullptr));
-  };
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.maxCTAs = ctas;
   config.minCTAs = 1;
-  detail::group_start();
-  try {
-    for (std::size_t i = 0; i < locals_.size(); ++i) {
-      device_guard g(locals_[i].device);
-      CUPRIM_NCCL_CHECK(ncclCommSplit(locals_[i].comm, 0, locals_[i].rank, &made[i], &config));
-    }
-  } catch (...) {
-    ncclGroupEnd();
-    abort_made();
-    throw;
-  }
-  try {
-    detail::group_end();
-  } catch (...) {
-    abort_made();
-    throw;
-  }
+  std::vector<ncclComm_t> made = make_grouped(locals_, [&](const local_rank& l, ncclComm_t* out) {
+    CUPRIM_NCCL_CHECK(ncclCommSplit(l.comm, 0, l.rank, out, &config));
+  });
   side_ = std::move(made);
   side_ctas_ = ctas;
   return side_;

@@ -92,12 +92,14 @@ double time_call(std::vector<rank_state>& R, const std::function<void()>& call) 
   return t[t.size() / 2];
 }
 
-void all_to_all(std::vector<rank_state>& R, const std::vector<ncclComm_t>& comms, std::size_t bytes) {
+void all_to_all(std::vector<rank_state>& R, const std::vector<ncclComm_t>& comms, std::size_t bytes,
+                bool self = true) {
   const int P = int(R.size());
   const std::size_t piece = bytes / std::size_t(P);
   NK(ncclGroupStart());
   for (int i = 0; i < P; ++i)
     for (int q = 0; q < P; ++q) {
+      if (!self && q == i) continue;
       NK(ncclSend(R[i].send + q * piece, piece, ncclUint8, q, comms[i], R[i].stream));
       NK(ncclRecv(R[i].recv + q * piece, piece, ncclUint8, q, comms[i], R[i].stream));
     }
@@ -176,6 +178,20 @@ int main() {
       const double ag = time_call(R, [&] { all_gather(R, comms, bytes); });
       std::printf("P=%d %-7s all-to-all 256MiB %.4f ms (%.1f GB/s algbw)   all-gather 256MiB %.4f ms (%.1f GB/s)\n", P,
                   kind.c_str(), a2a, bytes / a2a / 1e6, ag, bytes / ag / 1e6);
+      if (kind == "malloc") {  // the radix sort's exchange: no piece to itself, pieces of 1/P of 2 GiB
+        for (int i = 0; i < P; ++i) {
+          CK(cudaSetDevice(i));
+          CK(cudaFree(R[i].send));
+          CK(cudaFree(R[i].recv));
+          CK(cudaMalloc(&R[i].send, 8 * bytes));
+          CK(cudaMalloc(&R[i].recv, 8 * bytes));
+        }
+        const double big = time_call(R, [&] { all_to_all(R, comms, 8 * bytes); });
+        const double cross = time_call(R, [&] { all_to_all(R, comms, 8 * bytes, false); });
+        std::printf("P=%d malloc  all-to-all 2GiB %.4f ms (%.1f GB/s algbw); without the piece to itself %.4f ms "
+                    "(%.1f GB/s of what crosses)\n", P, big, 8 * bytes / big / 1e6, cross,
+                    8 * bytes * (P - 1) / P / cross / 1e6);
+      }
       if (kind == "malloc")
         for (int ctas : {2, 4, 8, 16}) {
           std::vector<ncclComm_t> side = split(R, ctas);

@@ -177,12 +177,13 @@ std::int64_t gemm_block_stride(std::int64_t elements) {
 }
 
 /// SMs a product leaves to the NCCL kernels of the next panel's gather (P > 1), and the most CTAs those kernels
-/// take: CUPRIM_MULTI_GEMM_RESERVE_SMS when set (0: no reserve, the gather on the ranks' own NCCL communicators),
-/// else gemm_default_reserved_sms.
+/// take: CUPRIM_MULTI_GEMM_RESERVE_SMS when set, else gemm_default_reserved_sms. 0: no reserve (the gather waits
+/// for SMs); negative (-1): no persistent grid beside a gather (one cluster per tile, the gather's kernels take SMs
+/// as tiles finish), the gather on the ranks' own communicators.
 inline constexpr int gemm_default_reserved_sms = 8;
 inline int gemm_reserved_sms() {
   if (const char* v = std::getenv("CUPRIM_MULTI_GEMM_RESERVE_SMS"); v != nullptr && *v != '\0')
-    return std::max(0, std::atoi(v));
+    return std::max(-1, std::atoi(v));
   return gemm_default_reserved_sms;
 }
 
@@ -299,7 +300,7 @@ void gemm_panels(const communicator& c, const gemm_shape& s, gemm_scalar_t<T> al
   const std::int64_t gathered = gemm_block_stride<T>(g.elements(widest));  // the blocks of one panel
   const std::int64_t panel = gemm_block_stride<T>(k * widest);  // one assembled panel of B, k × w (ld k)
   sharded_buffer<T> work(c, gathered + 2 * panel);              // the gathered blocks, then two panels
-  const int reserve = overlap ? gemm_reserved_sms() : 0;
+  const int reserve = overlap ? gemm_reserved_sms() : 0;  // negative: data-parallel products, no side comms
   const std::vector<ncclComm_t> side = reserve > 0 ? c.side_comms(reserve) : std::vector<ncclComm_t>{};
   std::vector<transfer_lane> lanes(std::size_t(c.local_size()));  // after the buffers: joined before they are freed
   if (overlap) each_rank(c, [&](const local_rank& l, int i) { lanes[std::size_t(i)].open(l, Q); });

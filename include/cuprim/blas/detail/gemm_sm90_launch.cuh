@@ -26,7 +26,9 @@ namespace cuprim::detail {
 
 /// SMs the tensor-core GEMM's persistent grid leaves free on this thread's launches (0: none, the grid takes every
 /// SM it fits on). A persistent grid that fills the GPU keeps any kernel launched beside it (an NCCL transfer
-/// overlapping a product) from starting until it ends; cuprim::multi's GEMM sets this while its ring runs.
+/// overlapping a product) from starting until it ends; cuprim::multi's GEMM sets this beside its transfers.
+/// Negative: no persistent grid, one cluster per work unit, so the hardware hands SMs to a kernel beside it (of a
+/// higher-priority stream first) as the product's clusters finish.
 inline thread_local int gemm_sm90_reserved_sms = 0;
 
 /// Sets gemm_sm90_reserved_sms for a scope.
@@ -182,6 +184,8 @@ void gemm_sm90_launch_pair(const device_info& dev, const CUtensorMap& map_a, con
   const std::int64_t units = tiles * std::max(1, g.splits);
   if (gemm_sm90_reserved_sms > 0)  // SMs left to kernels beside this one (gemm_sm_reserve)
     clusters = std::max(1, std::min(clusters, (dev.sm_count - gemm_sm90_reserved_sms) / P.cluster));
+  else if (gemm_sm90_reserved_sms < 0)  // one cluster per work unit: SMs freed as they finish
+    clusters = int(std::min<std::int64_t>(units, std::int64_t(1) << 30));
   cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(units, clusters) * P.cluster));
   CUPRIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, g));
 }
