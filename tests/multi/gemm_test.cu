@@ -1,8 +1,8 @@
 // cuprim::multi::gemm (column panels, gathered while the previous panel is multiplied) and detail::gemm_allgather
 // (the same steps without the overlap) on P = 1, 2 and 4 GPUs of this process, against a double host reference of
 // the global product: even shards, and uneven ones (m = 301, k = 257, n odd, a rank with no rows, a rank with no
-// inner block, a rank whose own block is empty: P broadcasts instead of one all-gather), k = 0, and n = 643 (five
-// panels of 128 columns and a narrow one: both panel buffers reused); bf16 in with float C, bf16 C, float and
+// inner block, a rank whose own block is empty: P broadcasts instead of one all-gather), k = 0, and n = 643 (three
+// panels at the default count, two of 256 columns and one of 131: both panel buffers reused); bf16 in with float C, bf16 C, float and
 // double. C is poisoned (NaN) before every run with beta = 0 and holds random values for beta ≠ 0. Every element of
 // C comes from one product over the whole k, rounded once, so the bound is the one-GPU GEMM tests':
 //   16-bit in:        4·k·2^-24·|alpha|·Σ|a·b| + 2^-p·(|result| + |beta·c|)
@@ -222,8 +222,8 @@ problem even(int P, double beta) {
   return {multi::even_split(512, P), multi::even_split(384, P), 129, 1.5, beta};
 }
 
-/// Wide: n = 643 columns, six panels at the default panel count (five of 128 columns and one of 3), so both panel
-/// buffers are reused; even shards (an all-gather per panel).
+/// Wide: n = 643 columns, three panels at the default panel count (two of 256 columns and one of 131), so both
+/// panel buffers are reused; even shards (an all-gather per panel).
 problem wide(int P, double beta) {
   return {multi::even_split(256, P), multi::even_split(192, P), 643, 0.5, beta};
 }
@@ -248,6 +248,22 @@ TEST_P(MultiGemm, Bf16ToFloat) {
     check_problem<bf16, float>(c, uneven(P, beta), r);
   }
   check_problem<bf16, float>(c, wide(P, 0.25), r);
+}
+
+/// The other overlap modes (gemm.cuh, "Cost"): a persistent grid R SMs short with the gathers on side communicators
+/// of at most R CTAs, and no reserve; the same bits as the all-gather path either way.
+TEST_P(MultiGemm, ReservedSms) {
+  const int P = GetParam();
+  REQUIRE_GPUS(P);
+  CUPRIM_TEST_RNG(r);
+  multi::communicator& c = comm(P);
+  for (const char* reserve : {"8", "0"}) {
+    SCOPED_TRACE(std::string("CUPRIM_MULTI_GEMM_RESERVE_SMS=") + reserve);
+    setenv("CUPRIM_MULTI_GEMM_RESERVE_SMS", reserve, 1);
+    check_problem<bf16, float>(c, wide(P, 0.0), r);
+    check_problem<float, float>(c, uneven(P, 0.5), r);
+    unsetenv("CUPRIM_MULTI_GEMM_RESERVE_SMS");
+  }
 }
 
 TEST_P(MultiGemm, Bf16ToBf16) {

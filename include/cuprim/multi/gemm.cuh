@@ -20,7 +20,7 @@
 // float alpha, beta (tensor cores); float, or double, throughout (alpha and beta of the element type).
 //
 // Algorithm: column panels, each gathered while the previous one is multiplied. n is cut into Q panels of whole
-// 128-column groups (CUPRIM_MULTI_GEMM_PANELS, default 8). For panel q (columns n_q .. n_q + w - 1), every rank's
+// 128-column groups (CUPRIM_MULTI_GEMM_PANELS, default 4). For panel q (columns n_q .. n_q + w - 1), every rank's
 // rows of it, B_j[:, panel] (inner[j] × w, contiguous), go to every rank: one ncclAllGather where every rank holds as
 // many rows of B, else P ncclBroadcast (one NCCL group per panel; with one process driving several GPUs, the calls
 // of all its GPUs). Copy-engine 2-D copies (cudaMemcpy2DAsync, no SMs) then assemble the panel as one k × w
@@ -35,23 +35,26 @@
 // Cost. Every rank receives (P - 1)/P of B and multiplies m_r × n × k, so its time is about
 //   the first panel's gather + max(its local GEMM, the other panels' gathers).
 // The tensor-core product is a persistent grid that takes every SM it fits on: an NCCL kernel launched beside it
-// could not start until it ended. So a product beside a gather leaves R SMs free
-// (CUPRIM_MULTI_GEMM_RESERVE_SMS, default 8; 0 turns it off), and those gathers run on second NCCL communicators of
-// the same ranks whose kernels take at most R CTAs (communicator::side_comms, made by the first call). The first
-// panel's gather, with nothing beside it, takes the ranks' own communicators; the last panel's product takes every
-// SM. docs/multi.md has the measurements.
+// could not start until it ended. So a product beside a gather is launched without a persistent grid, one cluster
+// per tile, and the gather's kernels (of the higher-priority stream) take SMs as tiles finish
+// (CUPRIM_MULTI_GEMM_RESERVE_SMS = -1, the default). A positive R instead caps the product's persistent grid R SMs
+// short of the GPU and runs the gathers on second NCCL communicators of the same ranks whose kernels take at most R
+// CTAs (communicator::side_comms, made by the first call); 0 does neither. The first panel's gather, with nothing
+// beside it, takes the ranks' own communicators; the last panel's product takes every SM. On four H200s (16384^3,
+// bf16): R = -1 with 4 panels 4.12 ms, R = 16 with 4 panels 4.32 ms, with 8 panels 4.65 ms; docs/multi.md has the
+// rest.
 // The tensor-core kernel reads a panel without a copy where m_r and k are multiples of 8 (bf16 / half; 64 avoids a
 // re-pack of large products); other sizes are correct, and take cuprim::blas::gemm's slower paths.
 //
 // Memory: per rank (none with one rank), one panel's gathered blocks and two assembled panels, about 3·k·n/Q
-// elements, from the rank's resource (comm[i].resource), ordered on its stream; the NCCL buffers of the side
-// communicators (kept with the communicator). The local products' own temporaries (a split-k's sums, a re-packed
+// elements, from the rank's resource (comm[i].resource), ordered on its stream; with R > 0, the NCCL buffers of the
+// side communicators (kept with the communicator). The local products' own temporaries (a split-k's sums, a re-packed
 // operand) come from cuprim::current_resource() of each device, as cuprim::blas::gemm's plain form takes them.
 //
 // Ordering: every input is read and C written in the order of the communicator's streams (comm[i].stream); the
 // call creates one stream and a few events per local rank (released when their work is done), joins that stream
-// back into comm[i].stream before returning, and never waits on the host (but in the first call on a communicator,
-// which makes its side communicators: communicator::side_comms waits for the ranks' streams).
+// back into comm[i].stream before returning, and never waits on the host (with R > 0, but in the first call on a
+// communicator, which makes its side communicators: communicator::side_comms waits for the ranks' streams).
 //
 // Rules (cuprim::invalid_argument before anything runs): n ≥ 0; rows and inner hold comm.size() non-negative
 // sizes; one shard per local rank in A, B and C; for local rank i of rank r, A[i].size = rows[r]·k,
@@ -180,7 +183,7 @@ std::int64_t gemm_block_stride(std::int64_t elements) {
 /// take: CUPRIM_MULTI_GEMM_RESERVE_SMS when set, else gemm_default_reserved_sms. 0: no reserve (the gather waits
 /// for SMs); negative (-1): no persistent grid beside a gather (one cluster per tile, the gather's kernels take SMs
 /// as tiles finish), the gather on the ranks' own communicators.
-inline constexpr int gemm_default_reserved_sms = 8;
+inline constexpr int gemm_default_reserved_sms = -1;
 inline int gemm_reserved_sms() {
   if (const char* v = std::getenv("CUPRIM_MULTI_GEMM_RESERVE_SMS"); v != nullptr && *v != '\0')
     return std::max(-1, std::atoi(v));
@@ -189,7 +192,7 @@ inline int gemm_reserved_sms() {
 
 /// The number of column panels n is cut into (P > 1): CUPRIM_MULTI_GEMM_PANELS when set, else
 /// gemm_default_panels; at least 1, and no panel narrower than gemm_panel_granule columns (but the last).
-inline constexpr int gemm_default_panels = 8;
+inline constexpr int gemm_default_panels = 4;
 inline constexpr std::int64_t gemm_panel_granule = 128;
 inline std::vector<std::int64_t> gemm_panel_starts(std::int64_t n) {
   int q = gemm_default_panels;

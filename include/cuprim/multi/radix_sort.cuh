@@ -133,10 +133,11 @@ template <class K, class V>
 struct sort_layout {
   using U = ordered_bits_t<K>;
   using part64 = cuprim::detail::workspace_part<std::int64_t>;
-  part64 sizes, counts, ties, bounds, runs, split;
+  part64 sizes, counts, ties, bounds, runs, shifts, slots, split;
   cuprim::detail::workspace_part<U> prefix;
   cuprim::detail::workspace_part<std::byte> shared, second;
   std::int64_t n, tiles;
+  std::int64_t keys_room = 0;  // keys the receive buffer holds (n, and the slices' heads and padding)
   int rounds = 0;        // the merge's: ceil(log2 P)
   bool apart = false;    // the sorted shard in `second` (else in the outputs)
   cuprim::detail::workspace_layout L;
@@ -152,12 +153,17 @@ struct sort_layout {
     ties = L.add<std::int64_t>(2 * p * (p - 1));
     bounds = L.add<std::int64_t>(p * (p + 1));
     runs = L.add<std::int64_t>(p + 1);
+    shifts = L.add<std::int64_t>(2 * p);  // run_shifts_kernel's: keys, then values
+    slots = L.add<std::int64_t>(2 * p);   // its scratch
     split = L.add<std::int64_t>(std::size_t(tiles) + 1);
-    const std::size_t pairs = values_offset(n) + (has_values<K, V> ? std::size_t(n) * sizeof(V) : 0);
+    // Room for the received slices with their heads and padding (slice_align), in both regions alike.
+    keys_room = slice_align<sizeof(K)>::capacity(n, P);
+    const std::size_t pairs =
+        values_offset() + (has_values<K, V> ? std::size_t(slice_align<sizeof(V)>::capacity(n, P)) * sizeof(V) : 0);
     shared = L.add<std::byte>(std::max(sort_bytes, pairs));
     second = L.add<std::byte>(how == sort_finish::resort ? sort_bytes : pairs);
   }
-  static std::size_t values_offset(std::int64_t n) { return cuprim::detail::align_up(std::size_t(n) * sizeof(K)); }
+  std::size_t values_offset() const { return cuprim::detail::align_up(std::size_t(keys_room) * sizeof(K)); }
   std::size_t bytes() const { return L.bytes(); }
   workspace sort_workspace(const workspace& w) const { return {shared.in(w), shared.bytes()}; }
   K* recv_keys(const workspace& w) const { return keys_of(shared, w); }
@@ -176,7 +182,7 @@ struct sort_layout {
   }
   V* values_of(const cuprim::detail::workspace_part<std::byte>& r, const workspace& w) const {
     std::byte* base = r.in(w);
-    return has_values<K, V> && base ? reinterpret_cast<V*>(base + values_offset(n)) : nullptr;
+    return has_values<K, V> && base ? reinterpret_cast<V*>(base + values_offset()) : nullptr;
   }
 };
 
@@ -194,6 +200,8 @@ void finish_rank(const char* fn, const sort_layout<K, V>& L, const workspace& w,
                       workspace{L.second.in(w), L.second.bytes()}, stream);
   merge_io<K, V> io{L.recv_keys(w), L.recv_values(w), nullptr, nullptr};
   io.own = rank;
+  io.shift = L.shifts.in(w);  // the first round's: the received slices lie past their heads and padding
+  io.P = P;
   io.own_keys = L.sorted_keys(w, sh) + own_at;
   if constexpr (has_values<K, V>) io.own_values = L.sorted_values(w, sh) + own_at;
   for (int k = 0; k < L.rounds; ++k) {
@@ -210,20 +218,29 @@ void finish_rank(const char* fn, const sort_layout<K, V>& L, const workspace& w,
   }
 }
 
-/// Step 3 for one array on one rank (inside the NCCL group): its slices to the other ranks, theirs into its runs.
+/// Step 3 for one array on one rank (inside the NCCL group): its slices to the other ranks, theirs into its receive
+/// buffer. `aligned` (the merge): every message starts on 16 bytes at both ends (slice_align: the sender sends from
+/// the boundary before its slice, the receiver skips that head), the receive slots from receive_slots; else (the
+/// re-sort) the slices as they lie, back to back in rank order.
 template <class T>
-void exchange_rank(const local_rank& l, const std::vector<std::int64_t>& B, const std::vector<std::int64_t>& runs,
-                   int P, const T* send, T* recv) {
+void exchange_rank(const local_rank& l, const std::vector<std::int64_t>& B, int P, bool aligned, const T* send,
+                   T* recv) {
+  using A = slice_align<sizeof(T)>;
   const int r = l.rank;
+  std::vector<std::int64_t> slot(static_cast<std::size_t>(P)), start(static_cast<std::size_t>(P));
+  receive_slots<sizeof(T)>(B.data(), P, r, aligned, slot.data(), start.data());
   for (int q = 0; q < P; ++q) {
     if (q == r) continue;
     const std::int64_t from = B[std::size_t(r * (P + 1) + q)], count = B[std::size_t(r * (P + 1) + q + 1)] - from;
+    const std::int64_t head = aligned && count > 0 ? A::head(from) : 0;
     if (count > 0)
-      CUPRIM_NCCL_CHECK(ncclSend(send + from, std::size_t(count) * sizeof(T), ncclUint8, q, l.comm, l.stream));
-    const std::int64_t in = B[std::size_t(q * (P + 1) + r + 1)] - B[std::size_t(q * (P + 1) + r)];
-    if (in > 0)
-      CUPRIM_NCCL_CHECK(ncclRecv(recv + runs[std::size_t(q)], std::size_t(in) * sizeof(T), ncclUint8, q, l.comm,
+      CUPRIM_NCCL_CHECK(ncclSend(send + from - head, std::size_t(head + count) * sizeof(T), ncclUint8, q, l.comm,
                                  l.stream));
+    const std::int64_t in = B[std::size_t(q * (P + 1) + r + 1)] - B[std::size_t(q * (P + 1) + r)];
+    if (in > 0)  // the head (start - slot elements) and the slice
+      CUPRIM_NCCL_CHECK(ncclRecv(recv + slot[std::size_t(q)],
+                                 std::size_t(start[std::size_t(q)] - slot[std::size_t(q)] + in) * sizeof(T), ncclUint8,
+                                 q, l.comm, l.stream));
   }
 }
 
@@ -277,6 +294,9 @@ void find_splitters(const char* fn, const communicator& c, const std::vector<sor
                                                                         L[i].bounds.in(w[i]));
     cuprim::detail::check_launch(fn);
     run_offsets_kernel<<<1, 1, 0, l.stream>>>(L[i].bounds.in(w[i]), P, l.rank, L[i].runs.in(w[i]));
+    cuprim::detail::check_launch(fn);
+    run_shifts_kernel<sizeof(K), has_values<K, V> ? sizeof(V) : 1><<<1, 1, 0, l.stream>>>(
+        L[i].bounds.in(w[i]), P, l.rank, L[i].runs.in(w[i]), L[i].shifts.in(w[i]), L[i].slots.in(w[i]));
     cuprim::detail::check_launch(fn);
   });
 }
@@ -347,10 +367,11 @@ void sort_run(const char* fn, const communicator& c, const std::vector<sort_shar
       if constexpr (has_values<K, V>)
         keep_own(l, B, runs[i], P, L[i].sorted_values(w[i], sh[i]), L[i].recv_values(w[i]));
     });
+  const bool aligned = how == sort_finish::merge;
   each_rank_grouped(c, [&](const local_rank& l, int i) {
-    exchange_rank(l, B, runs[i], P, L[i].sorted_keys(w[i], sh[i]), L[i].recv_keys(w[i]));
+    exchange_rank(l, B, P, aligned, L[i].sorted_keys(w[i], sh[i]), L[i].recv_keys(w[i]));
     if constexpr (has_values<K, V>)
-      exchange_rank(l, B, runs[i], P, L[i].sorted_values(w[i], sh[i]), L[i].recv_values(w[i]));
+      exchange_rank(l, B, P, aligned, L[i].sorted_values(w[i], sh[i]), L[i].recv_values(w[i]));
   });
   if (stop == sort_stop::after_exchange) return;
   // 4. The merges (the own run read in place: it starts at B[r][r] in the sorted shard).

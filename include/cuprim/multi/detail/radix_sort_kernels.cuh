@@ -140,6 +140,61 @@ __global__ void run_offsets_kernel(const Count* bounds, int P, int r, Count* run
   runs[P] = at;
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Step 3: where the received slices land
+
+/// NCCL copies a slice at full rate only where both its ends' buffers start on 16 bytes (its Simple and LL128
+/// protocols fall back to narrower accesses otherwise), and a slice of a sorted shard starts anywhere. So a slice
+/// of elements of `Size` bytes is sent from the 16-byte boundary at or before it: `head` elements that are not its
+/// own go first, and the receiver puts the whole message at a 16-byte boundary of its receive buffer and reads the
+/// slice past the head. Sender and receiver compute the same head from the slice's first position (the shard's
+/// base is 16-byte aligned: cuprim's workspace, or the caller's keys_out). A Size that does not divide 16 gets no
+/// head and no padding: its slices are sent as they lie.
+template <std::size_t Size>
+struct slice_align {
+  static constexpr std::int64_t elems = 16 % Size == 0 ? std::int64_t(16 / Size) : 1;  // per 16 bytes (1: none)
+  __host__ __device__ static std::int64_t head(std::int64_t from) { return from % elems; }
+  __host__ __device__ static std::int64_t round_up(std::int64_t x) { return (x + elems - 1) / elems * elems; }
+  /// Elements a receive buffer of n elements needs for P slices placed this way.
+  static std::int64_t capacity(std::int64_t n, int P) { return n + 2 * std::int64_t(P) * elems; }
+};
+
+/// Rank r's receive layout, from the send table (bounds: P x (P + 1)): slot[q] where rank q's message lands in the
+/// receive buffer (q ≠ r; the own run is read in place) and where its slice then starts, slot[q] + head. With
+/// `aligned` false the slices lie back to back at their output positions (the re-sort's layout). The same function
+/// runs on the host (the receives' addresses) and on the device (the merge's run addresses).
+template <std::size_t Size, class Count>
+__host__ __device__ void receive_slots(const Count* bounds, int P, int r, bool aligned, Count* slot, Count* start) {
+  using A = slice_align<Size>;
+  Count at = 0;
+  for (int q = 0; q < P; ++q) {
+    const Count from = bounds[q * (P + 1) + r], count = bounds[q * (P + 1) + r + 1] - from;
+    if (!aligned) {
+      slot[q] = start[q] = at;
+      at += count;
+      continue;
+    }
+    if (q == r) {
+      slot[q] = start[q] = at;  // not received
+      continue;
+    }
+    const Count head = count > 0 ? A::head(from) : 0;
+    slot[q] = at;
+    start[q] = at + head;
+    at += A::round_up(head + count);
+  }
+}
+
+/// shift[q] (keys) and shift[P + q] (values): how far run q's slice lies past its output position in the receive
+/// buffer (receive_slots' start minus the run's offset, runs: run_offsets_kernel's).
+template <std::size_t KeySize, std::size_t ValueSize, class Count>
+__global__ void run_shifts_kernel(const Count* bounds, int P, int r, const Count* runs, Count* shift, Count* scratch) {
+  receive_slots<KeySize>(bounds, P, r, true, scratch, scratch + P);
+  for (int q = 0; q < P; ++q) shift[q] = scratch[P + q] - runs[q];
+  receive_slots<ValueSize>(bounds, P, r, true, scratch, scratch + P);
+  for (int q = 0; q < P; ++q) shift[P + q] = scratch[P + q] - runs[q];
+}
+
 template <class Count>
 __global__ void set_value_kernel(Count* p, Count v) {
   *p = v;
@@ -196,9 +251,10 @@ __device__ I merge_path(const K* a, I na, const K* b, I nb, I diag) {
   return lo;
 }
 
-/// What a round reads and writes. Every run lies at its output position in keys_in / values_in, except run `own`
-/// (≥ 0 only in the first round, where each side of a pair is one run: the rank's own run, read where the local sort
-/// left it), which starts at own_keys / own_values.
+/// What a round reads and writes. Every run lies at its output position in keys_in / values_in, except in the first
+/// round, where each side of a pair is one run: run `own` (≥ 0 only then: the rank's own run, read where the local
+/// sort left it) starts at own_keys / own_values, and the others lie `shift` elements past their output positions
+/// (shift[q] for keys, shift[P + q] for values: the received slices' padding, run_shifts_kernel; null: none).
 template <class K, class V>
 struct merge_io {
   const K* keys_in;
@@ -208,10 +264,14 @@ struct merge_io {
   const K* own_keys = nullptr;
   const V* own_values = nullptr;
   std::int64_t own = -1;
+  const std::int64_t* shift = nullptr;
+  int P = 0;
   /// The keys (values) of a side whose first run is `run` and whose first output position is `at`.
-  __device__ const K* keys(std::int64_t run, std::int64_t at) const { return run == own ? own_keys : keys_in + at; }
+  __device__ const K* keys(std::int64_t run, std::int64_t at) const {
+    return run == own ? own_keys : keys_in + at + (shift && run < P ? shift[run] : 0);  // run P: an empty side
+  }
   __device__ const V* values(std::int64_t run, std::int64_t at) const {
-    return run == own ? own_values : values_in + at;
+    return run == own ? own_values : values_in + at + (shift && run < P ? shift[P + run] : 0);
   }
 };
 
