@@ -12,6 +12,8 @@
 // each alone, and beside a kernel that occupies every SM for 4 ms (launched first, on a stream of lower priority):
 // a transfer that needs SMs ends after that kernel, one on the copy engines does not. Times: events on the
 // transfer's stream (the slowest rank), median of 9 after 2 warm-ups.
+#include "nccl_study.hpp"
+
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -21,22 +23,6 @@
 #include <functional>
 #include <vector>
 
-#define CK(x)                                                                \
-  do {                                                                       \
-    cudaError_t e_ = (x);                                                    \
-    if (e_ != cudaSuccess) {                                                 \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e_), __LINE__); \
-      std::exit(1);                                                          \
-    }                                                                        \
-  } while (0)
-#define NK(x)                                                                                                \
-  do {                                                                                                       \
-    ncclResult_t r_ = (x);                                                                                   \
-    if (r_ != ncclSuccess) {                                                                                 \
-      std::printf("NCCL %s (%s) at line %d\n", ncclGetErrorString(r_), ncclGetLastError(nullptr), __LINE__); \
-      std::exit(1);                                                                                          \
-    }                                                                                                        \
-  } while (0)
 
 /// Spins every block for `cycles` clocks: with one block per SM slot it holds the whole GPU.
 __global__ void hold_sms(long long cycles) {
@@ -106,17 +92,11 @@ double time_op(std::vector<rank_state>& R, bool beside, const std::function<void
 }
 
 int main() {
-  int count = 0, version = 0;
-  CK(cudaGetDeviceCount(&count));
-  NK(ncclGetVersion(&version));
-  std::printf("NCCL %d, %d GPUs; pieces of 64 MiB per rank; 'beside': a 4 ms kernel holds every SM\n", version, count);
+  const int count = print_setup("; pieces of 64 MiB per rank; 'beside': a 4 ms kernel holds every SM");
   const std::size_t piece = std::size_t(64) << 20;
   for (int P : {2, 4}) {
     if (P > count) break;
-    std::vector<int> devs(P);
-    for (int i = 0; i < P; ++i) devs[i] = i;
-    std::vector<ncclComm_t> base(P);
-    NK(ncclCommInitAll(base.data(), P, devs.data()));
+    const std::vector<ncclComm_t> base = first_devices_comms(P);
     std::vector<rank_state> R(P);
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.CTAPolicy = NCCL_CTA_POLICY_ZERO;

@@ -13,6 +13,8 @@
 //   pool+p   the same pool with read/write access granted to the other GPUs (cudaMemPoolSetAccess)
 // Timing: every stream idle, one event per rank before and after, the slowest rank's time, the median of 15 after
 // 3 warm-up calls.
+#include "nccl_study.hpp"
+
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -23,22 +25,6 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e_), __LINE__);                  \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
-#define NK(x)                                                                                 \
-  do {                                                                                        \
-    ncclResult_t r_ = (x);                                                                    \
-    if (r_ != ncclSuccess) {                                                                  \
-      std::printf("NCCL %s at line %d\n", ncclGetErrorString(r_), __LINE__);                  \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 struct rank_state {
   int device;
@@ -129,18 +115,11 @@ std::vector<ncclComm_t> split(std::vector<rank_state>& R, int ctas) {
 }
 
 int main() {
-  int count = 0;
-  CK(cudaGetDeviceCount(&count));
-  int version = 0;
-  NK(ncclGetVersion(&version));
-  std::printf("NCCL %d, %d GPUs\n", version, count);
+  const int count = print_setup("");
   const std::size_t bytes = std::size_t(256) << 20;
   for (int P : {2, 4}) {
     if (P > count) break;
-    std::vector<int> devs(P);
-    for (int i = 0; i < P; ++i) devs[i] = i;
-    std::vector<ncclComm_t> comms(P);
-    NK(ncclCommInitAll(comms.data(), P, devs.data()));
+    const std::vector<ncclComm_t> comms = first_devices_comms(P);
     std::vector<rank_state> R(P);
     for (int i = 0; i < P; ++i) {
       R[i].device = i;
