@@ -1631,13 +1631,13 @@ std::vector<std::string> summary(const std::vector<result>& results) {
         }
         // multi::gemm: the first of Q panels is gathered alone, then the others beside the products.
         const int panels = P > 1 ? int(multi::detail::gemm_panel_starts(g.n).size()) - 1 : 1;
-        const double first = P > 1 ? *gather / panels : 0.0, bound = std::max(*local, *gather) + first;
+        const double first = P > 1 ? *gather / panels : 0.0, bound = std::max(*local + first, *gather);
         s += "local product " + std::to_string(g.n / P) + "x" + std::to_string(g.n) + "x" + std::to_string(g.n) +
              " alone " + ms(*local) + " ms; " +
              (P == 1 ? std::string("nothing to gather (one rank)")
                      : "gathering B (" + bytes_text(std::int64_t(b_bytes)) + rate + ") " + ms(*gather) + " ms, its " +
                            "first of " + std::to_string(panels) + " panels " + ms(first) + " ms") +
-             "; bound max(local, gather) + first panel = " + ms(bound) + " ms; measured " + ms(*t) + " ms = " +
+             "; bound max(first panel + local, gather) = " + ms(bound) + " ms; measured " + ms(*t) + " ms = " +
              fmt("%.3fx", *t / bound) + " the bound";
         if (single) s += "; speed-up " + fmt("%.3fx", *single / *t) + " (target >= " + fmt("%.2fx", g.factor * P) + ")";
       }

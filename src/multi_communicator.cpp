@@ -195,9 +195,10 @@ std::vector<ncclComm_t> communicator::side_comms(int ctas) const {
   const char* fn = "cuprim::multi::communicator::side_comms";
   if (ctas < 1) throw invalid_argument(fn, "ctas", "must be at least 1");
   if (!side_.empty() && side_ctas_ == ctas) return side_;
-  release_side();
-  // Made before any is used, on the ranks' streams' devices; the split waits for the ranks' queued NCCL work.
+  // The old ones' work (queued on the ranks' streams, never waited for by the operations) ends before they go, and
+  // the split waits for the ranks' queued NCCL work.
   synchronize();
+  release_side();
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.maxCTAs = ctas;
   config.minCTAs = 1;

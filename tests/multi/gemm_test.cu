@@ -7,7 +7,8 @@
 // C comes from one product over the whole k, rounded once, so the bound is the one-GPU GEMM tests':
 //   16-bit in:        4·k·2^-24·|alpha|·Σ|a·b| + 2^-p·(|result| + |beta·c|)
 //   float, double:    (k + 4)·u·(|alpha|·Σ|a·b| + |beta·c|)
-// Two runs of gemm give the same bits, and the all-gather path gives gemm's bits (the same products).
+// Two runs of gemm give the same bits, and the all-gather path gives gemm's bits (the same products). The other
+// overlap modes (CUPRIM_MULTI_GEMM_RESERVE_SMS = 8 and 0) and the column-by-column assembly run too.
 // Argument rules: invalid_argument before anything runs.
 #include <cuprim/multi/gemm.cuh>
 
@@ -250,20 +251,61 @@ TEST_P(MultiGemm, Bf16ToFloat) {
   check_problem<bf16, float>(c, wide(P, 0.25), r);
 }
 
+/// Sets an environment variable for its lifetime, then restores what was there.
+class scoped_env {
+public:
+  scoped_env(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~scoped_env() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+
+private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+/// Uneven shards, as uneven(), over n = 643 columns: several panels gathered by broadcasts.
+problem uneven_wide(int P, double beta) {
+  problem p = uneven(P, beta);
+  p.n = 643;
+  return p;
+}
+
 /// The other overlap modes (gemm.cuh, "Cost"): a persistent grid R SMs short with the gathers on side communicators
 /// of at most R CTAs, and no reserve; the same bits as the all-gather path either way.
 TEST_P(MultiGemm, ReservedSms) {
   const int P = GetParam();
   REQUIRE_GPUS(P);
+  if (P == 1) GTEST_SKIP() << "one rank gathers nothing: no mode to choose";
   CUPRIM_TEST_RNG(r);
   multi::communicator& c = comm(P);
   for (const char* reserve : {"8", "0"}) {
     SCOPED_TRACE(std::string("CUPRIM_MULTI_GEMM_RESERVE_SMS=") + reserve);
-    setenv("CUPRIM_MULTI_GEMM_RESERVE_SMS", reserve, 1);
+    const scoped_env mode("CUPRIM_MULTI_GEMM_RESERVE_SMS", reserve);
     check_problem<bf16, float>(c, wide(P, 0.0), r);
-    check_problem<float, float>(c, uneven(P, 0.5), r);
-    unsetenv("CUPRIM_MULTI_GEMM_RESERVE_SMS");
+    check_problem<float, float>(c, uneven_wide(P, 0.5), r);
   }
+}
+
+/// Columns of B longer than a 2-D copy's pitch may be (k·sizeof(T) past cudaDevAttrMaxPitch, about 2 GiB) are
+/// assembled a column at a copy: the limit lowered to 64 bytes takes that path at test sizes.
+TEST_P(MultiGemm, ColumnCopies) {
+  const int P = GetParam();
+  REQUIRE_GPUS(P);
+  if (P == 1) GTEST_SKIP() << "one rank assembles nothing";
+  CUPRIM_TEST_RNG(r);
+  multi::communicator& c = comm(P);
+  const std::int64_t previous = multi::detail::gemm_max_copy_pitch;
+  multi::detail::gemm_max_copy_pitch = 64;
+  check_problem<float, float>(c, uneven_wide(P, 0.5), r);
+  check_problem<bf16, bf16>(c, wide(P, 0.0), r);
+  multi::detail::gemm_max_copy_pitch = previous;
 }
 
 TEST_P(MultiGemm, Bf16ToBf16) {

@@ -1,9 +1,9 @@
-// Multi-GPU radix sort (cuprim::multi::radix_sort_keys / radix_sort_pairs) on 1, 2 and 4 ranks of one process: the
+// Multi-GPU radix sort (cuprim::multi::radix_sort_keys / radix_sort_pairs) on 1, 2, 3 and 4 ranks of one process: the
 // output keeps the input's shard sizes and is, bit for bit, the stable sort of the concatenated input, checked against
 // std::stable_sort on the keys' ordered bits (written here) and against cuprim's single-GPU sort on device 0. Uneven,
 // empty and tiny shards, an empty array, a prime n; skewed, tied and reversed keys; floating point with -0.0, +0.0,
-// infinities, denormals and NaNs; the stability of pairs; the merge against the re-sort path; repeated runs; the
-// argument rules.
+// infinities, denormals and NaNs; the stability of pairs; values of 1, 4 and 12 bytes beside keys of 4 and 8 (their
+// slices land in different layouts); the merge against the re-sort path; repeated runs; the argument rules.
 #include <cuprim/device/radix_sort.cuh>
 #include <cuprim/multi/radix_sort.cuh>
 
@@ -228,7 +228,8 @@ template <class K, class V>
 void expect_sorted_pairs(const cm::communicator& c, const std::vector<K>& keys, const std::vector<V>& values,
                          const std::vector<layout>& ls) {
   const auto idx = stable_order(keys);
-  const auto want_k = permuted(keys, idx), want_v = permuted(values, idx);
+  const std::vector<K> want_k = permuted(keys, idx);
+  const std::vector<V> want_v = permuted(values, idx);
   const auto [k1, v1] = one_gpu_pairs(keys, values);
   ASSERT_TRUE(same_bits(k1, want_k)) << "cuprim::radix_sort_pairs on one GPU against std::stable_sort (keys)";
   ASSERT_TRUE(same_bits(v1, want_v)) << "cuprim::radix_sort_pairs on one GPU against std::stable_sort (values)";
@@ -320,6 +321,30 @@ TEST_P(MultiRadixSort, PairsAllEqual) {
   expect_sorted_pairs(comm, keys, values, layouts(prime_n, P, g));  // the values stay 0, 1, 2, ...
 }
 
+/// A value of 12 bytes: a size that does not divide 16, so its slices are sent as they lie (no head, no padding).
+struct value12 {
+  std::uint32_t a, b, c;
+};
+std::ostream& operator<<(std::ostream& os, const value12& v) {
+  return os << "{" << v.a << ", " << v.b << ", " << v.c << "}";
+}
+
+// Keys and values of other widths: 64-bit keys with 1-byte values (the keys' slices sent from 16-byte boundaries of
+// 2 elements, the values' of 16), 32-bit keys with 12-byte values (the values' slices unaligned). The keys' and the
+// values' receive layouts then differ, and each must be read where it landed.
+TEST_P(MultiRadixSort, PairsOfOtherWidths) {
+  MULTI_SORT_SETUP();
+  const auto wide = cuprim_test::random_vector<std::uint64_t>(g, std::size_t(prime_n), 0, 99999);
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(prime_n));
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = std::uint8_t(i * 7 + i / 251);
+  expect_sorted_pairs(comm, wide, bytes, layouts(prime_n, P, g));
+  const auto narrow = cuprim_test::random_vector<std::uint32_t>(g, std::size_t(prime_n), 0, 4999);
+  std::vector<value12> twelve(static_cast<std::size_t>(prime_n));
+  for (std::size_t i = 0; i < twelve.size(); ++i)
+    twelve[i] = {std::uint32_t(i), std::uint32_t(i * 3), ~std::uint32_t(i)};
+  expect_sorted_pairs(comm, narrow, twelve, layouts(prime_n, P, g));
+}
+
 // Several merge tiles per run and the one-sweep passes of the local sorts.
 TEST_P(MultiRadixSort, Large) {
   MULTI_SORT_SETUP();
@@ -390,5 +415,7 @@ TEST_P(MultiRadixSort, ArgumentRules) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, MultiRadixSort, cuprim_test::multi::ranks_param, cuprim_test::multi::ranks_name);
+// Three ranks: a merge round whose last pair has one run (its second side empty), and rounds of uneven groups.
+INSTANTIATE_TEST_SUITE_P(ThreeRanks, MultiRadixSort, ::testing::Values(3), cuprim_test::multi::ranks_name);
 
 }  // namespace

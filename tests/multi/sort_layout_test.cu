@@ -1,9 +1,10 @@
-// The multi radix sort's receive layout (multi/detail/radix_sort_kernels.cuh: slice_align, receive_slots), on the
-// host, no GPU: for random send tables over P = 2 .. 9 ranks and element sizes of 1, 2, 4, 8, 16 and 12 bytes, every
-// message is sent from a 16-byte boundary of the sender's shard (where the size divides 16) and lands on one of the
-// receiver's, the messages do not overlap, they fit the buffer slice_align::capacity sizes, and each slice is read
-// back, past its head, as the sender's elements in order. The unaligned layout (the re-sort's) is the runs back to
-// back at their output positions.
+// The multi radix sort's exchange layout (multi/detail/radix_sort_kernels.cuh), on the host, no GPU: for random send
+// tables over P = 2 .. 9 ranks and element sizes of 1, 2, 4, 8, 16 and 12 bytes, the messages the senders cut
+// (send_range) are placed where the receiver expects them (receive_slots), and then: every message starts on a
+// 16-byte boundary at both ends (where the size divides 16), the messages do not overlap and fit the buffer
+// slice_align::capacity sizes, they are as long as the receiver expects, and the merge's first round, reading run q
+// at its output position plus its shift (run_offsets, run_shifts: keys' and values' sizes apart), finds the sender's
+// slice in order. The unaligned layout (the re-sort's) is the runs back to back at their output positions.
 #include <cuprim/multi/detail/radix_sort_kernels.cuh>
 
 #include <gtest/gtest.h>
@@ -50,29 +51,44 @@ void check_layouts(cuprim_test::rng& r) {
       std::vector<std::int64_t> buf(std::size_t(A::capacity(n, P)), -1);
       for (int q = 0; q < P; ++q) {
         if (q == me) continue;
-        const std::int64_t from = B[std::size_t(q) * (P + 1) + me], count = B[std::size_t(q) * (P + 1) + me + 1] - from;
-        if (count == 0) continue;
-        const std::int64_t head = start[std::size_t(q)] - slot[std::size_t(q)];
-        ASSERT_EQ(head, A::head(from));
-        ASSERT_GE(from - head, 0) << "the head lies before the sender's shard";
+        std::int64_t first = 0, count = 0;  // what rank q sends this rank
+        send_range<Size>(B.data(), P, q, me, true, &first, &count);
+        const std::int64_t slice = B[std::size_t(q) * (P + 1) + me + 1] - B[std::size_t(q) * (P + 1) + me];
+        if (slice == 0) {
+          EXPECT_EQ(count, 0) << "an empty slice is not sent";
+          continue;
+        }
+        ASSERT_GE(first, 0) << "the message starts before the sender's shard";
+        ASSERT_EQ(count, slice + start[std::size_t(q)] - slot[std::size_t(q)]) << "message length, from rank " << q;
         if (aligns) {
-          EXPECT_EQ((from - head) * std::int64_t(Size) % 16, 0) << "send from " << from - head;
+          EXPECT_EQ(first * std::int64_t(Size) % 16, 0) << "send from " << first;
           EXPECT_EQ(slot[std::size_t(q)] * std::int64_t(Size) % 16, 0) << "receive at " << slot[std::size_t(q)];
         } else {
-          EXPECT_EQ(head, 0);
+          EXPECT_EQ(start[std::size_t(q)], slot[std::size_t(q)]) << "no head";
         }
-        ASSERT_LE(slot[std::size_t(q)] + head + count, std::int64_t(buf.size())) << "past the buffer";
-        for (std::int64_t i = 0; i < head + count; ++i) {
+        ASSERT_LE(slot[std::size_t(q)] + count, std::int64_t(buf.size())) << "past the buffer";
+        for (std::int64_t i = 0; i < count; ++i) {
           std::int64_t& x = buf[std::size_t(slot[std::size_t(q)] + i)];
           ASSERT_EQ(x, -1) << "message " << q << " overwrites another at " << slot[std::size_t(q)] + i;
-          x = q * 100000 + from - head + i;
+          x = q * 100000 + first + i;
         }
       }
-      for (int q = 0; q < P; ++q) {  // each slice read back where the merge reads it
-        if (q == me) continue;
-        const std::int64_t from = B[std::size_t(q) * (P + 1) + me], count = B[std::size_t(q) * (P + 1) + me + 1] - from;
-        for (std::int64_t i = 0; i < count; ++i)
-          ASSERT_EQ(buf[std::size_t(start[std::size_t(q)] + i)], q * 100000 + from + i) << "slice " << q << " at " << i;
+      // Where the merge's first round reads run q: its output position plus its shift (this size as the keys' and
+      // as the values', beside a partner of another size).
+      std::vector<std::int64_t> runs(std::size_t(P) + 1), shift(2 * std::size_t(P)), scratch(2 * std::size_t(P));
+      run_offsets(B.data(), P, me, runs.data());
+      EXPECT_EQ(runs[std::size_t(P)], n);
+      for (int as_values = 0; as_values < 2; ++as_values) {
+        if (as_values) run_shifts<8, Size>(B.data(), P, me, runs.data(), shift.data(), scratch.data());
+        else run_shifts<Size, 1>(B.data(), P, me, runs.data(), shift.data(), scratch.data());
+        for (int q = 0; q < P; ++q) {
+          if (q == me) continue;
+          const std::int64_t from = B[std::size_t(q) * (P + 1) + me];
+          const std::int64_t count = B[std::size_t(q) * (P + 1) + me + 1] - from;
+          const std::int64_t at = runs[std::size_t(q)] + shift[std::size_t(as_values * P + q)];
+          for (std::int64_t i = 0; i < count; ++i)
+            ASSERT_EQ(buf[std::size_t(at + i)], q * 100000 + from + i) << "run " << q << " element " << i;
+        }
       }
       // The re-sort's layout: the runs back to back in rank order, the own one included.
       receive_slots<Size>(B.data(), P, me, false, slot.data(), start.data());

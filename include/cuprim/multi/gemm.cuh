@@ -23,8 +23,9 @@
 // 128-column groups (CUPRIM_MULTI_GEMM_PANELS, default 4). For panel q (columns n_q .. n_q + w - 1), every rank's
 // rows of it, B_j[:, panel] (inner[j] × w, contiguous), go to every rank: one ncclAllGather where every rank holds as
 // many rows of B, else P ncclBroadcast (one NCCL group per panel; with one process driving several GPUs, the calls
-// of all its GPUs). Copy-engine 2-D copies (cudaMemcpy2DAsync, no SMs) then assemble the panel as one k × w
-// matrix, and each rank computes its rows of C's panel with the whole k at once,
+// of all its GPUs). Copy-engine 2-D copies (cudaMemcpy2DAsync, no SMs; a copy per column where k·sizeof(T) passes
+// the device's largest pitch) then assemble the panel as one k × w matrix, and each rank computes its rows of C's
+// panel with the whole k at once,
 //   C_r[:, panel] = alpha · A_r · B[:, panel] + beta · C_r[:, panel]        (cuprim::blas::gemm on its stream)
 // so every element of C is written once and rounded once, 16-bit C included, as on one GPU. The gathers and the
 // copies run on a second stream of the highest priority, one panel ahead of the products; CUDA events order them
@@ -207,6 +208,10 @@ inline std::vector<std::int64_t> gemm_panel_starts(std::int64_t n) {
   return at;
 }
 
+/// The largest pitch, in bytes, the panels' 2-D copies take when set (> 0): below the device's own limit
+/// (cudaDevAttrMaxPitch, about 2 GiB), so that tests reach the column-by-column copies longer columns take.
+inline std::int64_t gemm_max_copy_pitch = 0;
+
 /// Where rank j's block of a panel w columns wide (inner[j] × w, ld inner[j]) lands in the gathered buffer: one
 /// all-gather packs the blocks where every rank holds as many rows of B, else P broadcasts start each on 256 bytes.
 template <class T>
@@ -309,6 +314,12 @@ void gemm_panels(const communicator& c, const gemm_shape& s, gemm_scalar_t<T> al
   if (overlap) each_rank(c, [&](const local_rank& l, int i) { lanes[std::size_t(i)].open(l, Q); });
   const auto lane = [&](const local_rank& l, int i) { return overlap ? lanes[std::size_t(i)].stream : l.stream; };
   const auto assembled = [&](int i, int q) { return work.data(i) + gathered + std::int64_t(q % 2) * panel; };
+  std::vector<std::int64_t> pitch_limit;  // bytes, per local rank: the 2-D copies' largest pitch
+  each_rank(c, [&](const local_rank& l, int) {
+    int v = 0;
+    CUPRIM_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxPitch, l.device));
+    pitch_limit.push_back(gemm_max_copy_pitch > 0 ? std::min<std::int64_t>(v, gemm_max_copy_pitch) : v);
+  });
 
   for (int q = 0; q < Q; ++q) {
     const std::int64_t col = at[std::size_t(q)], w = at[std::size_t(q) + 1] - col;
@@ -342,9 +353,16 @@ void gemm_panels(const communicator& c, const gemm_shape& s, gemm_scalar_t<T> al
         const std::int64_t kj = s.inner[std::size_t(j)];
         if (kj == 0) continue;
         const T* from = work.data(i) + g.offset(j, w);
-        CUPRIM_CUDA_CHECK(cudaMemcpy2DAsync(b + s.off[std::size_t(j)], std::size_t(k) * sizeof(T), from,
-                                            std::size_t(kj) * sizeof(T), std::size_t(kj) * sizeof(T), std::size_t(w),
-                                            cudaMemcpyDeviceToDevice, t));
+        T* to = b + s.off[std::size_t(j)];
+        if (k * std::int64_t(sizeof(T)) <= pitch_limit[std::size_t(i)]) {
+          CUPRIM_CUDA_CHECK(cudaMemcpy2DAsync(to, std::size_t(k) * sizeof(T), from, std::size_t(kj) * sizeof(T),
+                                              std::size_t(kj) * sizeof(T), std::size_t(w), cudaMemcpyDeviceToDevice,
+                                              t));
+        } else {  // columns longer than a 2-D copy's pitch may be: one copy a column
+          for (std::int64_t col = 0; col < w; ++col)
+            CUPRIM_CUDA_CHECK(cudaMemcpyAsync(to + col * k, from + col * kj, std::size_t(kj) * sizeof(T),
+                                              cudaMemcpyDeviceToDevice, t));
+        }
       }
       if (overlap) {
         transfer_lane& x = lanes[std::size_t(i)];

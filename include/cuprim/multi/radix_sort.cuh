@@ -225,17 +225,15 @@ void finish_rank(const char* fn, const sort_layout<K, V>& L, const workspace& w,
 template <class T>
 void exchange_rank(const local_rank& l, const std::vector<std::int64_t>& B, int P, bool aligned, const T* send,
                    T* recv) {
-  using A = slice_align<sizeof(T)>;
   const int r = l.rank;
   std::vector<std::int64_t> slot(static_cast<std::size_t>(P)), start(static_cast<std::size_t>(P));
   receive_slots<sizeof(T)>(B.data(), P, r, aligned, slot.data(), start.data());
   for (int q = 0; q < P; ++q) {
     if (q == r) continue;
-    const std::int64_t from = B[std::size_t(r * (P + 1) + q)], count = B[std::size_t(r * (P + 1) + q + 1)] - from;
-    const std::int64_t head = aligned && count > 0 ? A::head(from) : 0;
+    std::int64_t first = 0, count = 0;
+    send_range<sizeof(T)>(B.data(), P, r, q, aligned, &first, &count);
     if (count > 0)
-      CUPRIM_NCCL_CHECK(ncclSend(send + from - head, std::size_t(head + count) * sizeof(T), ncclUint8, q, l.comm,
-                                 l.stream));
+      CUPRIM_NCCL_CHECK(ncclSend(send + first, std::size_t(count) * sizeof(T), ncclUint8, q, l.comm, l.stream));
     const std::int64_t in = B[std::size_t(q * (P + 1) + r + 1)] - B[std::size_t(q * (P + 1) + r)];
     if (in > 0)  // the head (start - slot elements) and the slice
       CUPRIM_NCCL_CHECK(ncclRecv(recv + slot[std::size_t(q)],

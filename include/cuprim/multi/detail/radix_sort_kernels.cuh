@@ -129,15 +129,19 @@ __global__ void send_bounds_kernel(const Count* sizes, const Count* ties, int P,
   }
 }
 
-/// runs[q]: where in rank r's receive buffer what rank q sends it starts (runs[P]: rank r's size). One thread.
+/// runs[q]: where in rank r's output what rank q sends it starts (runs[P]: rank r's size); the kernel: on one thread.
 template <class Count>
-__global__ void run_offsets_kernel(const Count* bounds, int P, int r, Count* runs) {
+__host__ __device__ void run_offsets(const Count* bounds, int P, int r, Count* runs) {
   Count at = 0;
   for (int q = 0; q < P; ++q) {
     runs[q] = at;
     at += bounds[q * (P + 1) + r + 1] - bounds[q * (P + 1) + r];
   }
   runs[P] = at;
+}
+template <class Count>
+__global__ void run_offsets_kernel(const Count* bounds, int P, int r, Count* runs) {
+  run_offsets(bounds, P, r, runs);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -185,14 +189,29 @@ __host__ __device__ void receive_slots(const Count* bounds, int P, int r, bool a
   }
 }
 
+/// The message rank r sends rank q ≠ r: `first`, its first element in r's sorted shard (`aligned`: the 16-byte
+/// boundary at or before the slice, slice_align), and `count` elements (0: nothing is sent).
+template <std::size_t Size, class Count>
+__host__ __device__ void send_range(const Count* bounds, int P, int r, int q, bool aligned, Count* first,
+                                    Count* count) {
+  const Count from = bounds[r * (P + 1) + q], n = bounds[r * (P + 1) + q + 1] - from;
+  const Count head = aligned && n > 0 ? slice_align<Size>::head(from) : 0;
+  *first = from - head;
+  *count = n > 0 ? head + n : 0;
+}
+
 /// shift[q] (keys) and shift[P + q] (values): how far run q's slice lies past its output position in the receive
-/// buffer (receive_slots' start minus the run's offset, runs: run_offsets_kernel's).
+/// buffer (receive_slots' start minus the run's offset, runs: run_offsets'). scratch: 2P counts.
 template <std::size_t KeySize, std::size_t ValueSize, class Count>
-__global__ void run_shifts_kernel(const Count* bounds, int P, int r, const Count* runs, Count* shift, Count* scratch) {
+__host__ __device__ void run_shifts(const Count* bounds, int P, int r, const Count* runs, Count* shift, Count* scratch) {
   receive_slots<KeySize>(bounds, P, r, true, scratch, scratch + P);
   for (int q = 0; q < P; ++q) shift[q] = scratch[P + q] - runs[q];
   receive_slots<ValueSize>(bounds, P, r, true, scratch, scratch + P);
   for (int q = 0; q < P; ++q) shift[P + q] = scratch[P + q] - runs[q];
+}
+template <std::size_t KeySize, std::size_t ValueSize, class Count>
+__global__ void run_shifts_kernel(const Count* bounds, int P, int r, const Count* runs, Count* shift, Count* scratch) {
+  run_shifts<KeySize, ValueSize>(bounds, P, r, runs, shift, scratch);
 }
 
 template <class Count>
