@@ -314,12 +314,15 @@ void gemm_panels(const communicator& c, const gemm_shape& s, gemm_scalar_t<T> al
   if (overlap) each_rank(c, [&](const local_rank& l, int i) { lanes[std::size_t(i)].open(l, Q); });
   const auto lane = [&](const local_rank& l, int i) { return overlap ? lanes[std::size_t(i)].stream : l.stream; };
   const auto assembled = [&](int i, int q) { return work.data(i) + gathered + std::int64_t(q % 2) * panel; };
-  std::vector<std::int64_t> pitch_limit;  // bytes, per local rank: the 2-D copies' largest pitch
-  each_rank(c, [&](const local_rank& l, int) {
-    int v = 0;
-    CUPRIM_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxPitch, l.device));
-    pitch_limit.push_back(gemm_max_copy_pitch > 0 ? std::min<std::int64_t>(v, gemm_max_copy_pitch) : v);
-  });
+  // Bytes, per local rank: the 2-D copies' largest pitch, asked of the device only for columns past 1 GiB (each
+  // current device takes 2^31 - 1).
+  std::vector<std::int64_t> pitch_limit(std::size_t(c.local_size()), std::numeric_limits<std::int64_t>::max());
+  if (k * std::int64_t(sizeof(T)) > (std::int64_t(1) << 30) || gemm_max_copy_pitch > 0)
+    each_rank(c, [&](const local_rank& l, int i) {
+      int v = 0;
+      CUPRIM_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxPitch, l.device));
+      pitch_limit[std::size_t(i)] = gemm_max_copy_pitch > 0 ? std::min<std::int64_t>(v, gemm_max_copy_pitch) : v;
+    });
 
   for (int q = 0; q < Q; ++q) {
     const std::int64_t col = at[std::size_t(q)], w = at[std::size_t(q) + 1] - col;
