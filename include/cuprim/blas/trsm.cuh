@@ -109,19 +109,48 @@ inline constexpr int trsm_nb = 64;  // rows of a diagonal block (and the unit of
 inline constexpr int trsm_cols_per_warp = 2;
 inline constexpr int trsm_warps = 4;
 
+/// trsm_update under explicit policies: Policy for the left side's gemm, PolicyT for the right side's.
+template <auto Policy, auto PolicyT, class T>
+void trsm_update_with(const trsm_problem<T>& p, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t kk,
+                      T beta) {
+  const T* m_sub = p.a + r0 * p.a_r + c0 * p.a_c;
+  if (p.b_r == 1) {
+    gemm_dispatch<Policy>(p.fn, gemm_column_major, p.a_r == 1 ? blas::op::N : blas::op::T, blas::op::N, rows, p.nn,
+                          kk, T(-1), m_sub, p.lda, p.b + c0, p.ldb, beta, p.b + r0, p.ldb, p.stream);
+  } else {
+    gemm_dispatch<PolicyT>(p.fn, gemm_column_major, blas::op::N, p.a_c == 1 ? blas::op::N : blas::op::T, p.nn, rows,
+                           kk, T(-1), p.b + c0 * p.ldb, p.ldb, m_sub, p.lda, beta, p.b + r0 * p.ldb, p.ldb, p.stream);
+  }
+}
+
+// The float updates of the recursion's lower levels are short and wide (rows = kk ≤ 256, nn columns): under gemm's
+// tuned 128 × 128 tiles (interior 128 × 256) they make 16 to 64 blocks for 132 SMs. Smaller tiles, by the update's
+// rows (left side: C is rows × nn; right side: nn × rows, the tiles transposed). H200, 4096 columns, µs a call
+// (bench/studies/blas/trsm_parts.cu, bench/studies/blas/h200-trsm-parts.txt; cublasSgemm in the same run):
+//   rows = kk   left: tuned  32 × 64  64 × 64 (8 × 8 a thread)  cuBLAS   right: tuned  64 × 32  64 × 64  cuBLAS
+//      64             20.5      8.7     11.6                     12.3            20.2      7.4     11.6     9.3
+//     128             33.4     15.8     18.1                     13.0            27.8     13.1     18.1     9.0
+//     256             55.0     38.0     32.7                     18.1            55.2     31.1     32.7    17.9
+//     512             98.7    127.1     84.6                     51.4            98.3    107.7     84.5    51.5
+// (at 8192 columns the 64 × 64 tiles lose from 512 rows: 174.1 against tuned 106.3).
+inline constexpr blas::gemm_policy trsm_update_narrow{.tile_m = 32, .tile_n = 64, .tile_k = 8, .thread_m = 4,
+                                                      .thread_n = 4};
+inline constexpr blas::gemm_policy trsm_update_narrow_t{.tile_m = 64, .tile_n = 32, .tile_k = 8, .thread_m = 4,
+                                                        .thread_n = 4};
+inline constexpr blas::gemm_policy trsm_update_small{.tile_m = 64, .tile_n = 64, .tile_k = 4, .thread_m = 8,
+                                                     .thread_n = 8, .split = true};
+
 /// Rows [r0, r0 + rows) of C −= M(rows, [c0, c0 + kk)) · Y([c0, c0 + kk), :), C first multiplied by beta: one gemm,
-/// on the column-major form of the views (left: C itself; right: its transpose, Cᵀ −= Yᵀ·Mᵀ).
+/// on the column-major form of the views (left: C itself; right: its transpose, Cᵀ −= Yᵀ·Mᵀ); float's short updates
+/// on smaller tiles (above).
 template <class T>
 void trsm_update(const trsm_problem<T>& p, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t kk,
                  T beta) {
-  const T* m_sub = p.a + r0 * p.a_r + c0 * p.a_c;
-  if (p.b_r == 1) {
-    gemm_dispatch<tuned>(p.fn, gemm_column_major, p.a_r == 1 ? blas::op::N : blas::op::T, blas::op::N, rows, p.nn,
-                         kk, T(-1), m_sub, p.lda, p.b + c0, p.ldb, beta, p.b + r0, p.ldb, p.stream);
-  } else {
-    gemm_dispatch<tuned>(p.fn, gemm_column_major, blas::op::N, p.a_c == 1 ? blas::op::N : blas::op::T, p.nn, rows,
-                         kk, T(-1), p.b + c0 * p.ldb, p.ldb, m_sub, p.lda, beta, p.b + r0 * p.ldb, p.ldb, p.stream);
+  if constexpr (std::is_same_v<T, float>) {
+    if (rows <= 128) return trsm_update_with<trsm_update_narrow, trsm_update_narrow_t>(p, r0, rows, c0, kk, beta);
+    if (rows <= 256) return trsm_update_with<trsm_update_small, trsm_update_small>(p, r0, rows, c0, kk, beta);
   }
+  trsm_update_with<tuned, tuned>(p, r0, rows, c0, kk, beta);
 }
 
 /// Rows [k0, k0 + kk) of M (at most trsm_nb) solved by the diagonal kernel; `alpha` multiplies those rows of C first.
