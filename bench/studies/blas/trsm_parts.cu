@@ -7,6 +7,8 @@
 // kk = 64, 128, ..., N / 2 deep, N columns: C2 −= M21·Y1; and the right side's transposed shape, N × kk × kk) under
 // the tuned float policy and under smaller tiles, beside cublasSgemm of the same shape. Every time: CUDA events
 // around 30 calls after 5 warm-up calls, the median of 7 such batches, per call.
+#include "../study_check.hpp"
+
 #include <cuprim/blas/trsm.cuh>
 
 #include <cublas_v2.h>
@@ -16,15 +18,6 @@
 #include <cstdlib>
 #include <functional>
 #include <vector>
-
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e_), __LINE__);                   \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
 
 __global__ void fill(float* x, long long n, long long ld, unsigned seed, bool lower_dominant) {
   for (long long p = blockIdx.x * 256ll + threadIdx.x; p < n * n; p += 256ll * gridDim.x) {

@@ -1,21 +1,13 @@
 // The multi-GPU study programs' common checks (bench/studies/multi/*.cu; not built by CMake).
 #pragma once
 
+#include "../study_check.hpp"
+
 #include <cuda_runtime.h>
 #include <nccl.h>
 
 #include <cstdio>
 #include <cstdlib>
-
-/// Exits with the failing line unless the CUDA call succeeded.
-#define CK(x)                                                                \
-  do {                                                                       \
-    cudaError_t e_ = (x);                                                    \
-    if (e_ != cudaSuccess) {                                                 \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e_), __LINE__); \
-      std::exit(1);                                                          \
-    }                                                                        \
-  } while (0)
 
 /// Exits with the failing line and NCCL's last message unless the NCCL call succeeded.
 #define NK(x)                                                                                                \
