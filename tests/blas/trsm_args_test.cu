@@ -53,6 +53,17 @@ TEST(BlasTrsmArgs, SizesAndLeadingDimensions) {
                  "lda", trsm_fn);
 }
 
+TEST(BlasTrsmArgs, ColumnsPastTheUpdatesGrid) {
+  // m > 64 on the left: every update is one gemm over all n columns, at most 65535 tiles of 128 of them.
+  constexpr std::int64_t wide = std::int64_t(65535) * 128 + 1;
+  expect_invalid([] { cuprim::blas::trsm<float>(side::left, uplo::lower, op::N, diag::unit, 65, wide, 1.f, A, 65, B,
+                                                65); },
+                 "n", trsm_fn);
+  expect_invalid([] { cuprim::blas::trsm<double>(side::left, uplo::upper, op::T, diag::non_unit, 128, wide, 1.0,
+                                                 fake<const double>(1), 128, fake<double>(2), 128); },
+                 "n", trsm_fn);
+}
+
 TEST(BlasTrsmArgs, NullsAndOverlap) {
   expect_invalid([] { cuprim::blas::trsm<float>(side::left, uplo::lower, op::N, diag::unit, 4, 4, 1.f, nullptr, 4, B, 4); },
                  "A", trsm_fn);

@@ -123,9 +123,10 @@ void trsm_update_with(const trsm_problem<T>& p, std::int64_t r0, std::int64_t ro
   }
 }
 
-// The float updates of the recursion's lower levels are short and wide (rows = kk ≤ 256, nn columns): under gemm's
+// The float updates of the recursion's lower levels are short and wide (rows ≤ 256, k = h, nn columns): under gemm's
 // tuned 128 × 128 tiles (interior 128 × 256) they make 16 to 64 blocks for 132 SMs. Smaller tiles, by the update's
-// rows (left side: C is rows × nn; right side: nn × rows, the tiles transposed). H200, 4096 columns, µs a call
+// rows (left side: C is rows × nn; right side: nn × rows, the tiles transposed), where their grid fits (left side:
+// at most 65535 tiles of 64 columns; past that, the tuned tiles, as before). H200, 4096 columns, µs a call
 // (bench/studies/blas/trsm_parts.cu, bench/studies/blas/h200-trsm-parts.txt; cublasSgemm in the same run):
 //   rows = kk   left: tuned  32 × 64  64 × 64 (8 × 8 a thread)  cuBLAS   right: tuned  64 × 32  64 × 64  cuBLAS
 //      64             20.5      8.7     11.6                     12.3            20.2      7.4     11.6     9.3
@@ -147,8 +148,10 @@ template <class T>
 void trsm_update(const trsm_problem<T>& p, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t kk,
                  T beta) {
   if constexpr (std::is_same_v<T, float>) {
-    if (rows <= 128) return trsm_update_with<trsm_update_narrow, trsm_update_narrow_t>(p, r0, rows, c0, kk, beta);
-    if (rows <= 256) return trsm_update_with<trsm_update_small, trsm_update_small>(p, r0, rows, c0, kk, beta);
+    const bool fits = p.b_r != 1 || (p.nn + 63) / 64 <= 65535;  // the left side's tiles of 64 columns
+    if (fits && rows <= 128)
+      return trsm_update_with<trsm_update_narrow, trsm_update_narrow_t>(p, r0, rows, c0, kk, beta);
+    if (fits && rows <= 256) return trsm_update_with<trsm_update_small, trsm_update_small>(p, r0, rows, c0, kk, beta);
   }
   trsm_update_with<tuned, tuned>(p, r0, rows, c0, kk, beta);
 }
@@ -233,6 +236,10 @@ void trsm_run(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "cuprim::blas::trsm: float or double");
   trsm_validate(fn, s, u, trans, d, m, n, a, lda, b, ldb);
   if (m == 0 || n == 0) return;
+  // The left side's gemm updates (m above one diagonal block) run over every column at once, and one launch's grid
+  // holds at most 65535 tiles of 128 columns: refused here, not by the first update after B has changed.
+  if (alpha != T(0) && s == blas::side::left && m > trsm_nb && n > std::int64_t(65535) * 128)
+    throw_invalid(fn, "n", "too large for the left side's updates (at most 8388480 columns when m > 64)");
   check_no_pending_error(fn);
   if (alpha == T(0)) return gemm_scale(fn, b, m, n, ldb, T(0), stream);
   const bool left = s == blas::side::left;
