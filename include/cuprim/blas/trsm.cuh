@@ -38,7 +38,8 @@
 //
 // Errors. cuprim::invalid_argument before anything runs: side, uplo, trans or diag not one of its enum's values; m or
 // n negative; lda below max(1, ka) (ka = m for left, n for right); ldb below max(1, m); A or B null when m > 0 and
-// n > 0; B overlapping A (spans of (ka − 1)·lda + ka and (n − 1)·ldb + m elements). cuprim::cuda_error for a failed
+// n > 0; B overlapping A (spans of (ka − 1)·lda + ka and (n − 1)·ldb + m elements); on the left side with m > 64 and
+// alpha ≠ 0, n above 65535 · 128 (the gemm updates' grid). cuprim::cuda_error for a failed
 // launch or an error already pending.
 #pragma once
 
