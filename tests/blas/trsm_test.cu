@@ -78,11 +78,13 @@ std::vector<T> nonzero(rng& r, std::size_t count) {
   return v;
 }
 
-/// Runs one case (twice: the same bits) and checks its residual and that B's gaps are unchanged.
+/// Runs one case (twice: the same bits) and checks its residual and that B's gaps are unchanged. `padded`: leading
+/// dimensions past the rows (ka + 3, m + 2), else equal to them (with sizes that are multiples of 4, the gemm
+/// updates' 16-byte vector paths).
 template <class T>
-void check_trsm(const trsm_case& c, rng& r) {
+void check_trsm(const trsm_case& c, rng& r, bool padded = true) {
   SCOPED_TRACE(c.describe());
-  const std::int64_t ka = c.s == side::left ? c.m : c.n, lda = ka + 3, ldb = c.m + 2;
+  const std::int64_t ka = c.s == side::left ? c.m : c.n, lda = padded ? ka + 3 : ka, ldb = padded ? c.m + 2 : c.m;
   const std::vector<T> a = triangular<T>(r, ka, lda, c.u == uplo::lower, c.d == diag::unit);
   const std::vector<T> b = nonzero<T>(r, std::size_t(std::max<std::int64_t>(ldb * c.n, 1)));
   cuprim::device_buffer<T> da(a.size()), db(b.size());
@@ -162,6 +164,24 @@ TYPED_TEST(BlasTrsm, DiagonalBlockEdges) {
               check_trsm<TypeParam>(c, r);
               if (this->HasFailure()) return;
             }
+}
+
+// Leading dimensions equal to the rows, every size a multiple of 4: the updates' tiles read and write by 16-byte
+// vectors (the float updates of at most 256 rows take 64 × 64 tiles, those of at most 128 rows 32 × 64).
+TYPED_TEST(BlasTrsm, AlignedLeadingDimensions) {
+  rng r(0x712a);
+  int k = 0;
+  for (side s : sides)
+    for (uplo u : uplos)
+      for (op t : ops)
+        for (diag d : diags) {
+          const bool left = s == side::left;
+          for (std::int64_t nn : {36, 260}) {
+            trsm_case c{s, u, t, d, left ? 516 : nn, left ? nn : 516, (k++ % 2) ? -2.5 : 1.0};
+            check_trsm<TypeParam>(c, r, false);
+            if (this->HasFailure()) return;
+          }
+        }
 }
 
 TYPED_TEST(BlasTrsm, LargeSquare) {
