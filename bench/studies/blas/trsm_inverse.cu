@@ -13,7 +13,7 @@
 // trsm (each call on a fresh copy of B: the copy's own time is measured and subtracted); and the accuracy of the
 // inverse form: on 16 sampled columns, each element's residual |M·x − b| against the bound the production tests
 // hold (2·(N + 2)·2^-24·(|M|·|x| + |b|)) and the largest difference from cuprim's solution, in its units of |x|.
-#include "../study_check.hpp"
+#include "stream_timing.hpp"
 
 #include <cuprim/blas/trsm.cuh>
 
@@ -121,28 +121,6 @@ void solve(const cuprim::detail::trsm_problem<float>& p, const float* w, long lo
   solve(p, w, k0, h);
   cuprim::detail::trsm_update(p, k0 + h, kk - h, k0, h, 1.0f);
   solve(p, w, k0 + h, kk - h);
-}
-
-double time_us(cudaStream_t s, int reps, const std::function<void()>& call) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int w = 0; w < 3; ++w) call();
-  std::vector<double> t;
-  for (int r = 0; r < 7; ++r) {
-    CK(cudaEventRecord(a, s));
-    for (int i = 0; i < reps; ++i) call();
-    CK(cudaEventRecord(b, s));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1e3 / reps);
-  }
-  CK(cudaGetLastError());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[3];
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 // kk = 64, 128, ..., N / 2 deep, N columns: C2 −= M21·Y1; and the right side's transposed shape, N × kk × kk) under
 // the tuned float policy and under smaller tiles, beside cublasSgemm of the same shape. Every time: CUDA events
 // around 30 calls after 5 warm-up calls, the median of 7 such batches, per call.
-#include "../study_check.hpp"
+#include "stream_timing.hpp"
 
 #include <cuprim/blas/trsm.cuh>
 
@@ -30,27 +30,8 @@ __global__ void fill(float* x, long long n, long long ld, unsigned seed, bool lo
   }
 }
 
-static double time_us(cudaStream_t s, const std::function<void()>& call) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int w = 0; w < 5; ++w) call();
-  std::vector<double> t;
-  for (int r = 0; r < 7; ++r) {
-    CK(cudaEventRecord(a, s));
-    for (int i = 0; i < 30; ++i) call();
-    CK(cudaEventRecord(b, s));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1e3 / 30);
-  }
-  CK(cudaGetLastError());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[3];
-}
+/// The program's timing: 30 calls a batch after 5 warm-up calls.
+double time30(cudaStream_t s, const std::function<void()>& call) { return time_us(s, 30, call, 5); }
 
 template <auto Policy>
 void update(std::int64_t N, std::int64_t kk, const float* A, float* B, cudaStream_t s) {
@@ -91,18 +72,18 @@ int main() {
                                                     N, B, N, s);
     std::printf("N = %lld: diagonal solve of 64 rows x %lld columns (us), columns per warp x warps: 2 x 4 %.2f | "
                 "1 x 4 %.2f | 2 x 8 %.2f\n",
-                (long long)N, (long long)N, time_us(s, [&] { cuprim::detail::trsm_diag<float, 2, 4>(p, 0, 64, 1.0f); }),
-                time_us(s, [&] { cuprim::detail::trsm_diag<float, 1, 4>(p, 0, 64, 1.0f); }),
-                time_us(s, [&] { cuprim::detail::trsm_diag<float, 2, 8>(p, 0, 64, 1.0f); }));
+                (long long)N, (long long)N, time30(s, [&] { cuprim::detail::trsm_diag<float, 2, 4>(p, 0, 64, 1.0f); }),
+                time30(s, [&] { cuprim::detail::trsm_diag<float, 1, 4>(p, 0, 64, 1.0f); }),
+                time30(s, [&] { cuprim::detail::trsm_diag<float, 2, 8>(p, 0, 64, 1.0f); }));
     std::printf("  update rows=k   tuned(128x128/256)   64x64    64x64s   32x64   64x128   cublasSgemm   (us)\n");
     for (std::int64_t kk = 64; kk <= N / 2; kk *= 2) {
       const float one = 1.0f, minus = -1.0f;
       std::printf("  %5lld %18.2f %9.2f %8.2f %7.2f %8.2f %12.2f\n", (long long)kk,
-                  time_us(s, [&] { update<cuprim::tuned>(N, kk, A, B, s); }),
-                  time_us(s, [&] { update<p64>(N, kk, A, B, s); }),
-                  time_us(s, [&] { update<p64s>(N, kk, A, B, s); }),
-                  time_us(s, [&] { update<p3264>(N, kk, A, B, s); }),
-                  time_us(s, [&] { update<p64128>(N, kk, A, B, s); }), time_us(s, [&] {
+                  time30(s, [&] { update<cuprim::tuned>(N, kk, A, B, s); }),
+                  time30(s, [&] { update<p64>(N, kk, A, B, s); }),
+                  time30(s, [&] { update<p64s>(N, kk, A, B, s); }),
+                  time30(s, [&] { update<p3264>(N, kk, A, B, s); }),
+                  time30(s, [&] { update<p64128>(N, kk, A, B, s); }), time30(s, [&] {
                     cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(kk), int(N), int(kk), &minus, A + kk, int(N), B,
                                 int(N), &one, B + kk, int(N));
                   }));
@@ -111,9 +92,9 @@ int main() {
     for (std::int64_t kk = 64; kk <= 512; kk *= 2) {
       const float one = 1.0f, minus = -1.0f;
       std::printf("  %5lld %9.2f %7.2f %8.2f %12.2f\n", (long long)kk,
-                  time_us(s, [&] { update_right<cuprim::tuned>(N, kk, A, B, s); }),
-                  time_us(s, [&] { update_right<p6432>(N, kk, A, B, s); }),
-                  time_us(s, [&] { update_right<p64s>(N, kk, A, B, s); }), time_us(s, [&] {
+                  time30(s, [&] { update_right<cuprim::tuned>(N, kk, A, B, s); }),
+                  time30(s, [&] { update_right<p6432>(N, kk, A, B, s); }),
+                  time30(s, [&] { update_right<p64s>(N, kk, A, B, s); }), time30(s, [&] {
                     cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(N), int(kk), int(kk), &minus, B, int(N), A + kk,
                                 int(N), &one, B + kk * N, int(N));
                   }));

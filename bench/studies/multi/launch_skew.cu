@@ -11,6 +11,7 @@
 // step by step: the events, the workspace allocation, each rank's local reduce (pool workspace or the caller's),
 // the grouped all-gather and the folds.
 #include "nccl_study.hpp"
+#include "rank_timing.hpp"
 
 #include <cuprim/multi.cuh>
 
@@ -27,73 +28,6 @@ using clk = std::chrono::steady_clock;
 __global__ void fill(float* x, long long n, unsigned seed) {
   for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x)
     x[i] = float((unsigned(i) * 2654435761u + seed) % 1000u) * 1e-3f;
-}
-
-__global__ void gate(volatile int* flag) {
-  while (*flag == 0) {
-  }
-}
-
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-struct lanes_t {
-  const cm::communicator* c;
-  void sync() const {
-    for (auto& l : c->locals()) {
-      cm::device_guard g(l.device);
-      CK(cudaStreamSynchronize(l.stream));
-    }
-  }
-};
-
-/// The slowest rank's event time of `call`, median of reps; gated: behind a host-opened gate.
-static double time_call(const cm::communicator& c, bool gated, const std::function<void()>& call, int* flag_h,
-                        int* flag_d) {
-  lanes_t lanes{&c};
-  const int P = c.local_size();
-  for (int w = 0; w < 5; ++w) {
-    call();
-    lanes.sync();
-  }
-  std::vector<cudaEvent_t> a(P), b(P);
-  for (int i = 0; i < P; ++i) {
-    cm::device_guard g(c[i].device);
-    CK(cudaEventCreate(&a[i]));
-    CK(cudaEventCreate(&b[i]));
-  }
-  std::vector<double> t;
-  for (int r = 0; r < 40; ++r) {
-    lanes.sync();
-    *(volatile int*)flag_h = 0;
-    for (int i = 0; i < P; ++i) {
-      cm::device_guard g(c[i].device);
-      if (gated) gate<<<1, 1, 0, c[i].stream>>>(flag_d);
-      CK(cudaEventRecord(a[i], c[i].stream));
-    }
-    call();
-    for (int i = 0; i < P; ++i) {
-      cm::device_guard g(c[i].device);
-      CK(cudaEventRecord(b[i], c[i].stream));
-    }
-    *(volatile int*)flag_h = 1;
-    lanes.sync();
-    double worst = 0;
-    for (int i = 0; i < P; ++i) {
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a[i], b[i]));
-      worst = std::max(worst, double(ms));
-    }
-    t.push_back(worst);
-  }
-  for (int i = 0; i < P; ++i) {
-    cm::device_guard g(c[i].device);
-    CK(cudaEventDestroy(a[i]));
-    CK(cudaEventDestroy(b[i]));
-  }
-  return median(t);
 }
 
 int main() {
@@ -119,8 +53,8 @@ int main() {
     auto sum = [&] { cm::sum(c, in.view(), out.view()); };
     auto histo = [&] { cm::histogram_even(c, in.view(), hist.view(), 256, 0.0f, 1.0f); };
     std::printf("P=%d  sum: %.4f ms (gated %.4f)  histogram_even 256: %.4f ms (gated %.4f)\n", P,
-                time_call(c, false, sum, flag_h, flag_d), time_call(c, true, sum, flag_h, flag_d),
-                time_call(c, false, histo, flag_h, flag_d), time_call(c, true, histo, flag_h, flag_d));
+                time_ranks(c, sum), time_ranks(c, sum, flag_h, flag_d),
+                time_ranks(c, histo), time_ranks(c, histo, flag_h, flag_d));
 
     // multi::sum's steps rebuilt, each step's host time (µs), the GPUs idle before each call.
     using partial = cm::detail::partial<float>;

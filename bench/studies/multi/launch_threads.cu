@@ -14,6 +14,7 @@
 //              launches before the all-gather and the folds (NCCL is called from the caller's thread only).
 // Every form's result is checked against the library's, bit for bit.
 #include "nccl_study.hpp"
+#include "rank_timing.hpp"
 
 #include <cuprim/multi.cuh>
 
@@ -33,53 +34,6 @@ namespace {
 __global__ void fill(float* x, long long n, unsigned seed) {
   for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x)
     x[i] = float((unsigned(i) * 2654435761u + seed) % 1000u) * 1e-3f;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-/// The slowest rank's event time of `call`, the median of 40 after 5 warm-up calls.
-double time_call(const cm::communicator& c, const std::function<void()>& call) {
-  const int P = c.local_size();
-  for (int w = 0; w < 5; ++w) {
-    call();
-    c.synchronize();
-  }
-  std::vector<cudaEvent_t> a(P), b(P);
-  for (int i = 0; i < P; ++i) {
-    cm::device_guard g(c[i].device);
-    CK(cudaEventCreate(&a[i]));
-    CK(cudaEventCreate(&b[i]));
-  }
-  std::vector<double> t;
-  for (int r = 0; r < 40; ++r) {
-    c.synchronize();
-    for (int i = 0; i < P; ++i) {
-      cm::device_guard g(c[i].device);
-      CK(cudaEventRecord(a[i], c[i].stream));
-    }
-    call();
-    for (int i = 0; i < P; ++i) {
-      cm::device_guard g(c[i].device);
-      CK(cudaEventRecord(b[i], c[i].stream));
-    }
-    c.synchronize();
-    double worst = 0;
-    for (int i = 0; i < P; ++i) {
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a[i], b[i]));
-      worst = std::max(worst, double(ms));
-    }
-    t.push_back(worst);
-  }
-  for (int i = 0; i < P; ++i) {
-    cm::device_guard g(c[i].device);
-    CK(cudaEventDestroy(a[i]));
-    CK(cudaEventDestroy(b[i]));
-  }
-  return median(t);
 }
 
 /// Workers for ranks 1 .. P-1: each sets its device once, then spins on `generation` and runs task(i) once per new
@@ -191,7 +145,7 @@ int main() {
       }
     }
     std::printf("P=%d  library %.4f ms | one thread, workspace made before %.4f ms | a thread per rank %.4f ms\n", P,
-                time_call(c, library), time_call(c, one_thread), time_call(c, threads));
+                time_ranks(c, library), time_ranks(c, one_thread), time_ranks(c, threads));
     c.synchronize();
   }
   return 0;
