@@ -51,7 +51,10 @@ struct workers {
         long seen = 0;
         while (!stop.load(std::memory_order_acquire)) {
           const long g = generation.load(std::memory_order_acquire);
-          if (g == seen) continue;
+          if (g == seen) {
+            __builtin_ia32_pause();
+            continue;
+          }
           seen = g;
           task(i);
           done.fetch_add(1, std::memory_order_acq_rel);
@@ -63,8 +66,7 @@ struct workers {
     done.store(0, std::memory_order_relaxed);
     generation.fetch_add(1, std::memory_order_acq_rel);
     task(0);
-    while (done.load(std::memory_order_acquire) < P - 1) {
-    }
+    while (done.load(std::memory_order_acquire) < P - 1) __builtin_ia32_pause();
   }
   ~workers() {
     stop.store(true, std::memory_order_release);
@@ -110,21 +112,13 @@ int main() {
         cm::detail::fold_partials_kernel<true><<<1, 1, 0, l.stream>>>(g_i, P, cuprim::plus{}, 0.0f, 1, g_i + P);
       });
     };
-    workers w(c);
-    w.task = local;
     const auto library = [&] { cm::sum(c, in.view(), out.view()); };
     const auto one_thread = [&] {
       cm::detail::each_rank(c, [&](const cm::local_rank&, int i) { local(i); });
       finish();
     };
-    const auto threads = [&] {
-      {
-        cm::device_guard g(c[0].device);
-        w.run_all(P);
-      }
-      finish();
-    };
-    // Results, bit for bit against the library's (rank 0's value).
+    // Results, bit for bit against the library's (rank 0's value); the rebuilt forms' workspace poisoned (NaN)
+    // first, so that a rank whose reduce or fold did not run fails.
     float want = 0;
     library();
     c.synchronize();
@@ -132,8 +126,11 @@ int main() {
       cm::device_guard g(c[0].device);
       CK(cudaMemcpy(&want, out.data(0), sizeof(float), cudaMemcpyDeviceToHost));
     }
-    for (const auto& [name, form] : {std::pair<const char*, std::function<void()>>{"one thread", one_thread},
-                                     {"threads", threads}}) {
+    const auto check = [&](const char* name, const std::function<void()>& form) {
+      for (int i = 0; i < P; ++i) {
+        cm::device_guard g(c[i].device);
+        CK(cudaMemsetAsync(buf.data(i), 0xff, head, c[i].stream));  // ordered before the form on its stream
+      }
       form();
       c.synchronize();
       for (int i = 0; i < P; ++i) {
@@ -143,9 +140,23 @@ int main() {
         if (std::memcmp(&got.value, &want, sizeof(float)) != 0)
           std::printf("  %s: rank %d's sum %.9g differs from the library's %.9g\n", name, i, got.value, want);
       }
+    };
+    check("one thread", one_thread);
+    const double t_library = time_ranks(c, library), t_one = time_ranks(c, one_thread);
+    double t_threads = 0;
+    {  // the workers exist (and spin) only while their form is checked and timed
+      workers w(c);
+      w.task = local;
+      const auto threads = [&] {
+        cm::device_guard g(c[0].device);
+        w.run_all(P);
+        finish();
+      };
+      check("threads", threads);
+      t_threads = time_ranks(c, threads);
     }
     std::printf("P=%d  library %.4f ms | one thread, workspace made before %.4f ms | a thread per rank %.4f ms\n", P,
-                time_ranks(c, library), time_ranks(c, one_thread), time_ranks(c, threads));
+                t_library, t_one, t_threads);
     c.synchronize();
   }
   return 0;
