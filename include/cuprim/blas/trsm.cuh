@@ -149,7 +149,9 @@ template <class T>
 void trsm_update(const trsm_problem<T>& p, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t kk,
                  T beta) {
   if constexpr (std::is_same_v<T, float>) {
-    const bool fits = p.b_r != 1 || (p.nn + 63) / 64 <= 65535;  // the left side's tiles of 64 columns
+    static_assert(trsm_update_narrow.tile_n == trsm_update_small.tile_n, "one column-tile width for the fit below");
+    constexpr std::int64_t tile_n = trsm_update_narrow.tile_n;  // the left side's gemm: n = nn
+    const bool fits = p.b_r != 1 || (p.nn + tile_n - 1) / tile_n <= 65535;
     if (fits && rows <= 128)
       return trsm_update_with<trsm_update_narrow, trsm_update_narrow_t>(p, r0, rows, c0, kk, beta);
     if (fits && rows <= 256) return trsm_update_with<trsm_update_small, trsm_update_small>(p, r0, rows, c0, kk, beta);
