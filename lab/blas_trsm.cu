@@ -102,17 +102,24 @@ int trsm_residual_ok(const trsm_shape& sh, std::int64_t m, std::int64_t n, const
   return ok;
 }
 
-/// CPW and WARPS, when not 0, pick the diagonal kernel's block for a production-path call (the sweep rows).
-template <class T, int CPW = 0, int WARPS = 0>
+using cuprim::detail::trsm_leaves;
+
+/// CPW and WARPS, when not 0, pick the diagonal kernel's block (which inverts the diagonal blocks, and solves them
+/// with Leaves = substitution) for a production-path call (the sweep rows).
+template <class T, int CPW = 0, int WARPS = 0, trsm_leaves Leaves = trsm_leaves::inverse>
 void add_trsm_case(std::string name, trsm_shape sh, std::int64_t m, std::int64_t n, trsm_impl impl, bool quick,
                    int reps) {
+  constexpr bool custom = CPW > 0 || Leaves != trsm_leaves::inverse;
+  constexpr int cpw = CPW > 0 ? CPW : cuprim::detail::trsm_cols_per_warp;
+  constexpr int warps = WARPS > 0 ? WARPS : cuprim::detail::trsm_warps;
   case_def c;
   c.name = std::move(name);
   c.family = "blas";
   c.op = "trsm-" + sh.label();
   c.variant = impl == trsm_impl::seed ? "seed-thread-per-column"
-              : CPW > 0 ? "diag-cpw" + std::to_string(CPW) + "-warps" + std::to_string(WARPS)
-                        : "production";
+              : custom ? std::string(Leaves == trsm_leaves::inverse ? "inverse" : "substitution") + "-leaves-cpw" +
+                             std::to_string(cpw) + "-warps" + std::to_string(warps)
+                       : "production";
   c.dtype = type_label(sizeof(T));
   c.n = m * n;
   const std::int64_t ka = sh.s == side::left ? m : n;
@@ -137,10 +144,11 @@ void add_trsm_case(std::string name, trsm_shape sh, std::int64_t m, std::int64_t
     check(cudaMemcpy(st->b.get(), st->b0.get(), st->b0.bytes(), cudaMemcpyDeviceToDevice), "copy B");
     check(cudaMemcpy(st->base_b.get(), st->b0.get(), st->b0.bytes(), cudaMemcpyDeviceToDevice), "copy B");
     bench b;
-    if constexpr (CPW > 0)
+    if constexpr (custom)
       b.run = [st, sh, m, n, ka](cudaStream_t s, int) {
-        cuprim::detail::trsm_run<T, CPW, WARPS>("cuprim::blas::trsm", sh.s, sh.u, sh.t, sh.d, m, n, T(1),
-                                                st->a.template as<T>(), ka, st->b.template as<T>(), m, s);
+        cuprim::detail::trsm_run<T, cpw, warps, Leaves>("cuprim::blas::trsm", sh.s, sh.u, sh.t, sh.d, m, n, T(1),
+                                                        st->a.template as<T>(), ka, st->b.template as<T>(), m,
+                                                        nullptr, s);
       };
     else if (impl == trsm_impl::production)
       b.run = [st, sh, m, n, ka](cudaStream_t s, int) {
@@ -312,14 +320,19 @@ void add_trsm_row(const trsm_shape& sh, std::int64_t size, bool quick) {
 }  // namespace
 
 void register_blas_trsm() {
-  const trsm_shape llnn{side::left, uplo::lower, op::N, diag::non_unit}, lunn{side::left, uplo::upper, op::N, diag::non_unit},
-      lltn{side::left, uplo::lower, op::T, diag::non_unit}, rltn{side::right, uplo::lower, op::T, diag::non_unit},
-      runn{side::right, uplo::upper, op::N, diag::non_unit};
-  // float: five cases at 4096^2, two at 8192^2; double: two at 4096^2, one at 8192^2.
-  for (const trsm_shape& sh : {llnn, lunn, lltn, rltn, runn}) add_trsm_row<float>(sh, 4096, sh.label() == "LLNN");
-  for (const trsm_shape& sh : {llnn, rltn}) add_trsm_row<float>(sh, 8192, false);
-  for (const trsm_shape& sh : {llnn, rltn}) add_trsm_row<double>(sh, 4096, false);
-  add_trsm_row<double>(llnn, 8192, false);
+  const trsm_shape llnn{side::left, uplo::lower, op::N, diag::non_unit},
+      rltn{side::right, uplo::lower, op::T, diag::non_unit}, llnu{side::left, uplo::lower, op::N, diag::unit};
+  // Every side × uplo × trans at 4096^2 (non-unit), float and double; at 8192^2 the issue's LLNU for both, and
+  // float LLNN and RLTN.
+  for (side s : {side::left, side::right})
+    for (uplo u : {uplo::lower, uplo::upper})
+      for (op t : {op::N, op::T}) {
+        const trsm_shape sh{s, u, t, diag::non_unit};
+        add_trsm_row<float>(sh, 4096, sh.label() == "LLNN");
+        add_trsm_row<double>(sh, 4096, false);
+      }
+  for (const trsm_shape& sh : {llnu, llnn, rltn}) add_trsm_row<float>(sh, 8192, false);
+  add_trsm_row<double>(llnu, 8192, false);
   for (side s : {side::left, side::right})
     for (uplo u : {uplo::lower, uplo::upper}) add_symm_case<float>(s, u, 4096, s == side::left && u == uplo::upper);
   add_symm_case<float>(side::left, uplo::upper, 8192, false);
@@ -328,30 +341,31 @@ void register_blas_trsm() {
   const trsm_shape seed{side::left, uplo::lower, op::N, diag::unit};
   add_trsm_case<float>("blas/trsm-ladder/seed-thread-per-column/float/LLNU/" + size_label(2048), seed, 2048, 2048,
                        trsm_impl::seed, false, 3);
+  add_trsm_case<float, 0, 0, trsm_leaves::substitution>("blas/trsm-ladder/substitution-leaves/float/LLNU/" +
+                                                            size_label(2048),
+                                                        seed, 2048, 2048, trsm_impl::production, false, 20);
   add_trsm_case<float>("blas/trsm-ladder/production/float/LLNU/" + size_label(2048), seed, 2048, 2048,
                        trsm_impl::production, false, 20);
-  // The diagonal kernel's block (columns per warp × warps; production 2 × 4): float and double LLNN and float RLTN
-  // at 4096^2 (the right side reads B's rows through the shared-memory tile), 2048^2 float LLNN.
+  // The leaves (production: the diagonal blocks inverted at once, then multiplied; or solved by substitution, a
+  // launch each) and the diagonal kernel's block (columns per warp × warps; production 2 × 4), at 4096^2: float LLNN
+  // and RLTN (the right side reads B's rows through the shared-memory tiles), double LLNN.
   for (const trsm_shape& sh : {llnn, rltn}) {
     const std::string f = "blas/trsm-sweep/float/" + sh.label() + "/" + size_label(4096) + "/";
-    add_trsm_case<float, 1, 4>(f + "cpw1-w4", sh, 4096, 4096, trsm_impl::production, false, 0);
-    add_trsm_case<float, 2, 4>(f + "cpw2-w4", sh, 4096, 4096, trsm_impl::production, false, 0);
-    add_trsm_case<float, 4, 4>(f + "cpw4-w4", sh, 4096, 4096, trsm_impl::production, false, 0);
-    add_trsm_case<float, 2, 8>(f + "cpw2-w8", sh, 4096, 4096, trsm_impl::production, false, 0);
+    add_trsm_case<float, 2, 4>(f + "inverse-cpw2-w4", sh, 4096, 4096, trsm_impl::production, false, 0);
+    add_trsm_case<float, 2, 8>(f + "inverse-cpw2-w8", sh, 4096, 4096, trsm_impl::production, false, 0);
+    add_trsm_case<float, 2, 4, trsm_leaves::substitution>(f + "substitution-cpw2-w4", sh, 4096, 4096,
+                                                          trsm_impl::production, false, 0);
+    add_trsm_case<float, 2, 8, trsm_leaves::substitution>(f + "substitution-cpw2-w8", sh, 4096, 4096,
+                                                          trsm_impl::production, false, 0);
   }
   {
     const std::string f = "blas/trsm-sweep/double/LLNN/" + size_label(4096) + "/";
-    add_trsm_case<double, 1, 4>(f + "cpw1-w4", llnn, 4096, 4096, trsm_impl::production, false, 0);
-    add_trsm_case<double, 2, 4>(f + "cpw2-w4", llnn, 4096, 4096, trsm_impl::production, false, 0);
-    add_trsm_case<double, 4, 4>(f + "cpw4-w4", llnn, 4096, 4096, trsm_impl::production, false, 0);
-    add_trsm_case<double, 2, 8>(f + "cpw2-w8", llnn, 4096, 4096, trsm_impl::production, false, 0);
-    const std::string g = "blas/trsm-sweep/float/LLNN/" + size_label(2048) + "/";
-    add_trsm_case<float, 1, 4>(g + "cpw1-w4", llnn, 2048, 2048, trsm_impl::production, false, 10);
-    add_trsm_case<float, 2, 4>(g + "cpw2-w4", llnn, 2048, 2048, trsm_impl::production, false, 10);
-    add_trsm_case<float, 4, 4>(g + "cpw4-w4", llnn, 2048, 2048, trsm_impl::production, false, 10);
+    add_trsm_case<double, 2, 4>(f + "inverse-cpw2-w4", llnn, 4096, 4096, trsm_impl::production, false, 0);
+    add_trsm_case<double, 2, 4, trsm_leaves::substitution>(f + "substitution-cpw2-w4", llnn, 4096, 4096,
+                                                           trsm_impl::production, false, 0);
   }
-  add_note("blas/trsm-sweep", "blas/trsm-sweep: the diagonal kernel's block, cpw<columns per warp>-w<warps per "
-                              "block> (production cpw2-w4), otherwise as blas/trsm");
+  add_note("blas/trsm-sweep", "blas/trsm-sweep: the leaves, <inverse|substitution>-cpw<columns per warp>-w<warps per "
+                              "block> of the diagonal kernel (production inverse-cpw2-w4), otherwise as blas/trsm");
   add_note("blas/trsm", "blas/trsm: op(A) X = B (left) or X op(A) = B (right) in place, alpha 1, ld = rows, A well "
                         "conditioned (|diagonal| in [1, 2), off-diagonal below 1/ka); flops m^2 n (left) or m n^2 "
                         "(right); against cublas<S|D>trsm interleaved in the same run, each on its own B; rows named "
@@ -359,7 +373,8 @@ void register_blas_trsm() {
   add_note("blas/symm", "blas/symm: C = A B (left) or B A (right), A symmetric with one triangle read, alpha 1, beta 0; "
                         "flops 2 m^2 n or 2 m n^2; against cublas<S|D>symm interleaved in the same run");
   add_note("blas/trsm-ladder", "blas/trsm-ladder: the seed's STRSM loop with one thread per column (lab/ladder/trsm.cuh), "
-                               "then the production call, each against cublasStrsm");
+                               "the blocked solve with its diagonal blocks substituted, then the production call "
+                               "(diagonal blocks inverted and multiplied), each against cublasStrsm");
 }
 
 }  // namespace lab

@@ -64,6 +64,42 @@ TEST(BlasTrsmArgs, ColumnsPastTheUpdatesGrid) {
                  "n", trsm_fn);
 }
 
+// The workspace holds the inverses of A's 64-row diagonal blocks, in 256-byte-aligned bytes: none for one block.
+TEST(BlasTrsmArgs, WorkspaceBytes) {
+  using cuprim::blas::trsm_workspace_bytes;
+  EXPECT_EQ(trsm_workspace_bytes<float>(side::left, 64, 1000), 0u);
+  EXPECT_EQ(trsm_workspace_bytes<float>(side::left, 65, 1000), std::size_t(2) * 64 * 64 * 4);
+  EXPECT_EQ(trsm_workspace_bytes<double>(side::left, 4096, 1), std::size_t(64) * 64 * 64 * 8);
+  EXPECT_EQ(trsm_workspace_bytes<float>(side::right, 7, 200), std::size_t(4) * 64 * 64 * 4);
+  EXPECT_EQ(trsm_workspace_bytes<float>(side::right, 200, 7), 0u);
+  EXPECT_EQ(trsm_workspace_bytes<float>(side::left, 200, 0), 0u);
+  EXPECT_EQ(trsm_workspace_bytes<float>(side::left, -5, 3), 0u);
+  std::size_t last = 0;  // monotonic in the order
+  for (std::int64_t ka = 1; ka <= 2000; ka += 37) {
+    const std::size_t b = trsm_workspace_bytes<float>(side::left, ka, 3);
+    EXPECT_GE(b, last) << ka;
+    last = b;
+  }
+}
+
+TEST(BlasTrsmArgs, WorkspaceOverloadRules) {
+  static void* WS = fake<void>(4);
+  constexpr std::size_t need = std::size_t(4) * 64 * 64 * 4;  // order 200
+  expect_invalid([] { cuprim::blas::trsm<float>(side::left, uplo::lower, op::N, diag::unit, 200, 8, 1.f, A, 200, B,
+                                                200, cuprim::workspace{WS, need - 1}); },
+                 "workspace", trsm_fn);
+  expect_invalid([] { cuprim::blas::trsm<float>(side::right, uplo::upper, op::T, diag::unit, 8, 200, 1.f, A, 200, B,
+                                                8, cuprim::workspace{nullptr, need}); },
+                 "workspace", trsm_fn);
+  // The shape rules come first.
+  expect_invalid([] { cuprim::blas::trsm<float>(side::left, uplo::lower, op::N, diag::unit, 200, 8, 1.f, A, 199, B,
+                                                200, cuprim::workspace{}); },
+                 "lda", trsm_fn);
+  // One diagonal block, or nothing to solve: no workspace needed.
+  EXPECT_NO_THROW(cuprim::blas::trsm<float>(side::left, uplo::lower, op::N, diag::unit, 0, 4, 1.f, nullptr, 1,
+                                            nullptr, 1, cuprim::workspace{}));
+}
+
 TEST(BlasTrsmArgs, NullsAndOverlap) {
   expect_invalid([] { cuprim::blas::trsm<float>(side::left, uplo::lower, op::N, diag::unit, 4, 4, 1.f, nullptr, 4, B, 4); },
                  "A", trsm_fn);

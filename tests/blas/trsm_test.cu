@@ -82,7 +82,8 @@ std::vector<T> nonzero(rng& r, std::size_t count) {
 /// dimensions past the rows (ka + 3, m + 2), else equal to them (with sizes that are multiples of 4, the gemm
 /// updates' 16-byte vector paths).
 template <class T>
-void check_trsm(const trsm_case& c, rng& r, bool padded = true) {
+void check_trsm(const trsm_case& c, rng& r, bool padded = true,
+                cuprim::detail::trsm_leaves leaves = cuprim::detail::trsm_leaves::inverse) {
   SCOPED_TRACE(c.describe());
   const std::int64_t ka = c.s == side::left ? c.m : c.n, lda = padded ? ka + 3 : ka, ldb = padded ? c.m + 2 : c.m;
   const std::vector<T> a = triangular<T>(r, ka, lda, c.u == uplo::lower, c.d == diag::unit);
@@ -91,7 +92,13 @@ void check_trsm(const trsm_case& c, rng& r, bool padded = true) {
   cuprim_test::upload(da.data(), a);
   const auto run = [&] {
     cuprim_test::upload(db.data(), b);
-    cuprim::blas::trsm<T>(c.s, c.u, c.t, c.d, c.m, c.n, T(c.alpha), da.data(), lda, db.data(), ldb);
+    if (leaves == cuprim::detail::trsm_leaves::inverse)
+      cuprim::blas::trsm<T>(c.s, c.u, c.t, c.d, c.m, c.n, T(c.alpha), da.data(), lda, db.data(), ldb);
+    else
+      cuprim::detail::trsm_run<T, cuprim::detail::trsm_cols_per_warp, cuprim::detail::trsm_warps,
+                               cuprim::detail::trsm_leaves::substitution>("trsm", c.s, c.u, c.t, c.d, c.m, c.n,
+                                                                          T(c.alpha), da.data(), lda, db.data(), ldb,
+                                                                          nullptr, nullptr);
     return cuprim_test::download(db.data(), b.size());
   };
   const std::vector<T> x = run();
@@ -182,6 +189,79 @@ TYPED_TEST(BlasTrsm, AlignedLeadingDimensions) {
             if (this->HasFailure()) return;
           }
         }
+}
+
+// The blocked solve with its diagonal blocks substituted (the lab's comparison to the production inverses).
+TYPED_TEST(BlasTrsm, SubstitutionLeaves) {
+  rng r(0x712b);
+  int k = 0;
+  for (side s : sides)
+    for (uplo u : uplos)
+      for (op t : ops)
+        for (diag d : diags) {
+          const bool left = s == side::left;
+          trsm_case c{s, u, t, d, left ? 200 : 17, left ? 17 : 200, (k++ % 2) ? -2.5 : 1.0};
+          check_trsm<TypeParam>(c, r, true, cuprim::detail::trsm_leaves::substitution);
+          if (this->HasFailure()) return;
+        }
+}
+
+// The caller's workspace (exactly trsm_workspace_bytes, its bytes poisoned first) gives the same bits as the call
+// that takes its own.
+TYPED_TEST(BlasTrsm, ExplicitWorkspace) {
+  using T = TypeParam;
+  rng r(0x712c);
+  for (side s : sides) {
+    const std::int64_t m = s == side::left ? 300 : 20, n = s == side::left ? 20 : 300, ka = 300;
+    SCOPED_TRACE(s == side::left ? "left" : "right");
+    const std::vector<T> a = triangular<T>(r, ka, ka, false, false);
+    const std::vector<T> b = nonzero<T>(r, std::size_t(m * n));
+    cuprim::device_buffer<T> da(a.size()), db(b.size());
+    cuprim_test::upload(da.data(), a);
+    cuprim_test::upload(db.data(), b);
+    cuprim::blas::trsm<T>(s, uplo::upper, op::N, diag::non_unit, m, n, T(-2.5), da.data(), ka, db.data(), m);
+    const std::vector<T> x = cuprim_test::download(db.data(), b.size());
+    const std::size_t bytes = cuprim::blas::trsm_workspace_bytes<T>(s, m, n);
+    ASSERT_EQ(bytes, std::size_t(5) * 64 * 64 * sizeof(T));
+    cuprim::device_buffer<unsigned char> ws(bytes);
+    cuprim_test::poison(ws);
+    cuprim_test::upload(db.data(), b);
+    cuprim::blas::trsm<T>(s, uplo::upper, op::N, diag::non_unit, m, n, T(-2.5), da.data(), ka, db.data(), m,
+                          cuprim::workspace{ws.data(), bytes});
+    const std::vector<T> y = cuprim_test::download(db.data(), b.size());
+    EXPECT_TRUE(std::equal(x.begin(), x.end(), y.begin(), [](T p, T q) { return cuprim_test::same_bytes(p, q); }));
+  }
+}
+
+// An Inf in B reaches only the rows that depend on it, as in substitution: the inverses' products skip the zeros
+// outside the triangle (0·Inf would be NaN). The Inf sits inside a diagonal block, beside rows of the same block
+// and of the same thread's four (lower: row 97, block rows 64-127; upper, solved from the bottom of 150 rows: row
+// 95, block rows 86-149).
+TYPED_TEST(BlasTrsm, InfInBReachesOnlyLaterRows) {
+  using T = TypeParam;
+  rng r(0x712d);
+  for (op t : ops) {
+    const std::int64_t m = 150, n = 5, inf_row = t == op::N ? 97 : 95;
+    const std::vector<T> a = triangular<T>(r, m, m, true, false);
+    std::vector<T> b = nonzero<T>(r, std::size_t(m * n));
+    for (std::int64_t j = 0; j < n; ++j) b[std::size_t(inf_row + j * m)] = std::numeric_limits<T>::infinity();
+    cuprim::device_buffer<T> da(a.size()), db(b.size());
+    cuprim_test::upload(da.data(), a);
+    cuprim_test::upload(db.data(), b);
+    cuprim::blas::trsm<T>(side::left, uplo::lower, t, diag::non_unit, m, n, T(1), da.data(), m, db.data(), m);
+    const std::vector<T> x = cuprim_test::download(db.data(), b.size());
+    std::vector<T> ref = b;
+    cuprim::host::trsm('L', 'L', t == op::N ? 'N' : 'T', 'N', m, n, T(1), a.data(), m, ref.data(), m);
+    for (std::int64_t j = 0; j < n; ++j) {
+      EXPECT_FALSE(std::isfinite(x[std::size_t(inf_row + j * m)])) << "column " << j;
+      for (std::int64_t i = 0; i < m; ++i) {
+        const bool before = t == op::N ? i < inf_row : i > inf_row;
+        if (!before) continue;
+        const double g = x[std::size_t(i + j * m)], e = ref[std::size_t(i + j * m)];
+        EXPECT_NEAR(g, e, 64.0 * m * std::numeric_limits<T>::epsilon() * (1 + std::fabs(e))) << "(" << i << ", " << j << ")";
+      }
+    }
+  }
 }
 
 TYPED_TEST(BlasTrsm, LargeSquare) {

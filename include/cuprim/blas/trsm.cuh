@@ -101,6 +101,8 @@ struct trsm_problem {
   T alpha;
   bool lower, unit;
   cudaStream_t stream;
+  std::int64_t ka;         ///< M's order
+  const T* inv = nullptr;  ///< the diagonal blocks' inverses (trsm_invert), or null: the leaves substitute
 };
 
 inline constexpr int trsm_nb = 64;  // rows of a diagonal block (and the unit of the recursive split)
@@ -124,37 +126,42 @@ void trsm_update_with(const trsm_problem<T>& p, std::int64_t r0, std::int64_t ro
   }
 }
 
-// The float updates of the recursion's lower levels are short and wide (rows ≤ 256, k = h, nn columns): under gemm's
-// tuned 128 × 128 tiles (interior 128 × 256) they make 16 to 64 blocks for 132 SMs. Smaller tiles, by the update's
-// rows (left side: C is rows × nn; right side: nn × rows, the tiles transposed), where their grid fits (left side:
-// at most 65535 tiles of 64 columns; past that, the tuned tiles, as before). H200, 4096 columns, µs a call
-// (bench/studies/blas/trsm_parts.cu, bench/studies/blas/h200-trsm-parts.txt; cublasSgemm in the same run):
-//   rows = kk   left: tuned  32 × 64  64 × 64 (8 × 8 a thread)  cuBLAS   right: tuned  64 × 32  64 × 64  cuBLAS
-//      64             20.5      8.7     11.6                     12.3            20.2      7.4     11.6     9.3
-//     128             33.4     15.8     18.1                     13.0            27.8     13.1     18.1     9.0
-//     256             55.0     38.0     32.7                     18.1            55.2     31.1     32.7    17.9
-//     512             98.7    127.1     84.6                     51.4            98.3    107.7     84.5    51.5
-// (at 8192 columns the 64 × 64 tiles lose from 512 rows: 174.1 against tuned 106.3).
+// The float updates of the recursion's lower levels are short and wide (rows = k ≤ 1024, nn columns): gemm's tuned
+// tiles (128 × 128, interior 128 × 256) give a 512 × 4096 update 64 blocks for 132 SMs. Instead, by the update's
+// rows (left side: C is rows × nn; right side: nn × rows, the tiles transposed): at most 64 rows, or 128 with at
+// most 4096 columns, 32 × 64 tiles (64 × 32 on the right); up to 1024 rows, the tuned kernel with interior tiles of
+// 128 × 128; past that, the tuned tiles. H200, µs a call (bench/studies/blas/trsm_parts.cu, h200-trsm-parts.txt;
+// bench/studies/blas/trsm_tiles.cu, h200-trsm-tiles.txt; cublasSgemm in the same run):
+//   left, rows = k       4096 columns                          8192 columns
+//                   tuned  32 × 64  128 × 128  cuBLAS     tuned  32 × 64  128 × 128  cuBLAS
+//      64            20.5     8.7        —      12.3       21.0    11.6        —      11.0
+//     128            33.4    15.7     18.9      10.2       33.6    24.0     19.0      11.3
+//     256            55.0    38.0     30.7      17.9       55.2    73.4     31.1      29.5
+//     512            98.5   127.1     54.8      51.4      105.8   263.8    102.9      94.8
+//    1024           196.1   483.8    194.1     180.1      404.1   950.5    394.4     363.0
+// (the right side's N × k × k within a few per cent of the same; at 128 rows the 32 × 64 tiles win at 4096 columns
+// and lose at 8192, hence the column limit).
 inline constexpr blas::gemm_policy trsm_update_narrow{.tile_m = 32, .tile_n = 64, .tile_k = 8, .thread_m = 4,
                                                       .thread_n = 4};
 inline constexpr blas::gemm_policy trsm_update_narrow_t{.tile_m = 64, .tile_n = 32, .tile_k = 8, .thread_m = 4,
                                                         .thread_n = 4};
-inline constexpr blas::gemm_policy trsm_update_small{.tile_m = 64, .tile_n = 64, .tile_k = 4, .thread_m = 8,
-                                                     .thread_n = 8, .split = true};
+inline constexpr blas::gemm_policy trsm_update_square{.tile_m = 128, .tile_n = 128, .tile_k = 8, .thread_m = 8,
+                                                      .thread_n = 8, .split = true, .blocks_per_sm = 2,
+                                                      .interior_n = 128};
 
 /// Rows [r0, r0 + rows) of C −= M(rows, [c0, c0 + kk)) · Y([c0, c0 + kk), :), C first multiplied by beta: one gemm,
 /// on the column-major form of the views (left: C itself; right: its transpose, Cᵀ −= Yᵀ·Mᵀ); float's short updates
-/// on smaller tiles (above).
+/// on other tiles (above). Every grid fits: the left side's column tiles are at most 65535, as trsm_run refuses more
+/// than 65535 · 128 columns there, and the 32 × 64 tiles are taken only where 64 columns a tile fit.
 template <class T>
 void trsm_update(const trsm_problem<T>& p, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t kk,
                  T beta) {
   if constexpr (std::is_same_v<T, float>) {
-    static_assert(trsm_update_narrow.tile_n == trsm_update_small.tile_n, "one column-tile width for the fit below");
-    constexpr std::int64_t tile_n = trsm_update_narrow.tile_n;  // the left side's gemm: n = nn
-    const bool fits = p.b_r != 1 || (p.nn + tile_n - 1) / tile_n <= 65535;
-    if (fits && rows <= 128)
+    constexpr std::int64_t narrow_n = trsm_update_narrow.tile_n;  // the left side's gemm: n = nn
+    const bool narrow_fits = p.b_r != 1 || (p.nn + narrow_n - 1) / narrow_n <= 65535;
+    if (narrow_fits && (rows <= 64 || (rows <= 128 && p.nn <= 4096)))
       return trsm_update_with<trsm_update_narrow, trsm_update_narrow_t>(p, r0, rows, c0, kk, beta);
-    if (fits && rows <= 256) return trsm_update_with<trsm_update_small, trsm_update_small>(p, r0, rows, c0, kk, beta);
+    if (rows <= 1024) return trsm_update_with<trsm_update_square, trsm_update_square>(p, r0, rows, c0, kk, beta);
   }
   trsm_update_with<tuned, tuned>(p, r0, rows, c0, kk, beta);
 }
@@ -186,11 +193,78 @@ void trsm_diag(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, T alp
   check_launch(p.fn);
 }
 
+/// How many 64-row diagonal blocks an order-ka solve has, and the elements of their inverses (trsm_invert's output):
+/// none where one block is the whole solve (its leaf substitutes), or where the blocks would not fit the inversion's
+/// grid (ka above 65535 · 64, far past any A that fits a GPU; the leaves then substitute).
+inline std::int64_t trsm_blocks(std::int64_t ka) { return (ka + trsm_nb - 1) / trsm_nb; }
+inline std::int64_t trsm_inverse_elements(std::int64_t ka) {
+  return ka > trsm_nb && trsm_blocks(ka) <= 65535 ? trsm_blocks(ka) * trsm_nb * trsm_nb : 0;
+}
+
+/// Every diagonal block of M inverted at once into w (trsm_blocks(ka) blocks of trsm_nb × trsm_nb, in solve order):
+/// the diagonal kernel's substitution on the columns of the identity, a grid row per block.
+template <class T, int CPW, int WARPS>
+void trsm_invert(const trsm_problem<T>& p, T* w) {
+  constexpr int cols = CPW * WARPS;
+  constexpr std::size_t smem = trsm_diag_smem_bytes<T, trsm_nb, CPW, WARPS>();
+  const auto kernel = trsm_diag_kernel<T, trsm_nb, CPW, WARPS>;
+  if constexpr (smem > 48 * 1024) {
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess)
+      check_launch(p.fn);
+  }
+  trsm_diag_args<T> g{};
+  g.a = p.a;
+  g.a_r = p.a_r;
+  g.a_c = p.a_c;
+  g.b = w;
+  g.b_r = 1;
+  g.b_c = trsm_nb;
+  g.nn = trsm_nb;
+  g.alpha = T(1);
+  g.lower = p.lower;
+  g.unit = p.unit;
+  g.identity = true;
+  g.order = p.ka;
+  const dim3 grid(unsigned((trsm_nb + cols - 1) / cols), unsigned(trsm_blocks(p.ka)));
+  kernel<<<grid, unsigned(WARPS * 32), smem, p.stream>>>(g);
+  check_launch(p.fn);
+}
+
+inline constexpr int trsm_apply_cols = 32;  // columns of C a block of trsm_apply_kernel takes at a time
+
+/// Rows [k0, k0 + kk) of M (one diagonal block) solved as X = inv·(alpha·C), inv from trsm_invert.
+template <class T>
+void trsm_apply(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, T alpha) {
+  constexpr std::size_t smem = trsm_apply_smem_bytes<T, trsm_nb, trsm_apply_cols>();
+  const auto kernel = trsm_apply_kernel<T, trsm_nb, trsm_apply_cols>;
+  if constexpr (smem > 48 * 1024) {
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess)
+      check_launch(p.fn);
+  }
+  const std::int64_t y = p.lower ? k0 / trsm_nb : (p.ka - (k0 + kk)) / trsm_nb;  // the block's place in solve order
+  trsm_apply_args<T> g{};
+  g.inv = p.inv + y * trsm_nb * trsm_nb;
+  g.b = p.b + k0 * p.b_r;
+  g.b_r = p.b_r;
+  g.b_c = p.b_c;
+  g.nn = p.nn;
+  g.kb = int(kk);
+  g.alpha = alpha;
+  g.lower = p.lower;
+  const std::int64_t groups = (p.nn + trsm_apply_cols - 1) / trsm_apply_cols;
+  constexpr int threads = trsm_nb / 4 * (trsm_apply_cols / 2);
+  kernel<<<unsigned(groups < 0x7fffffff ? groups : 0x7fffffff), unsigned(threads), smem, p.stream>>>(g);
+  check_launch(p.fn);
+}
+
 /// Rows [k0, k0 + kk) of the solve; `scaled`: whether those rows of C already carry alpha (a gemm update reached
 /// them), else the first operation on them applies it.
 template <class T, int CPW, int WARPS>
 void trsm_recurse(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, bool scaled) {
-  if (kk <= trsm_nb) return trsm_diag<T, CPW, WARPS>(p, k0, kk, scaled ? T(1) : p.alpha);
+  if (kk <= trsm_nb) {
+    if (p.inv) return trsm_apply(p, k0, kk, scaled ? T(1) : p.alpha);
+    return trsm_diag<T, CPW, WARPS>(p, k0, kk, scaled ? T(1) : p.alpha);
+  }
   const std::int64_t h = ((kk / 2 + trsm_nb - 1) / trsm_nb) * trsm_nb;  // rows solved first, a multiple of trsm_nb
   const T beta = scaled ? T(1) : p.alpha;
   if (p.lower) {  // forward: the top h rows, then the rest
@@ -228,16 +302,31 @@ trsm_problem<T> trsm_view(const char* fn, blas::side s, blas::uplo u, blas::op t
   p.lower = (u == blas::uplo::lower) != t;
   p.unit = d == blas::diag::unit;
   p.stream = stream;
+  p.ka = left ? m : n;
   return p;
 }
 
-/// The whole call; CPW and WARPS pick the diagonal kernel's block (the defaults in production, others in the lab's
-/// sweep).
-template <class T, int CPW = trsm_cols_per_warp, int WARPS = trsm_warps>
+/// Bytes of workspace an order-ka solve needs: the diagonal blocks' inverses.
+template <class T>
+std::size_t trsm_workspace_size(std::int64_t ka) {
+  return align_up(std::size_t(trsm_inverse_elements(ka)) * sizeof(T));
+}
+
+/// How the diagonal blocks are solved: multiplied by their inverses (production), or by substitution, one launch per
+/// block (the lab's comparison).
+enum class trsm_leaves { inverse, substitution };
+
+/// The whole call (ws: the caller's workspace, or null to take it from the current memory resource); CPW and WARPS
+/// pick the diagonal kernel's block (the defaults in production, others in the lab's sweep).
+template <class T, int CPW = trsm_cols_per_warp, int WARPS = trsm_warps, trsm_leaves Leaves = trsm_leaves::inverse>
 void trsm_run(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::diag d, std::int64_t m,
-              std::int64_t n, T alpha, const T* a, std::int64_t lda, T* b, std::int64_t ldb, cudaStream_t stream) {
+              std::int64_t n, T alpha, const T* a, std::int64_t lda, T* b, std::int64_t ldb, const workspace* ws,
+              cudaStream_t stream) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "cuprim::blas::trsm: float or double");
   trsm_validate(fn, s, u, trans, d, m, n, a, lda, b, ldb);
+  const std::int64_t ka = s == blas::side::left ? m : n;
+  const std::size_t need = m > 0 && n > 0 ? trsm_workspace_size<T>(ka) : 0;
+  check_workspace(fn, ws, need, "trsm_workspace_bytes<T>(side, m, n)");
   if (m == 0 || n == 0) return;
   // The left side's gemm updates (m above one diagonal block) run over every column at once, and one launch's grid
   // holds at most 65535 tiles of 128 columns: refused here, not by the first update after B has changed.
@@ -245,20 +334,42 @@ void trsm_run(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::
     throw_invalid(fn, "n", "too large for the left side's updates (at most 8388480 columns when m > 64)");
   check_no_pending_error(fn);
   if (alpha == T(0)) return gemm_scale(fn, b, m, n, ldb, T(0), stream);
-  const bool left = s == blas::side::left;
-  const trsm_problem<T> p = trsm_view(fn, s, u, trans, d, m, n, alpha, a, lda, b, ldb, stream);
-  trsm_recurse<T, CPW, WARPS>(p, 0, left ? m : n, false);
+  trsm_problem<T> p = trsm_view(fn, s, u, trans, d, m, n, alpha, a, lda, b, ldb, stream);
+  if (Leaves == trsm_leaves::substitution || need == 0) return trsm_recurse<T, CPW, WARPS>(p, 0, ka, false);
+  with_workspace(ws, need, stream, [&](const workspace& w) {
+    T* inverses = static_cast<T*>(w.data);
+    trsm_invert<T, CPW, WARPS>(p, inverses);
+    p.inv = inverses;
+    trsm_recurse<T, CPW, WARPS>(p, 0, ka, false);
+  });
 }
 
 }  // namespace cuprim::detail
 
 namespace cuprim::blas {
 
-/// Solves op(A)·X = alpha·B (side::left) or X·op(A) = alpha·B (side::right), X overwriting B (see the file comment).
+/// Bytes of workspace the explicit-workspace trsm needs: 0 when m or n is 0 or below, or when A's order (m for
+/// side::left, n for side::right) is at most 64; otherwise the order rounded up to 64, times 64 elements of T.
+/// Arguments are not validated here.
+template <class T>
+std::size_t trsm_workspace_bytes(side s, std::int64_t m, std::int64_t n) {
+  return m > 0 && n > 0 ? detail::trsm_workspace_size<T>(s == side::left ? m : n) : 0;
+}
+
+/// Solves op(A)·X = alpha·B (side::left) or X·op(A) = alpha·B (side::right), X overwriting B (see the file comment);
+/// workspace from the current memory resource.
 template <class T>
 void trsm(side s, uplo u, op trans, diag d, std::int64_t m, std::int64_t n, std::type_identity_t<T> alpha,
           const T* A, std::int64_t lda, T* B, std::int64_t ldb, cudaStream_t stream = 0) {
-  detail::trsm_run<T>("cuprim::blas::trsm", s, u, trans, d, m, n, alpha, A, lda, B, ldb, stream);
+  detail::trsm_run<T>("cuprim::blas::trsm", s, u, trans, d, m, n, alpha, A, lda, B, ldb, nullptr, stream);
+}
+
+/// The same in the caller's workspace (at least trsm_workspace_bytes<T>(s, m, n)): allocation-free, capturable in a
+/// CUDA graph.
+template <class T>
+void trsm(side s, uplo u, op trans, diag d, std::int64_t m, std::int64_t n, std::type_identity_t<T> alpha,
+          const T* A, std::int64_t lda, T* B, std::int64_t ldb, workspace ws, cudaStream_t stream = 0) {
+  detail::trsm_run<T>("cuprim::blas::trsm", s, u, trans, d, m, n, alpha, A, lda, B, ldb, &ws, stream);
 }
 
 }  // namespace cuprim::blas

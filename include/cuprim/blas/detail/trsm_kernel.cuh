@@ -1,4 +1,5 @@
-// cuprim/blas/detail/trsm_kernel.cuh: the diagonal-block solve of cuprim::blas::trsm, and symm's symmetrize.
+// cuprim/blas/detail/trsm_kernel.cuh: cuprim::blas::trsm's diagonal blocks (their substitution, their inversion, and
+// the product with their inverses), and symm's symmetrize.
 //
 // Both kernels see their operands as strided views: element (i, j) of a view at p[i·r + j·c], one of r and c being 1.
 // trsm brings every side, triangle and transpose to one problem on such views, M·X = B with M a lower (forward
@@ -24,6 +25,11 @@ struct trsm_diag_args {
   T alpha;                    ///< B's rows are first multiplied by alpha
   bool lower;                 ///< M lower (forward substitution) or upper (backward)
   bool unit;                  ///< M's diagonal taken as ones, never read
+  /// The inversion: block y of the grid's second dimension solves M_y·X = I for the y-th diagonal block of M in solve
+  /// order (lower: rows [y·NB, (y + 1)·NB) from the top; upper: the same counted from the bottom, the short block
+  /// last; `order` rows in all, `a` at M(0, 0)), X into b + y·NB·NB (b_r = 1, b_c = NB, nn = NB); B is not read.
+  bool identity;
+  std::int64_t order;  ///< rows of M, for the inversion
 };
 
 /// The dynamic shared memory of trsm_diag_kernel<T, NB, CPW, WARPS>: the block of M and the block's columns of B,
@@ -78,6 +84,8 @@ __device__ __forceinline__ void trsm_warp_solve(const T* ms, int lm, T (&x)[CPW]
 /// memory, loaded along whichever of rows or columns is contiguous in memory; each warp takes its columns into
 /// registers (lanes own rows), substitutes (trsm_warp_solve) and puts them back; the solved columns go back to memory
 /// the same way. A zero diagonal divides in IEEE arithmetic (Inf or NaN, never a hang). NB is a multiple of 32.
+/// With g.identity the same substitution inverts every diagonal block at once (one per blockIdx.y, the columns of
+/// the identity in place of B's), each column of an inverse the arithmetic of a solve with that right-hand side.
 template <class T, int NB, int CPW, int WARPS>
 __global__ void __launch_bounds__(WARPS * 32) trsm_diag_kernel(trsm_diag_args<T> g) {
   static_assert(NB % 32 == 0, "trsm_diag_kernel: NB a multiple of 32");
@@ -85,18 +93,28 @@ __global__ void __launch_bounds__(WARPS * 32) trsm_diag_kernel(trsm_diag_args<T>
   extern __shared__ unsigned char trsm_smem_raw[];
   T* ms = reinterpret_cast<T*>(trsm_smem_raw);  // (NB, NB + 1): ms[i·(NB + 1) + j] = M(i, j)
   T* xs = ms + NB * (NB + 1);                   // (NB, COLS + 1): xs[i·(COLS + 1) + c] = alpha·B(i, col0 + c)
-  const int t = threadIdx.x, kb = g.kb, lane = t % 32, c0 = (t / 32) * CPW;
+  const int t = threadIdx.x, lane = t % 32, c0 = (t / 32) * CPW;
+  const T* a = g.a;
+  T* b = g.b;
+  int kb = g.kb;
+  if (g.identity) {  // the y-th diagonal block in solve order, and its inverse's place
+    const std::int64_t y = blockIdx.y, far = g.order - y * NB;
+    const std::int64_t k0 = g.lower ? y * NB : (far > NB ? far - NB : 0);
+    kb = int(g.lower ? (far < NB ? far : NB) : far - k0);
+    a += k0 * (g.a_r + g.a_c);
+    b += y * NB * NB;
+  }
   for (int idx = t; idx < kb * kb; idx += THREADS) {
     const int i = g.a_r == 1 ? idx % kb : idx / kb, j = g.a_r == 1 ? idx / kb : idx % kb;
     const bool stored = (g.lower ? j < i : j > i) || (j == i && !g.unit);
-    if (stored) ms[i * LM + j] = g.a[i * g.a_r + j * g.a_c];
+    if (stored) ms[i * LM + j] = a[i * g.a_r + j * g.a_c];
   }
   // One group of COLS columns per block, or more if nn / COLS exceeds the grid's limit (the launch caps it).
   for (std::int64_t col0 = std::int64_t(blockIdx.x) * COLS; col0 < g.nn; col0 += std::int64_t(gridDim.x) * COLS) {
     const int cols = int(g.nn - col0 < COLS ? g.nn - col0 : COLS);
     for (int idx = t; idx < kb * cols; idx += THREADS) {
       const int i = g.b_r == 1 ? idx % kb : idx / cols, c = g.b_r == 1 ? idx / kb : idx % cols;
-      xs[i * LX + c] = g.alpha * g.b[i * g.b_r + (col0 + c) * g.b_c];
+      xs[i * LX + c] = g.identity ? T(i == col0 + c) : g.alpha * b[i * g.b_r + (col0 + c) * g.b_c];
     }
     __syncthreads();
     if (c0 < cols) {  // the whole warp, or none of it (the shuffles need every lane)
@@ -123,9 +141,114 @@ __global__ void __launch_bounds__(WARPS * 32) trsm_diag_kernel(trsm_diag_args<T>
     __syncthreads();
     for (int idx = t; idx < kb * cols; idx += THREADS) {
       const int i = g.b_r == 1 ? idx % kb : idx / cols, c = g.b_r == 1 ? idx / kb : idx % cols;
-      g.b[i * g.b_r + (col0 + c) * g.b_c] = xs[i * LX + c];
+      b[i * g.b_r + (col0 + c) * g.b_c] = xs[i * LX + c];
     }
     __syncthreads();  // xs is reused by the next group
+  }
+}
+
+/// One diagonal block's rows of the view, X = inv·(alpha·C) in place, inv the block's inverse (trsm_diag_kernel's
+/// inversion: NB × NB column-major, lower or upper as M).
+template <class T>
+struct trsm_apply_args {
+  const T* inv;           ///< the inverse of the block, inv(i, j) at inv[i + j·NB]
+  T* b;                   ///< C(0, 0): the block's first row of the view
+  std::int64_t b_r, b_c;  ///< the strides of C's rows and columns
+  std::int64_t nn;        ///< columns of the view
+  int kb;                 ///< rows of the block, 1 ≤ kb ≤ NB
+  T alpha;                ///< C is first multiplied by alpha
+  bool lower;             ///< inv lower (row i sums j ≤ i) or upper (j ≥ i)
+};
+
+/// The dynamic shared memory of trsm_apply_kernel<T, NB, COLS>: the inverse and COLS columns of C, each padded by one
+/// element per row.
+template <class T, int NB, int COLS>
+constexpr std::size_t trsm_apply_smem_bytes() {
+  return std::size_t(NB * (NB + 1) + NB * (COLS + 1)) * sizeof(T);
+}
+
+/// A block of (NB / 4)·(COLS / 2) threads computes X = inv·(alpha·C) for COLS columns at a time: the inverse (its
+/// kb × kb corner) goes to shared memory once, then per group of columns alpha·C's block (loaded along whichever of
+/// rows or columns is contiguous), each thread 4 rows × 2 columns of X, row i the sum over the triangle's j (j ≤ i
+/// for lower, j ≥ i for upper) in increasing j, and X back over C. No product with the zeros outside the triangle,
+/// so an Inf or NaN in C reaches only the rows that depend on it, as in substitution.
+template <class T, int NB, int COLS>
+__global__ void __launch_bounds__(NB / 4 * (COLS / 2)) trsm_apply_kernel(trsm_apply_args<T> g) {
+  constexpr int THREADS = NB / 4 * (COLS / 2), LI = NB + 1, LC = COLS + 1, CG = COLS / 2;
+  extern __shared__ unsigned char trsm_smem_raw[];
+  T* is = reinterpret_cast<T*>(trsm_smem_raw);  // (NB, NB + 1): is[i·(NB + 1) + j] = inv(i, j)
+  T* cs = is + NB * LI;                         // (NB, COLS + 1): cs[j·(COLS + 1) + c] = alpha·C(j, col0 + c)
+  constexpr int PI = NB * NB / THREADS, PC = NB * COLS / THREADS;  // elements a thread loads: of inv, of C
+  static_assert(PI * THREADS == NB * NB && PC * THREADS == NB * COLS, "trsm_apply_kernel: whole loads");
+  const int t = threadIdx.x, kb = g.kb, r0 = (t / CG) * 4, c0 = (t % CG) * 2;
+  {
+    T v[PI];  // every load in flight before the stores to shared memory
+#pragma unroll
+    for (int q = 0; q < PI; ++q) {
+      const int idx = t + q * THREADS, i = idx % NB, j = idx / NB;
+      v[q] = i < kb && j < kb && (g.lower ? j <= i : j >= i) ? g.inv[idx] : T(0);
+    }
+#pragma unroll
+    for (int q = 0; q < PI; ++q) {
+      const int idx = t + q * THREADS;
+      is[(idx % NB) * LI + idx / NB] = v[q];
+    }
+  }
+  // The rows' terms in increasing j: lower, j < r0 (every row of the four) then the edge j in [r0, r0 + 4) (row
+  // r0 + q takes j ≤ r0 + q); upper, the edge (j ≥ r0 + q) then j ≥ r0 + 4. Past kb, nothing.
+  const int edge_end = r0 + 4 < kb ? r0 + 4 : kb;
+  for (std::int64_t col0 = std::int64_t(blockIdx.x) * COLS; col0 < g.nn; col0 += std::int64_t(gridDim.x) * COLS) {
+    const int cols = int(g.nn - col0 < COLS ? g.nn - col0 : COLS);
+    {
+      T v[PC];
+#pragma unroll
+      for (int q = 0; q < PC; ++q) {
+        const int idx = t + q * THREADS, i = g.b_r == 1 ? idx % NB : idx / COLS, c = g.b_r == 1 ? idx / NB : idx % COLS;
+        v[q] = i < kb && c < cols ? g.alpha * g.b[i * g.b_r + (col0 + c) * g.b_c] : T(0);
+      }
+#pragma unroll
+      for (int q = 0; q < PC; ++q) {
+        const int idx = t + q * THREADS, i = g.b_r == 1 ? idx % NB : idx / COLS, c = g.b_r == 1 ? idx / NB : idx % COLS;
+        cs[i * LC + c] = v[q];
+      }
+    }
+    __syncthreads();
+    T acc[4][2] = {};
+    const auto term = [&](int j, auto takes) {
+      T v[4], w[2];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) v[q] = is[(r0 + q) * LI + j];
+#pragma unroll
+      for (int s = 0; s < 2; ++s) w[s] = cs[j * LC + c0 + s];
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        if (takes(q))
+#pragma unroll
+          for (int s = 0; s < 2; ++s) acc[q][s] += v[q] * w[s];
+    };
+    const auto every = [](int) { return true; };
+    if (g.lower) {
+      const int full = r0 < kb ? r0 : kb;
+#pragma unroll 4
+      for (int j = 0; j < full; ++j) term(j, every);
+      for (int j = r0; j < edge_end; ++j) term(j, [&](int q) { return j <= r0 + q; });
+    } else {
+      for (int j = r0; j < edge_end; ++j) term(j, [&](int q) { return j >= r0 + q; });
+#pragma unroll 4
+      for (int j = r0 + 4; j < kb; ++j) term(j, every);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+#pragma unroll
+      for (int s = 0; s < 2; ++s) cs[(r0 + q) * LC + c0 + s] = acc[q][s];
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < PC; ++q) {
+      const int idx = t + q * THREADS, i = g.b_r == 1 ? idx % NB : idx / COLS, c = g.b_r == 1 ? idx / NB : idx % COLS;
+      if (i < kb && c < cols) g.b[i * g.b_r + (col0 + c) * g.b_c] = cs[i * LC + c];
+    }
+    __syncthreads();  // cs is reused by the next group
   }
 }
 
