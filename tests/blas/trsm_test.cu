@@ -5,8 +5,10 @@
 // stability, meaningful whatever A's condition); A's unused triangle (and its diagonal for diag::unit) holds NaN, so
 // reading it would show; the rows of B's buffer between columns stay as they were. Also: the seed's sequential loop
 // (left, lower, N, unit) as a second reference, alpha = 0 over NaN in B, a zero diagonal giving Inf/NaN without a
-// fault, two runs bit-identical, bad arguments writing nothing, and the diagonal kernel's edges (rows per block
-// around 32 and 64, columns per block not filled).
+// fault, an Inf in B reaching only the rows after it, two runs bit-identical, bad arguments writing nothing, the
+// diagonal blocks' edges (rows per block around 32 and 64, leaves of one or two blocks, columns per block not
+// filled), the caller's workspace giving the same bits, and the leaves solved by substitution (the lab's
+// comparison) to the same bound.
 #include <cuprim/blas/trsm.cuh>
 #include <cuprim/core/memory.hpp>
 #include <cuprim/host/trsm.hpp>
@@ -155,8 +157,9 @@ TYPED_TEST(BlasTrsm, EveryCaseAroundTheBlocks) {
 }
 
 // The diagonal kernel's edges: blocks of fewer than 64 rows on either side of a warp's 32 (lanes owning one row or
-// two), the recursion leaving a short last block (96 = 64 + 32, 127 = 64 + 63), and column counts that leave a
-// block's last warp, or the second column of a warp, without a column.
+// two), leaves of two blocks with a short second one (96 = 64 + 32, 127 = 64 + 63, 192 = 128 + 64), a last leaf
+// of one short block (129 = 128 + 1), and column counts that leave a block's last warp, or the second column of a
+// warp, without a column.
 TYPED_TEST(BlasTrsm, DiagonalBlockEdges) {
   rng r(0x7129);
   int k = 0;
@@ -164,7 +167,7 @@ TYPED_TEST(BlasTrsm, DiagonalBlockEdges) {
     for (uplo u : uplos)
       for (op t : ops)
         for (diag d : diags)
-          for (std::int64_t ka : {31, 32, 63, 96, 127})
+          for (std::int64_t ka : {31, 32, 63, 96, 127, 129, 192})
             for (std::int64_t nn : {1, 9, 17}) {
               const bool left = s == side::left;
               trsm_case c{s, u, t, d, left ? ka : nn, left ? nn : ka, (k++ % 3) ? -2.5 : 1.0};

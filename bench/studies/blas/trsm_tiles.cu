@@ -3,7 +3,7 @@
 //
 // The parts of a float trsm with inverted diagonal blocks (left, lower, N, non-unit; m = n = N): the inversion of
 // every 64-row diagonal block (one launch), one leaf (X = inv·C over 64 rows × N columns) against the substitution
-// it replaces, and the gemm updates of rows = k = 128 … 1024 (N columns; and the right side's N × k × k) under
+// it replaces and a leaf of two blocks (128 rows: both products and the update between them in one launch), and the gemm updates of rows = k = 128 … 1024 (N columns; and the right side's N × k × k) under
 // the tiles trsm takes today and under 128 × 128 tiles of the split kernel, with interior tiles of 128 columns or
 // none (the tuned policy's 128 × 256 interior tiles leave a 512 × 4096 update 64 blocks for 132 SMs), beside
 // cublasSgemm of the same shape. A's diagonal is 1 (solving in place again and again keeps B's values). Every time:
@@ -71,9 +71,10 @@ int main() {
     const double sub = time30(s, [&] { cuprim::detail::trsm_diag<float, 2, 4>(p, 0, 64, 1.0f); });
     p.inv = W;
     const double mul = time30(s, [&] { cuprim::detail::trsm_apply<float>(p, 0, 64, 1.0f); });
+    const double pair = time30(s, [&] { cuprim::detail::trsm_apply<float>(p, 0, 128, 1.0f); });
     std::printf("N = %lld: all %lld diagonal blocks inverted %.2f; one leaf of 64 rows x %lld columns: inverse applied "
-                "%.2f, substitution %.2f\n",
-                (long long)N, (long long)N / 64, inv, (long long)N, mul, sub);
+                "%.2f, substitution %.2f; a leaf of two blocks (128 rows, their update inside) %.2f\n",
+                (long long)N, (long long)N / 64, inv, (long long)N, mul, sub, pair);
     const auto row = [&](const char* side, std::int64_t kk, double a, double b, double c, double d, double e) {
       std::printf("  %-5s %5lld %9.2f %9.2f %9.2f %9.2f %9.2f\n", side, (long long)kk, a, b, c, d, e);
     };

@@ -6,41 +6,54 @@
 //        A is triangular: only its `uplo` triangle is read (the other is never touched, NaN there is harmless), and
 //        with diag::unit not its diagonal either (taken as ones). op(A) is A (op::N) or Aᵀ (op::T).
 //        cublas<S|D>trsm(handle, side, uplo, trans, diag, m, n, &alpha, A, lda, B, ldb) computes the same.
+//        Workspace from the current memory resource (cuprim/core/memory.hpp).
+//   cuprim::blas::trsm(side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, workspace, stream)
+//        the same in the caller's workspace, at least
+//   cuprim::blas::trsm_workspace_bytes<T>(side, m, n)
+//        bytes: none when A's order ka (m for left, n for right) is at most 64, else ka rounded up to 64, times 64
+//        elements of T (the inverses of A's diagonal blocks; 2 MiB for float at ka = 8192). Allocation-free and
+//        capturable in a CUDA graph.
 //
-// Types: float and double, computed in the element type (true FP32 and FP64). Each element of X is backward stable:
-// the tests hold the residual of every element, |op(A)·X − alpha·B| (left; X·op(A) for right), to
-// 2·(ka + 2)·u·(|op(A)|·|X| + |alpha·B|) elementwise (ka: the order of A, u = 2^-24 or 2^-53), on well-conditioned
-// A; the error of X itself grows with A's condition number, as for any solver. The same bits from run to run.
+// Types: float and double, computed in the element type (true FP32 and FP64). Each element of X is backward stable
+// up to the conditioning of A's 64 × 64 diagonal blocks (which are inverted, below): the tests hold the residual of
+// every element, |op(A)·X − alpha·B| (left; X·op(A) for right), to 2·(ka + 2)·u·(|op(A)|·|X| + |alpha·B|)
+// elementwise (ka: the order of A, u = 2^-24 or 2^-53), on well-conditioned A; the error of X itself grows with A's
+// condition number, as for any solver. The same bits from run to run.
 //
 // Semantics, BLAS's: m = 0 or n = 0 does nothing; alpha = 0 sets B = 0 without reading A or B (NaN in B does not
 // propagate). A zero (or tiny) diagonal with diag::non_unit is divided by in IEEE arithmetic: the rows it solves and
 // those depending on them become Inf or NaN, nothing is checked on the device and nothing hangs (reference BLAS
 // skips work for zero elements of B, so where B has exact zeros it can give 0 where this gives NaN, as cuBLAS does).
-// Sizes and leading dimensions are 64-bit. No workspace: nothing is allocated. The call is ordered on `stream` and
-// returns without waiting for the GPU (graph-capturable).
+// An Inf or NaN in B likewise reaches only the rows that depend on it. Sizes and leading dimensions are 64-bit. The
+// call is ordered on `stream` and returns without waiting for the GPU.
 //
 // Algorithm (blas/detail/trsm_kernel.cuh). The eight side × uplo × trans cases are one problem on strided views,
 // M·Y = alpha·C, M triangular of order ka: the left side is op(A)·X = alpha·B itself; the right side is its transpose,
 // op(A)ᵀ·Xᵀ = alpha·Bᵀ (B read through the view (ldb, 1)); a transpose reads A with swapped strides and turns lower
 // into upper. M lower is solved forward, upper backward, recursively: the first half of the rows in solve order
-// (a multiple of 64 rows), then the other half's right-hand sides updated by one cuprim::blas::gemm, C2 −= M21·Y1
-// (the FP64 tensor-core kernel for double where its alignment rules hold; true FP32 on CUDA cores for float), then
-// the other half. Blocks of 64 rows or fewer are solved by trsm_diag_kernel: the triangle and 8 columns of the
-// right-hand sides in shared memory, one warp per 2 columns with its lanes owning the rows, so each step of the
-// substitution is one division (x_k = b_k / m_kk) and one multiply-add per remaining row across the lanes: a chain of
-// 64 short steps per column rather than 64 dot products, and n / 8 blocks of 128 threads to fill the GPU (about one
-// per SM of an H100 from n = 1024). The blocks are solved by substitution, not by inverting them and
-// multiplying: the same arithmetic as the BLAS reference (one true division per element, Inf/NaN for a zero
-// diagonal exactly as substitution gives them, and the residual bound below without an inverse's condition number
-// in it). alpha is applied once per row: by the first gemm update that reaches it (as its beta) or by the diagonal
-// solve. The gemm updates are large (half the problem at the top level), so nearly all of the m²n (left) or mn²
-// (right) multiply-adds run at gemm's rate.
+// (a multiple of 128 rows), then the other half's right-hand sides updated by one cuprim::blas::gemm, C2 −= M21·Y1
+// (the FP64 tensor-core kernel for double where its alignment rules hold; true FP32 on CUDA cores for float; tiles
+// chosen for the short updates of the lower levels), then the other half. The leaves are M's diagonal blocks of 64
+// rows, taken in pairs:
+//   1. once per call, every diagonal block is inverted at once (trsm_diag_kernel on the columns of the identity, a
+//      grid row per block): one warp per 2 columns with its lanes owning the rows, each step of the substitution one
+//      division (x_k = b_k / m_kk) and one multiply-add per remaining row across the lanes;
+//   2. each leaf (trsm_apply_kernel, one launch) multiplies its first block's rows by that block's inverse, updates
+//      the second block's rows by the 64 × 64 coupling block of M, and multiplies them by the second inverse: the
+//      two products and the update with the leaf's rows of C in shared memory, 32 columns a block.
+// An inverse's product is a short dense multiply with no dependent chain, where a 64-step substitution per column was
+// a third of a 4096² solve; as in cuBLAS, the residual then carries the diagonal blocks' conditioning (a well-
+// conditioned A, as in the tests, meets the bound above). Orders up to 64 are one substitution (no workspace).
+// alpha is applied once per row: by the first gemm update that reaches it (as its beta) or by the leaf. The gemm
+// updates are large (half the problem at the top level), so nearly all of the m²n (left) or mn² (right)
+// multiply-adds run at gemm's rate.
 //
 // Errors. cuprim::invalid_argument before anything runs: side, uplo, trans or diag not one of its enum's values; m or
 // n negative; lda below max(1, ka) (ka = m for left, n for right); ldb below max(1, m); A or B null when m > 0 and
 // n > 0; B overlapping A (spans of (ka − 1)·lda + ka and (n − 1)·ldb + m elements); on the left side with m > 64 and
-// alpha ≠ 0, n above 65535 · 128 (the gemm updates' grid). cuprim::cuda_error for a failed
-// launch or an error already pending.
+// alpha ≠ 0, n above 65535 · 128 (the gemm updates' grid); a caller's workspace smaller than trsm_workspace_bytes, or
+// with null data where it needs bytes. cuprim::cuda_error for a failed launch, a failed allocation, or an error
+// already pending.
 #pragma once
 
 #include <cuprim/blas/detail/trsm_kernel.cuh>
@@ -107,7 +120,7 @@ struct trsm_problem {
 
 inline constexpr int trsm_nb = 64;  // rows of a diagonal block (and the unit of the recursive split)
 // The diagonal kernel's block: trsm_warps warps, each substituting trsm_cols_per_warp columns at once (their chains
-// interleaved), so 8 columns per block of 128 threads: n = 2048 gives 256 blocks, enough for every SM. The lab's
+// interleaved), so 8 columns per block of 128 threads: inverting ka / 64 blocks takes 8 · ka / 64 blocks. The lab's
 // blas/trsm-sweep rows compare other shapes (docs/tuning/blas.md).
 inline constexpr int trsm_cols_per_warp = 2;
 inline constexpr int trsm_warps = 4;
@@ -145,6 +158,16 @@ inline constexpr blas::gemm_policy trsm_update_narrow{.tile_m = 32, .tile_n = 64
                                                       .thread_n = 4};
 inline constexpr blas::gemm_policy trsm_update_narrow_t{.tile_m = 64, .tile_n = 32, .tile_k = 8, .thread_m = 4,
                                                         .thread_n = 4};
+// double's updates run on the FP64 tensor cores (where gemm's alignment rules hold); up to 256 rows on 64 × 64 tiles
+// rather than the tuned 128 × 128. H100, 4096 columns, µs a call, left | right (N × k × k, op(A) transposed)
+// (bench/studies/blas/trsm_double.cu, h100-trsm-double.txt; cublasDgemm in the same run):
+//   rows = k    tuned 128 × 128    64 × 64         cuBLAS
+//      64        15.3 | 16.3      13.1 | 14.1     10.7 | 9.8
+//     128        20.5 | 21.8      16.5 | 17.3     10.3 | 9.7
+//     256        30.2 | 32.6      23.5 | 25.1     14.5 | 15.8
+//     512        57.7 | 63.3      89.5 | 95.8     45.4 | 44.8
+inline constexpr blas::gemm_dmma_policy trsm_update_dmma_small{.tile_m = 64, .tile_n = 64, .tile_k = 32, .stages = 3,
+                                                               .group = 8};
 inline constexpr blas::gemm_policy trsm_update_square{.tile_m = 128, .tile_n = 128, .tile_k = 8, .thread_m = 8,
                                                       .thread_n = 8, .split = true, .blocks_per_sm = 2,
                                                       .interior_n = 128};
@@ -162,6 +185,8 @@ void trsm_update(const trsm_problem<T>& p, std::int64_t r0, std::int64_t rows, s
     if (narrow_fits && (rows <= 64 || (rows <= 128 && p.nn <= 4096)))
       return trsm_update_with<trsm_update_narrow, trsm_update_narrow_t>(p, r0, rows, c0, kk, beta);
     if (rows <= 1024) return trsm_update_with<trsm_update_square, trsm_update_square>(p, r0, rows, c0, kk, beta);
+  } else {
+    if (rows <= 256) return trsm_update_with<trsm_update_dmma_small, trsm_update_dmma_small>(p, r0, rows, c0, kk, beta);
   }
   trsm_update_with<tuned, tuned>(p, r0, rows, c0, kk, beta);
 }
@@ -232,40 +257,56 @@ void trsm_invert(const trsm_problem<T>& p, T* w) {
 
 inline constexpr int trsm_apply_cols = 32;  // columns of C a block of trsm_apply_kernel takes at a time
 
-/// Rows [k0, k0 + kk) of M (one diagonal block) solved as X = inv·(alpha·C), inv from trsm_invert.
+/// Rows [k0, k0 + kk) of M (a leaf: one diagonal block, or two, kk ≤ 2·trsm_nb) solved with the inverses from
+/// trsm_invert, alpha applied first: X1 = inv1·(alpha·C1), then for two blocks C2 = alpha·C2 − M21·X1 and
+/// X2 = inv2·C2, in one launch (trsm_apply_kernel).
 template <class T>
 void trsm_apply(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, T alpha) {
-  constexpr std::size_t smem = trsm_apply_smem_bytes<T, trsm_nb, trsm_apply_cols>();
-  const auto kernel = trsm_apply_kernel<T, trsm_nb, trsm_apply_cols>;
-  if constexpr (smem > 48 * 1024) {
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess)
-      check_launch(p.fn);
-  }
-  const std::int64_t y = p.lower ? k0 / trsm_nb : (p.ka - (k0 + kk)) / trsm_nb;  // the block's place in solve order
+  const auto launch = [&]<bool Pair>(const trsm_apply_args<T>& g) {
+    constexpr std::size_t smem = trsm_apply_smem_bytes<T, trsm_nb, trsm_apply_cols, Pair>();
+    const auto kernel = trsm_apply_kernel<T, trsm_nb, trsm_apply_cols, Pair>;
+    if constexpr (smem > 48 * 1024) {
+      if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess)
+        check_launch(p.fn);
+    }
+    const std::int64_t groups = (p.nn + trsm_apply_cols - 1) / trsm_apply_cols;
+    constexpr int threads = trsm_nb / 4 * (trsm_apply_cols / 2);
+    kernel<<<unsigned(groups < 0x7fffffff ? groups : 0x7fffffff), unsigned(threads), smem, p.stream>>>(g);
+    check_launch(p.fn);
+  };
+  const bool pair = kk > trsm_nb;
+  const std::int64_t k1 = pair ? trsm_nb : kk, k2 = kk - k1;  // rows of the first and second blocks (solve order)
+  // The blocks' first rows and places in solve order (trsm_invert's numbering).
+  const std::int64_t f0 = p.lower ? k0 : k0 + kk - k1, s0 = p.lower ? k0 + k1 : k0;
+  const std::int64_t y = p.lower ? k0 / trsm_nb : (p.ka - (k0 + kk)) / trsm_nb;
   trsm_apply_args<T> g{};
-  g.inv = p.inv + y * trsm_nb * trsm_nb;
+  g.inv1 = p.inv + y * trsm_nb * trsm_nb;
+  g.inv2 = pair ? g.inv1 + trsm_nb * trsm_nb : nullptr;
+  g.m21 = pair ? p.a + s0 * p.a_r + f0 * p.a_c : nullptr;
+  g.m_r = p.a_r;
+  g.m_c = p.a_c;
   g.b = p.b + k0 * p.b_r;
   g.b_r = p.b_r;
   g.b_c = p.b_c;
   g.nn = p.nn;
-  g.kb = int(kk);
+  g.kb = int(k1);
+  g.kb2 = int(k2);
   g.alpha = alpha;
   g.lower = p.lower;
-  const std::int64_t groups = (p.nn + trsm_apply_cols - 1) / trsm_apply_cols;
-  constexpr int threads = trsm_nb / 4 * (trsm_apply_cols / 2);
-  kernel<<<unsigned(groups < 0x7fffffff ? groups : 0x7fffffff), unsigned(threads), smem, p.stream>>>(g);
-  check_launch(p.fn);
+  if (pair) launch.template operator()<true>(g);
+  else launch.template operator()<false>(g);
 }
 
 /// Rows [k0, k0 + kk) of the solve; `scaled`: whether those rows of C already carry alpha (a gemm update reached
 /// them), else the first operation on them applies it.
 template <class T, int CPW, int WARPS>
 void trsm_recurse(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, bool scaled) {
-  if (kk <= trsm_nb) {
+  const std::int64_t leaf = p.inv ? 2 * trsm_nb : trsm_nb;  // rows of a leaf: two inverted blocks, or one solved
+  if (kk <= leaf) {
     if (p.inv) return trsm_apply(p, k0, kk, scaled ? T(1) : p.alpha);
     return trsm_diag<T, CPW, WARPS>(p, k0, kk, scaled ? T(1) : p.alpha);
   }
-  const std::int64_t h = ((kk / 2 + trsm_nb - 1) / trsm_nb) * trsm_nb;  // rows solved first, a multiple of trsm_nb
+  const std::int64_t h = ((kk / 2 + leaf - 1) / leaf) * leaf;  // rows solved first, a multiple of the leaf
   const T beta = scaled ? T(1) : p.alpha;
   if (p.lower) {  // forward: the top h rows, then the rest
     trsm_recurse<T, CPW, WARPS>(p, k0, h, scaled);
@@ -312,8 +353,8 @@ std::size_t trsm_workspace_size(std::int64_t ka) {
   return align_up(std::size_t(trsm_inverse_elements(ka)) * sizeof(T));
 }
 
-/// How the diagonal blocks are solved: multiplied by their inverses (production), or by substitution, one launch per
-/// block (the lab's comparison).
+/// How the diagonal blocks are solved: multiplied by their inverses, two blocks a launch (production), or by
+/// substitution, one launch per block (the lab's comparison and the test of the substitution kernel).
 enum class trsm_leaves { inverse, substitution };
 
 /// The whole call (ws: the caller's workspace, or null to take it from the current memory resource); CPW and WARPS

@@ -147,107 +147,204 @@ __global__ void __launch_bounds__(WARPS * 32) trsm_diag_kernel(trsm_diag_args<T>
   }
 }
 
-/// One diagonal block's rows of the view, X = inv·(alpha·C) in place, inv the block's inverse (trsm_diag_kernel's
-/// inversion: NB × NB column-major, lower or upper as M).
+/// A leaf of the solve with inverted diagonal blocks: one diagonal block of kb ≤ NB rows, X1 = inv1·(alpha·C1), or
+/// (pair) two, the first (in solve order) of NB rows and the second of kb2 ≤ NB: X1 = inv1·(alpha·C1), then
+/// C2' = alpha·C2 − M21·X1 (M21: the second block's rows, the first's columns of M), X2 = inv2·C2'. The inverses come
+/// from trsm_diag_kernel's inversion (NB × NB column-major, lower or upper as M). In place over the view's rows.
 template <class T>
 struct trsm_apply_args {
-  const T* inv;           ///< the inverse of the block, inv(i, j) at inv[i + j·NB]
-  T* b;                   ///< C(0, 0): the block's first row of the view
-  std::int64_t b_r, b_c;  ///< the strides of C's rows and columns
-  std::int64_t nn;        ///< columns of the view
-  int kb;                 ///< rows of the block, 1 ≤ kb ≤ NB
-  T alpha;                ///< C is first multiplied by alpha
-  bool lower;             ///< inv lower (row i sums j ≤ i) or upper (j ≥ i)
+  const T* inv1;            ///< the first block's inverse, inv(i, j) at inv1[i + j·NB]
+  const T* inv2;            ///< the second block's (pair)
+  const T* m21;             ///< M21(0, 0) (pair): M21(i, j) at m21[i·m_r + j·m_c]
+  std::int64_t m_r, m_c;    ///< the strides of M's rows and columns
+  T* b;                     ///< C(0, 0): the leaf's first row of the view (top row, whichever block it belongs to)
+  std::int64_t b_r, b_c;    ///< the strides of C's rows and columns
+  std::int64_t nn;          ///< columns of the view
+  int kb;                   ///< rows of the first block, 1 ≤ kb ≤ NB (NB for a pair)
+  int kb2;                  ///< rows of the second block, 0 (one block) to NB
+  T alpha;                  ///< C is first multiplied by alpha
+  bool lower;               ///< forward (the first block on top, inverses lower) or backward (the first at the bottom)
 };
 
-/// The dynamic shared memory of trsm_apply_kernel<T, NB, COLS>: the inverse and COLS columns of C, each padded by one
-/// element per row.
-template <class T, int NB, int COLS>
+/// trsm_apply_kernel's shared layout: each NB × NB matrix (the inverses, M21) column-major with columns of NB + 4
+/// elements (a thread's four rows of one column are one aligned vector); C's rows (up to 2·NB) row-major with rows of
+/// COLS + 2 (a thread's two columns are one aligned pair).
+template <int NB, int COLS, bool PAIR>
+struct trsm_apply_layout {
+  static constexpr int li = NB + 4, lc = COLS + 2, mats = PAIR ? 3 : 1, rows = PAIR ? 2 * NB : NB;
+  template <class T>
+  static constexpr std::size_t bytes() {
+    return std::size_t(mats * NB * li + rows * lc) * sizeof(T);
+  }
+};
+
+/// The dynamic shared memory of trsm_apply_kernel<T, NB, COLS, PAIR>.
+template <class T, int NB, int COLS, bool PAIR>
 constexpr std::size_t trsm_apply_smem_bytes() {
-  return std::size_t(NB * (NB + 1) + NB * (COLS + 1)) * sizeof(T);
+  return trsm_apply_layout<NB, COLS, PAIR>::template bytes<T>();
 }
 
-/// A block of (NB / 4)·(COLS / 2) threads computes X = inv·(alpha·C) for COLS columns at a time: the inverse (its
-/// kb × kb corner) goes to shared memory once, then per group of columns alpha·C's block (loaded along whichever of
-/// rows or columns is contiguous), each thread 4 rows × 2 columns of X, row i the sum over the triangle's j (j ≤ i
-/// for lower, j ≥ i for upper) in increasing j, and X back over C. No product with the zeros outside the triangle,
-/// so an Inf or NaN in C reaches only the rows that depend on it, as in substitution.
-template <class T, int NB, int COLS>
-__global__ void __launch_bounds__(NB / 4 * (COLS / 2)) trsm_apply_kernel(trsm_apply_args<T> g) {
-  constexpr int THREADS = NB / 4 * (COLS / 2), LI = NB + 1, LC = COLS + 1, CG = COLS / 2;
-  extern __shared__ unsigned char trsm_smem_raw[];
-  T* is = reinterpret_cast<T*>(trsm_smem_raw);  // (NB, NB + 1): is[i·(NB + 1) + j] = inv(i, j)
-  T* cs = is + NB * LI;                         // (NB, COLS + 1): cs[j·(COLS + 1) + c] = alpha·C(j, col0 + c)
-  constexpr int PI = NB * NB / THREADS, PC = NB * COLS / THREADS;  // elements a thread loads: of inv, of C
-  static_assert(PI * THREADS == NB * NB && PC * THREADS == NB * COLS, "trsm_apply_kernel: whole loads");
-  const int t = threadIdx.x, kb = g.kb, r0 = (t / CG) * 4, c0 = (t % CG) * 2;
-  {
-    T v[PI];  // every load in flight before the stores to shared memory
+/// N elements of T read or written as one vector.
+template <class T, int N>
+struct alignas(N * sizeof(T)) trsm_vec {
+  T v[N];
+};
+
+/// `count` (a multiple of the block's size, PER per thread) elements of a strided matrix into shared memory, with
+/// every load in flight before the stores: element e at src(e), stored at dst(e).
+template <int PER, int THREADS, class T, class Src, class Dst>
+__device__ __forceinline__ void trsm_stage(Src src, Dst dst) {
+  T v[PER];
 #pragma unroll
-    for (int q = 0; q < PI; ++q) {
-      const int idx = t + q * THREADS, i = idx % NB, j = idx / NB;
-      v[q] = i < kb && j < kb && (g.lower ? j <= i : j >= i) ? g.inv[idx] : T(0);
-    }
+  for (int q = 0; q < PER; ++q) v[q] = src(int(threadIdx.x) + q * THREADS);
 #pragma unroll
-    for (int q = 0; q < PI; ++q) {
-      const int idx = t + q * THREADS;
-      is[(idx % NB) * LI + idx / NB] = v[q];
-    }
-  }
-  // The rows' terms in increasing j: lower, j < r0 (every row of the four) then the edge j in [r0, r0 + 4) (row
-  // r0 + q takes j ≤ r0 + q); upper, the edge (j ≥ r0 + q) then j ≥ r0 + 4. Past kb, nothing.
-  const int edge_end = r0 + 4 < kb ? r0 + 4 : kb;
-  for (std::int64_t col0 = std::int64_t(blockIdx.x) * COLS; col0 < g.nn; col0 += std::int64_t(gridDim.x) * COLS) {
-    const int cols = int(g.nn - col0 < COLS ? g.nn - col0 : COLS);
-    {
-      T v[PC];
-#pragma unroll
-      for (int q = 0; q < PC; ++q) {
-        const int idx = t + q * THREADS, i = g.b_r == 1 ? idx % NB : idx / COLS, c = g.b_r == 1 ? idx / NB : idx % COLS;
-        v[q] = i < kb && c < cols ? g.alpha * g.b[i * g.b_r + (col0 + c) * g.b_c] : T(0);
-      }
-#pragma unroll
-      for (int q = 0; q < PC; ++q) {
-        const int idx = t + q * THREADS, i = g.b_r == 1 ? idx % NB : idx / COLS, c = g.b_r == 1 ? idx / NB : idx % COLS;
-        cs[i * LC + c] = v[q];
-      }
-    }
-    __syncthreads();
-    T acc[4][2] = {};
-    const auto term = [&](int j, auto takes) {
-      T v[4], w[2];
-#pragma unroll
-      for (int q = 0; q < 4; ++q) v[q] = is[(r0 + q) * LI + j];
-#pragma unroll
-      for (int s = 0; s < 2; ++s) w[s] = cs[j * LC + c0 + s];
-#pragma unroll
-      for (int q = 0; q < 4; ++q)
-        if (takes(q))
-#pragma unroll
-          for (int s = 0; s < 2; ++s) acc[q][s] += v[q] * w[s];
-    };
-    const auto every = [](int) { return true; };
-    if (g.lower) {
-      const int full = r0 < kb ? r0 : kb;
-#pragma unroll 4
-      for (int j = 0; j < full; ++j) term(j, every);
-      for (int j = r0; j < edge_end; ++j) term(j, [&](int q) { return j <= r0 + q; });
-    } else {
-      for (int j = r0; j < edge_end; ++j) term(j, [&](int q) { return j >= r0 + q; });
-#pragma unroll 4
-      for (int j = r0 + 4; j < kb; ++j) term(j, every);
-    }
-    __syncthreads();
+  for (int q = 0; q < PER; ++q) dst(int(threadIdx.x) + q * THREADS, v[q]);
+}
+
+/// acc[q][s] (rows r0 + q, columns c0 + s) += Σ_j L(r0 + q, j)·R(j, c0 + s) over j in [0, kj) where `tri` allows it
+/// (0: every j; 1, lower: j ≤ row; 2, upper: j ≥ row), in increasing j. L column-major (ld LI), R row-major (ld LC).
+template <class T, int LI, int LC>
+__device__ __forceinline__ void trsm_block_terms(const T* l, const T* r, int r0, int c0, int kj, int tri,
+                                                 T (&acc)[4][2]) {
+  const auto term = [&](int j, auto takes) {
+    const trsm_vec<T, 4> v = *reinterpret_cast<const trsm_vec<T, 4>*>(l + j * LI + r0);
+    const trsm_vec<T, 2> w = *reinterpret_cast<const trsm_vec<T, 2>*>(r + j * LC + c0);
 #pragma unroll
     for (int q = 0; q < 4; ++q)
+      if (takes(q))
 #pragma unroll
-      for (int s = 0; s < 2; ++s) cs[(r0 + q) * LC + c0 + s] = acc[q][s];
+        for (int s = 0; s < 2; ++s) acc[q][s] += v.v[q] * w.v[s];
+  };
+  const auto every = [](int) { return true; };
+  const int edge_end = r0 + 4 < kj ? r0 + 4 : kj;
+  if (tri == 0) {
+#pragma unroll 4
+    for (int j = 0; j < kj; ++j) term(j, every);
+  } else if (tri == 1) {  // j < r0 for all four rows, then the edge: row r0 + q takes j ≤ r0 + q
+    const int full = r0 < kj ? r0 : kj;
+#pragma unroll 4
+    for (int j = 0; j < full; ++j) term(j, every);
+    for (int j = r0; j < edge_end; ++j) term(j, [&](int q) { return j <= r0 + q; });
+  } else {  // the edge (row r0 + q takes j ≥ r0 + q), then j ≥ r0 + 4 for all four
+    for (int j = r0; j < edge_end; ++j) term(j, [&](int q) { return j >= r0 + q; });
+#pragma unroll 4
+    for (int j = r0 + 4; j < kj; ++j) term(j, every);
+  }
+}
+
+/// A block of (NB / 4)·(COLS / 2) threads runs a leaf (trsm_apply_args) over COLS columns at a time: the inverses
+/// (their triangles) and M21 go to shared memory once; per group of columns, alpha times the leaf's rows of C
+/// (loaded along whichever of rows or columns is contiguous); each thread computes 4 rows × 2 columns of each
+/// product (per term j one vector of the left matrix's column, one pair of the right's row), every sum in increasing
+/// j; X goes back over C. The inverses' products take only their triangles' terms, so an Inf or NaN in C reaches only
+/// the rows that depend on it, as in substitution.
+template <class T, int NB, int COLS, bool PAIR>
+__global__ void __launch_bounds__(NB / 4 * (COLS / 2), trsm_apply_layout<NB, COLS, PAIR>::template bytes<T>() <= 76 * 1024 ? 2 : 1)
+    trsm_apply_kernel(trsm_apply_args<T> g) {
+  constexpr int THREADS = NB / 4 * (COLS / 2), CG = COLS / 2;
+  using layout = trsm_apply_layout<NB, COLS, PAIR>;
+  constexpr int LI = layout::li, LC = layout::lc, ROWS = layout::rows;
+  constexpr int PI = NB * NB / THREADS, PC = ROWS * COLS / THREADS;  // elements a thread stages: of a matrix, of C
+  static_assert(PI * THREADS == NB * NB && PC * THREADS == ROWS * COLS, "trsm_apply_kernel: whole loads");
+  extern __shared__ __align__(32) unsigned char trsm_apply_smem[];
+  T* i1 = reinterpret_cast<T*>(trsm_apply_smem);  // i1[j·LI + i] = inv1(i, j)
+  T* i2 = i1 + NB * LI;                           // pair: inv2, then M21, the same way
+  T* ms = i2 + NB * LI;
+  T* cs = i1 + layout::mats * NB * LI;            // cs[r·LC + c] = alpha·C(r, col0 + c), r the leaf's row
+  const int t = threadIdx.x, kb = g.kb, kb2 = PAIR ? g.kb2 : 0, rows = kb + kb2;
+  const int r0 = (t / CG) * 4, c0 = (t % CG) * 2;
+  const int off1 = g.lower ? 0 : kb2, off2 = g.lower ? kb : 0;  // the blocks' first rows in the leaf
+  const auto stage_inverse = [&](const T* inv, int k, T* dst) {
+    trsm_stage<PI, THREADS, T>(
+        [&](int e) {
+          const int i = e % NB, j = e / NB;
+          return i < k && j < k && (g.lower ? j <= i : j >= i) ? inv[e] : T(0);
+        },
+        [&](int e, T v) { dst[(e / NB) * LI + e % NB] = v; });
+  };
+  stage_inverse(g.inv1, kb, i1);
+  if constexpr (PAIR) {
+    stage_inverse(g.inv2, kb2, i2);
+    trsm_stage<PI, THREADS, T>(
+        [&](int e) {  // along whichever of M's rows or columns is contiguous
+          const int i = g.m_r == 1 ? e % NB : e / NB, j = g.m_r == 1 ? e / NB : e % NB;
+          return i < kb2 ? g.m21[i * g.m_r + j * g.m_c] : T(0);
+        },
+        [&](int e, T v) {
+          const int i = g.m_r == 1 ? e % NB : e / NB, j = g.m_r == 1 ? e / NB : e % NB;
+          ms[j * LI + i] = v;
+        });
+  }
+  // Writes a thread's 4 × 2 results to rows [base + r0, base + r0 + 4) of cs, those below `limit` rows of the block.
+  const auto put = [&](const T (&acc)[4][2], int base, int limit) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      if (r0 + q < limit) {
+        trsm_vec<T, 2> x;
+        x.v[0] = acc[q][0];
+        x.v[1] = acc[q][1];
+        *reinterpret_cast<trsm_vec<T, 2>*>(cs + (base + r0 + q) * LC + c0) = x;
+      }
+  };
+  const int tri = g.lower ? 1 : 2;
+  for (std::int64_t col0 = std::int64_t(blockIdx.x) * COLS; col0 < g.nn; col0 += std::int64_t(gridDim.x) * COLS) {
+    const int cols = int(g.nn - col0 < COLS ? g.nn - col0 : COLS);
+    const auto at = [&](int e, int& r, int& c) {  // element e of the C block: along C's contiguous direction
+      r = g.b_r == 1 ? e % ROWS : e / COLS;
+      c = g.b_r == 1 ? e / ROWS : e % COLS;
+    };
+    trsm_stage<PC, THREADS, T>(
+        [&](int e) {
+          int r, c;
+          at(e, r, c);
+          return r < rows && c < cols ? g.alpha * g.b[r * g.b_r + (col0 + c) * g.b_c] : T(0);
+        },
+        [&](int e, T v) {
+          int r, c;
+          at(e, r, c);
+          cs[r * LC + c] = v;
+        });
     __syncthreads();
-#pragma unroll
-    for (int q = 0; q < PC; ++q) {
-      const int idx = t + q * THREADS, i = g.b_r == 1 ? idx % NB : idx / COLS, c = g.b_r == 1 ? idx / NB : idx % COLS;
-      if (i < kb && c < cols) g.b[i * g.b_r + (col0 + c) * g.b_c] = cs[i * LC + c];
+    {  // X1 = inv1·C1
+      T acc[4][2] = {};
+      trsm_block_terms<T, LI, LC>(i1, cs + off1 * LC, r0, c0, kb, tri, acc);
+      __syncthreads();
+      put(acc, off1, kb);
+      __syncthreads();
     }
+    if constexpr (PAIR) {
+      if (kb2 > 0) {
+        {  // C2' = C2 − M21·X1
+          T acc[4][2] = {};
+          trsm_block_terms<T, LI, LC>(ms, cs + off1 * LC, r0, c0, kb, 0, acc);
+#pragma unroll
+          for (int q = 0; q < 4; ++q)
+#pragma unroll
+            for (int s = 0; s < 2; ++s) acc[q][s] = cs[(off2 + r0 + q) * LC + c0 + s] - acc[q][s];
+          __syncthreads();
+          put(acc, off2, kb2);
+          __syncthreads();
+        }
+        {  // X2 = inv2·C2'
+          T acc[4][2] = {};
+          trsm_block_terms<T, LI, LC>(i2, cs + off2 * LC, r0, c0, kb2, tri, acc);
+          __syncthreads();
+          put(acc, off2, kb2);
+          __syncthreads();
+        }
+      }
+    }
+    trsm_stage<PC, THREADS, T>(
+        [&](int e) {
+          int r, c;
+          at(e, r, c);
+          return cs[r * LC + c];
+        },
+        [&](int e, T v) {
+          int r, c;
+          at(e, r, c);
+          if (r < rows && c < cols) g.b[r * g.b_r + (col0 + c) * g.b_c] = v;
+        });
     __syncthreads();  // cs is reused by the next group
   }
 }
