@@ -6,40 +6,11 @@
 // core kernel under its tuned 128 × 128 tiles and smaller ones, left (C = rows × N, op N N) and right (C = N × rows,
 // op N T as trsm's right side with op(A) read transposed), beside cublasDgemm of the same shape. A's diagonal is 1.
 // Every time: CUDA events around 30 calls after 5 warm-up calls, the median of 7 such batches, per call, in µs.
-#include "stream_timing.hpp"
-
-#include <cuprim/blas/trsm.cuh>
+#include "trsm_study.hpp"
 
 #include <cublas_v2.h>
 
 #include <cstdio>
-#include <functional>
-
-__global__ void fill(double* x, long long n, unsigned seed, bool lower_dominant) {
-  for (long long p = blockIdx.x * 256ll + threadIdx.x; p < n * n; p += 256ll * gridDim.x) {
-    const long long i = p % n, j = p / n;
-    unsigned h = unsigned(p) * 2654435761u + seed;
-    h ^= h >> 15;
-    double v = double(h % 2001u) * 1e-3 - 1.0;
-    if (lower_dominant) v = i == j ? 1.0 : (i > j ? v / double(n) : 0.0);
-    x[p] = v;
-  }
-}
-
-double time30(cudaStream_t s, const std::function<void()>& call) { return time_us(s, 30, call, 5); }
-
-template <auto Policy>
-void left(std::int64_t N, std::int64_t kk, const double* A, double* B, cudaStream_t s) {
-  cuprim::detail::gemm_dispatch<Policy>("study", cuprim::detail::gemm_column_major, cuprim::blas::op::N,
-                                        cuprim::blas::op::N, kk, N, kk, -1.0, A + kk, N, B, N, 1.0, B + kk, N, s);
-}
-
-template <auto Policy>
-void right(std::int64_t N, std::int64_t kk, const double* A, double* B, cudaStream_t s) {
-  cuprim::detail::gemm_dispatch<Policy>("study", cuprim::detail::gemm_column_major, cuprim::blas::op::N,
-                                        cuprim::blas::op::T, N, kk, kk, -1.0, B, N, A + kk * N, N, 1.0, B + kk * N, N,
-                                        s);
-}
 
 int main() {
   cudaStream_t s;
@@ -52,8 +23,8 @@ int main() {
   CK(cudaMalloc(&A, N * N * 8));
   CK(cudaMalloc(&B, N * N * 8));
   CK(cudaMalloc(&W, N * 64 * 8));
-  fill<<<2048, 256, 0, s>>>(A, N, 1, true);
-  fill<<<2048, 256, 0, s>>>(B, N, 2, false);
+  trsm_study_fill<<<2048, 256, 0, s>>>(A, N, N, 1, true);
+  trsm_study_fill<<<2048, 256, 0, s>>>(B, N, N, 2, false);
   CK(cudaStreamSynchronize(s));
   using cuprim::blas::gemm_dmma_policy;
   constexpr gemm_dmma_policy d64{.tile_m = 64, .tile_n = 64, .tile_k = 32, .stages = 3, .group = 8};
@@ -75,15 +46,15 @@ int main() {
       const double today = time30(s, [&] { cuprim::detail::trsm_update(p, kk, kk, 0, kk, 1.0); });
       double t[4];
       if (is_left) {
-        t[0] = time30(s, [&] { left<cuprim::tuned>(N, kk, A, B, s); });
-        t[1] = time30(s, [&] { left<d64>(N, kk, A, B, s); });
-        t[2] = time30(s, [&] { left<d64x128>(N, kk, A, B, s); });
-        t[3] = time30(s, [&] { left<d128x64>(N, kk, A, B, s); });
+        t[0] = time30(s, [&] { update_left<cuprim::tuned>(N, kk, A, B, s); });
+        t[1] = time30(s, [&] { update_left<d64>(N, kk, A, B, s); });
+        t[2] = time30(s, [&] { update_left<d64x128>(N, kk, A, B, s); });
+        t[3] = time30(s, [&] { update_left<d128x64>(N, kk, A, B, s); });
       } else {
-        t[0] = time30(s, [&] { right<cuprim::tuned>(N, kk, A, B, s); });
-        t[1] = time30(s, [&] { right<d64>(N, kk, A, B, s); });
-        t[2] = time30(s, [&] { right<d64x128>(N, kk, A, B, s); });
-        t[3] = time30(s, [&] { right<d128x64>(N, kk, A, B, s); });
+        t[0] = time30(s, [&] { update_right<cuprim::tuned>(N, kk, A + kk * N, cuprim::blas::op::T, B, s); });
+        t[1] = time30(s, [&] { update_right<d64>(N, kk, A + kk * N, cuprim::blas::op::T, B, s); });
+        t[2] = time30(s, [&] { update_right<d64x128>(N, kk, A + kk * N, cuprim::blas::op::T, B, s); });
+        t[3] = time30(s, [&] { update_right<d128x64>(N, kk, A + kk * N, cuprim::blas::op::T, B, s); });
       }
       const double cb = time30(s, [&] {
         if (is_left)

@@ -8,41 +8,11 @@
 // none (the tuned policy's 128 × 256 interior tiles leave a 512 × 4096 update 64 blocks for 132 SMs), beside
 // cublasSgemm of the same shape. A's diagonal is 1 (solving in place again and again keeps B's values). Every time:
 // CUDA events around 30 calls after 5 warm-up calls, the median of 7 such batches, per call, in µs.
-#include "stream_timing.hpp"
-
-#include <cuprim/blas/trsm.cuh>
+#include "trsm_study.hpp"
 
 #include <cublas_v2.h>
 
 #include <cstdio>
-#include <functional>
-
-__global__ void fill(float* x, long long n, unsigned seed, bool lower_dominant) {
-  for (long long p = blockIdx.x * 256ll + threadIdx.x; p < n * n; p += 256ll * gridDim.x) {
-    const long long i = p % n, j = p / n;
-    unsigned h = unsigned(p) * 2654435761u + seed;
-    h ^= h >> 15;
-    float v = float(h % 2001u) * 1e-3f - 1.0f;
-    if (lower_dominant) v = i == j ? 1.0f : (i > j ? v / float(n) : 0.0f);
-    x[p] = v;
-  }
-}
-
-double time30(cudaStream_t s, const std::function<void()>& call) { return time_us(s, 30, call, 5); }
-
-template <auto Policy>
-void update(std::int64_t N, std::int64_t kk, const float* A, float* B, cudaStream_t s) {
-  // C2 (kk × N at row kk of B) −= M21 (kk × kk at A(kk, 0)) · Y1 (kk × N, B's first kk rows)
-  cuprim::detail::gemm_dispatch<Policy>("study", cuprim::detail::gemm_column_major, cuprim::blas::op::N,
-                                        cuprim::blas::op::N, kk, N, kk, -1.0f, A + kk, N, B, N, 1.0f, B + kk, N, s);
-}
-
-template <auto Policy>
-void update_right(std::int64_t N, std::int64_t kk, const float* A, float* B, cudaStream_t s) {
-  // C (N × kk at column kk of B) −= Y (N × kk, B's first kk columns) · M (kk × kk at A(kk, 0))
-  cuprim::detail::gemm_dispatch<Policy>("study", cuprim::detail::gemm_column_major, cuprim::blas::op::N,
-                                        cuprim::blas::op::N, N, kk, kk, -1.0f, B, N, A + kk, N, 1.0f, B + kk * N, N, s);
-}
 
 int main() {
   cudaStream_t s;
@@ -61,8 +31,8 @@ int main() {
   constexpr gemm_policy p128{.tile_m = 128, .tile_n = 128, .tile_k = 8, .thread_m = 8, .thread_n = 8, .split = true,
                              .blocks_per_sm = 2};
   for (std::int64_t N : {std::int64_t(4096), NMAX}) {
-    fill<<<2048, 256, 0, s>>>(A, N, 1, true);
-    fill<<<2048, 256, 0, s>>>(B, N, 2, false);
+    trsm_study_fill<<<2048, 256, 0, s>>>(A, N, N, 1, true);
+    trsm_study_fill<<<2048, 256, 0, s>>>(B, N, N, 2, false);
     CK(cudaStreamSynchronize(s));
     auto p = cuprim::detail::trsm_view<float>("study", cuprim::blas::side::left, cuprim::blas::uplo::lower,
                                               cuprim::blas::op::N, cuprim::blas::diag::non_unit, N, N, 1.0f, A, N, B,
@@ -84,8 +54,8 @@ int main() {
       const double today = time30(s, [&] {
         cuprim::detail::trsm_update(p, kk, kk, 0, kk, 1.0f);  // the same shape as update<>: rows kk.., k = kk
       });
-      row("left", kk, today, time30(s, [&] { update<cuprim::tuned>(N, kk, A, B, s); }),
-          time30(s, [&] { update<p128i>(N, kk, A, B, s); }), time30(s, [&] { update<p128>(N, kk, A, B, s); }),
+      row("left", kk, today, time30(s, [&] { update_left<cuprim::tuned>(N, kk, A, B, s); }),
+          time30(s, [&] { update_left<p128i>(N, kk, A, B, s); }), time30(s, [&] { update_left<p128>(N, kk, A, B, s); }),
           time30(s, [&] {
             cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(kk), int(N), int(kk), &minus, A + kk, int(N), B, int(N), &one,
                         B + kk, int(N));
@@ -97,9 +67,9 @@ int main() {
     for (std::int64_t kk = 128; kk <= 1024 && kk <= N / 2; kk *= 2) {
       const float one = 1.0f, minus = -1.0f;
       const double today = time30(s, [&] { cuprim::detail::trsm_update(pr, kk, kk, 0, kk, 1.0f); });
-      row("right", kk, today, time30(s, [&] { update_right<cuprim::tuned>(N, kk, A, B, s); }),
-          time30(s, [&] { update_right<p128i>(N, kk, A, B, s); }),
-          time30(s, [&] { update_right<p128>(N, kk, A, B, s); }), time30(s, [&] {
+      row("right", kk, today, time30(s, [&] { update_right<cuprim::tuned>(N, kk, A + kk, cuprim::blas::op::N, B, s); }),
+          time30(s, [&] { update_right<p128i>(N, kk, A + kk, cuprim::blas::op::N, B, s); }),
+          time30(s, [&] { update_right<p128>(N, kk, A + kk, cuprim::blas::op::N, B, s); }), time30(s, [&] {
             cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(N), int(kk), int(kk), &minus, B, int(N), A + kk, int(N), &one,
                         B + kk * N, int(N));
           }));
