@@ -54,8 +54,12 @@ TEST(BlasTrsmArgs, SizesAndLeadingDimensions) {
 }
 
 TEST(BlasTrsmArgs, ColumnsPastTheUpdatesGrid) {
-  // m > 64 on the left: every update is one gemm over all n columns, at most 65535 tiles of 128 of them.
-  constexpr std::int64_t wide = std::int64_t(65535) * 128 + 1;
+  // m > 64 on the left: every update is one gemm over all n columns, at most 65535 tiles of them: 128 columns a tile
+  // for float, 64 for double (gemm's CUDA-core tiles size the grid check, also where the FP64 tensor cores run).
+  constexpr std::int64_t wide = std::int64_t(65535) * 128 + 1, wide_double = std::int64_t(65535) * 64 + 1;
+  expect_invalid([] { cuprim::blas::trsm<double>(side::left, uplo::lower, op::N, diag::non_unit, 129, wide_double,
+                                                 1.0, fake<const double>(1), 129, fake<double>(2), 129); },
+                 "n", trsm_fn);
   expect_invalid([] { cuprim::blas::trsm<float>(side::left, uplo::lower, op::N, diag::unit, 65, wide, 1.f, A, 65, B,
                                                 65); },
                  "n", trsm_fn);

@@ -132,6 +132,22 @@ void check_trsm(const trsm_case& c, rng& r, bool padded = true,
       << "two runs differ";
 }
 
+/// For a left, lower solve of m × n with op t (N forward, T backward) whose row `row` is not finite: that row is Inf
+/// or NaN in every column, and the rows solved before it agree with the host reference.
+template <class T>
+void expect_rows_before_agree(const std::vector<T>& x, const std::vector<T>& ref, std::int64_t m, std::int64_t n,
+                              op t, std::int64_t row) {
+  for (std::int64_t j = 0; j < n; ++j) {
+    EXPECT_FALSE(std::isfinite(x[std::size_t(row + j * m)])) << "column " << j;
+    for (std::int64_t i = 0; i < m; ++i) {
+      const bool before = t == op::N ? i < row : i > row;
+      if (!before) continue;
+      const double g = x[std::size_t(i + j * m)], e = ref[std::size_t(i + j * m)];
+      EXPECT_NEAR(g, e, 64.0 * m * std::numeric_limits<T>::epsilon() * (1 + std::fabs(e))) << "(" << i << ", " << j << ")";
+    }
+  }
+}
+
 constexpr side sides[] = {side::left, side::right};
 constexpr uplo uplos[] = {uplo::lower, uplo::upper};
 constexpr op ops[] = {op::N, op::T};
@@ -157,9 +173,9 @@ TYPED_TEST(BlasTrsm, EveryCaseAroundTheBlocks) {
 }
 
 // The diagonal kernel's edges: blocks of fewer than 64 rows on either side of a warp's 32 (lanes owning one row or
-// two), leaves of two blocks with a short second one (96 = 64 + 32, 127 = 64 + 63, 192 = 128 + 64), a last leaf
-// of one short block (129 = 128 + 1), and column counts that leave a block's last warp, or the second column of a
-// warp, without a column.
+// two), leaves of two blocks with a short second one (96 = 64 + 32, 127 = 64 + 63), a last leaf of one block after
+// a pair (129 = 128 + 1, 192 = 128 + 64), and column counts that leave a block's last warp, or the second column of
+// a warp, without a column.
 TYPED_TEST(BlasTrsm, DiagonalBlockEdges) {
   rng r(0x7129);
   int k = 0;
@@ -177,7 +193,8 @@ TYPED_TEST(BlasTrsm, DiagonalBlockEdges) {
 }
 
 // Leading dimensions equal to the rows, every size a multiple of 4: the updates' tiles read and write by 16-byte
-// vectors (the float updates of at most 256 rows take 64 × 64 tiles, those of at most 128 rows 32 × 64).
+// vectors (the float updates of 128 rows take 32 × 64 tiles, those of up to 1024 rows 128 × 128; double's run on
+// the FP64 tensor cores, whose alignment rules these leading dimensions meet).
 TYPED_TEST(BlasTrsm, AlignedLeadingDimensions) {
   rng r(0x712a);
   int k = 0;
@@ -209,8 +226,8 @@ TYPED_TEST(BlasTrsm, SubstitutionLeaves) {
         }
 }
 
-// The caller's workspace (exactly trsm_workspace_bytes, its bytes poisoned first) gives the same bits as the call
-// that takes its own.
+// The caller's workspace (exactly trsm_workspace_bytes, its bytes poisoned with NaN first, so a read of anything
+// the inversion did not write would show) gives the same bits as the call that takes its own.
 TYPED_TEST(BlasTrsm, ExplicitWorkspace) {
   using T = TypeParam;
   rng r(0x712c);
@@ -227,7 +244,7 @@ TYPED_TEST(BlasTrsm, ExplicitWorkspace) {
     const std::size_t bytes = cuprim::blas::trsm_workspace_bytes<T>(s, m, n);
     ASSERT_EQ(bytes, std::size_t(5) * 64 * 64 * sizeof(T));
     cuprim::device_buffer<unsigned char> ws(bytes);
-    cuprim_test::poison(ws);
+    cuprim_test::poison(ws, 0xFF);  // NaN in float and double
     cuprim_test::upload(db.data(), b);
     cuprim::blas::trsm<T>(s, uplo::upper, op::N, diag::non_unit, m, n, T(-2.5), da.data(), ka, db.data(), m,
                           cuprim::workspace{ws.data(), bytes});
@@ -255,15 +272,7 @@ TYPED_TEST(BlasTrsm, InfInBReachesOnlyLaterRows) {
     const std::vector<T> x = cuprim_test::download(db.data(), b.size());
     std::vector<T> ref = b;
     cuprim::host::trsm('L', 'L', t == op::N ? 'N' : 'T', 'N', m, n, T(1), a.data(), m, ref.data(), m);
-    for (std::int64_t j = 0; j < n; ++j) {
-      EXPECT_FALSE(std::isfinite(x[std::size_t(inf_row + j * m)])) << "column " << j;
-      for (std::int64_t i = 0; i < m; ++i) {
-        const bool before = t == op::N ? i < inf_row : i > inf_row;
-        if (!before) continue;
-        const double g = x[std::size_t(i + j * m)], e = ref[std::size_t(i + j * m)];
-        EXPECT_NEAR(g, e, 64.0 * m * std::numeric_limits<T>::epsilon() * (1 + std::fabs(e))) << "(" << i << ", " << j << ")";
-      }
-    }
+    expect_rows_before_agree(x, ref, m, n, t, inf_row);
   }
 }
 
@@ -344,15 +353,7 @@ TYPED_TEST(BlasTrsm, ZeroDiagonalGivesIeeeResults) {
     std::vector<T> ref = b;
     cuprim::host::trsm('L', 'L', t == op::N ? 'N' : 'T', 'N', m, n, T(1), a.data(), m, ref.data(), m);
     // op N solves forward (rows before 100 first), op T (upper) backward (rows after 100 first).
-    for (std::int64_t j = 0; j < n; ++j) {
-      EXPECT_FALSE(std::isfinite(x[std::size_t(zero_row + j * m)])) << "column " << j;
-      for (std::int64_t i = 0; i < m; ++i) {
-        const bool before = t == op::N ? i < zero_row : i > zero_row;
-        if (!before) continue;
-        const double g = x[std::size_t(i + j * m)], e = ref[std::size_t(i + j * m)];
-        EXPECT_NEAR(g, e, 64.0 * m * std::numeric_limits<T>::epsilon() * (1 + std::fabs(e))) << "(" << i << ", " << j << ")";
-      }
-    }
+    expect_rows_before_agree(x, ref, m, n, t, zero_row);
   }
 }
 

@@ -11,8 +11,7 @@
 //        the same in the caller's workspace, at least
 //   cuprim::blas::trsm_workspace_bytes<T>(side, m, n)
 //        bytes: none when A's order ka (m for left, n for right) is at most 64, else ka rounded up to 64, times 64
-//        elements of T (the inverses of A's diagonal blocks; 2 MiB for float at ka = 8192). Allocation-free and
-//        capturable in a CUDA graph.
+//        elements of T (the inverses of A's diagonal blocks; 2 MiB for float at ka = 8192). Allocation-free.
 //
 // Types: float and double, computed in the element type (true FP32 and FP64). Each element of X is backward stable
 // up to the conditioning of A's 64 × 64 diagonal blocks (which are inverted, below): the tests hold the residual of
@@ -51,7 +50,8 @@
 // Errors. cuprim::invalid_argument before anything runs: side, uplo, trans or diag not one of its enum's values; m or
 // n negative; lda below max(1, ka) (ka = m for left, n for right); ldb below max(1, m); A or B null when m > 0 and
 // n > 0; B overlapping A (spans of (ka − 1)·lda + ka and (n − 1)·ldb + m elements); on the left side with m > 64 and
-// alpha ≠ 0, n above 65535 · 128 (the gemm updates' grid); a caller's workspace smaller than trsm_workspace_bytes, or
+// alpha ≠ 0, n above 65535 · 128 for float or 65535 · 64 for double (the gemm updates' grid); a caller's workspace
+// smaller than trsm_workspace_bytes, or
 // with null data where it needs bytes. cuprim::cuda_error for a failed launch, a failed allocation, or an error
 // already pending.
 #pragma once
@@ -118,7 +118,7 @@ struct trsm_problem {
   const T* inv = nullptr;  ///< the diagonal blocks' inverses (trsm_invert), or null: the leaves substitute
 };
 
-inline constexpr int trsm_nb = 64;  // rows of a diagonal block (and the unit of the recursive split)
+inline constexpr int trsm_nb = 64;  // rows of a diagonal block (the recursion splits at multiples of 2 of them)
 // The diagonal kernel's block: trsm_warps warps, each substituting trsm_cols_per_warp columns at once (their chains
 // interleaved), so 8 columns per block of 128 threads: inverting ka / 64 blocks takes 8 · ka / 64 blocks. The lab's
 // blas/trsm-sweep rows compare other shapes (docs/tuning/blas.md).
@@ -175,7 +175,8 @@ inline constexpr blas::gemm_policy trsm_update_square{.tile_m = 128, .tile_n = 1
 /// Rows [r0, r0 + rows) of C −= M(rows, [c0, c0 + kk)) · Y([c0, c0 + kk), :), C first multiplied by beta: one gemm,
 /// on the column-major form of the views (left: C itself; right: its transpose, Cᵀ −= Yᵀ·Mᵀ); float's short updates
 /// on other tiles (above). Every grid fits: the left side's column tiles are at most 65535, as trsm_run refuses more
-/// than 65535 · 128 columns there, and the 32 × 64 tiles are taken only where 64 columns a tile fit.
+/// than 65535 columns of gemm's table tiles there (128 float, 64 double), and the 32 × 64 tiles are taken only where
+/// 64 columns a tile fit.
 template <class T>
 void trsm_update(const trsm_problem<T>& p, std::int64_t r0, std::int64_t rows, std::int64_t c0, std::int64_t kk,
                  T beta) {
@@ -191,31 +192,44 @@ void trsm_update(const trsm_problem<T>& p, std::int64_t r0, std::int64_t rows, s
   trsm_update_with<tuned, tuned>(p, r0, rows, c0, kk, beta);
 }
 
-/// Rows [k0, k0 + kk) of M (at most trsm_nb) solved by the diagonal kernel; `alpha` multiplies those rows of C first.
-template <class T, int CPW, int WARPS>
-void trsm_diag(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, T alpha) {
-  constexpr int cols = CPW * WARPS;
-  constexpr std::size_t smem = trsm_diag_smem_bytes<T, trsm_nb, CPW, WARPS>();
-  const auto kernel = trsm_diag_kernel<T, trsm_nb, CPW, WARPS>;
-  if constexpr (smem > 48 * 1024) {
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess)
-      check_launch(p.fn);
-  }
+/// Launches `kernel` with `smem` bytes of dynamic shared memory (asked for first where past the default 48 KiB).
+template <class Kernel, class Args>
+void trsm_launch(const char* fn, Kernel kernel, dim3 grid, unsigned threads, std::size_t smem, cudaStream_t stream,
+                 const Args& g) {
+  if (smem > 48 * 1024 &&
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess)
+    check_launch(fn);
+  kernel<<<grid, threads, smem, stream>>>(g);
+  check_launch(fn);
+}
+
+/// The diagonal kernel's view of M and C (a block at M(0, 0), C from row 0): the fields every use of it shares.
+template <class T>
+trsm_diag_args<T> trsm_diag_base(const trsm_problem<T>& p) {
   trsm_diag_args<T> g{};
-  g.a = p.a + k0 * (p.a_r + p.a_c);
+  g.a = p.a;
   g.a_r = p.a_r;
   g.a_c = p.a_c;
-  g.b = p.b + k0 * p.b_r;
+  g.b = p.b;
   g.b_r = p.b_r;
   g.b_c = p.b_c;
   g.nn = p.nn;
-  g.kb = int(kk);
-  g.alpha = alpha;
   g.lower = p.lower;
   g.unit = p.unit;
-  const std::int64_t groups = (p.nn + cols - 1) / cols;
-  kernel<<<unsigned(groups < 0x7fffffff ? groups : 0x7fffffff), unsigned(WARPS * 32), smem, p.stream>>>(g);
-  check_launch(p.fn);
+  return g;
+}
+
+/// Rows [k0, k0 + kk) of M (at most trsm_nb) solved by the diagonal kernel; `alpha` multiplies those rows of C first.
+template <class T, int CPW, int WARPS>
+void trsm_diag(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, T alpha) {
+  trsm_diag_args<T> g = trsm_diag_base(p);
+  g.a += k0 * (p.a_r + p.a_c);
+  g.b += k0 * p.b_r;
+  g.kb = int(kk);
+  g.alpha = alpha;
+  const std::int64_t groups = (p.nn + CPW * WARPS - 1) / (CPW * WARPS);
+  trsm_launch(p.fn, trsm_diag_kernel<T, trsm_nb, CPW, WARPS>, dim3(unsigned(groups < 0x7fffffff ? groups : 0x7fffffff)),
+              unsigned(WARPS * 32), trsm_diag_smem_bytes<T, trsm_nb, CPW, WARPS>(), p.stream, g);
 }
 
 /// How many 64-row diagonal blocks an order-ka solve has, and the elements of their inverses (trsm_invert's output):
@@ -230,29 +244,17 @@ inline std::int64_t trsm_inverse_elements(std::int64_t ka) {
 /// the diagonal kernel's substitution on the columns of the identity, a grid row per block.
 template <class T, int CPW, int WARPS>
 void trsm_invert(const trsm_problem<T>& p, T* w) {
-  constexpr int cols = CPW * WARPS;
-  constexpr std::size_t smem = trsm_diag_smem_bytes<T, trsm_nb, CPW, WARPS>();
-  const auto kernel = trsm_diag_kernel<T, trsm_nb, CPW, WARPS>;
-  if constexpr (smem > 48 * 1024) {
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess)
-      check_launch(p.fn);
-  }
-  trsm_diag_args<T> g{};
-  g.a = p.a;
-  g.a_r = p.a_r;
-  g.a_c = p.a_c;
+  trsm_diag_args<T> g = trsm_diag_base(p);
   g.b = w;
   g.b_r = 1;
   g.b_c = trsm_nb;
   g.nn = trsm_nb;
   g.alpha = T(1);
-  g.lower = p.lower;
-  g.unit = p.unit;
   g.identity = true;
   g.order = p.ka;
-  const dim3 grid(unsigned((trsm_nb + cols - 1) / cols), unsigned(trsm_blocks(p.ka)));
-  kernel<<<grid, unsigned(WARPS * 32), smem, p.stream>>>(g);
-  check_launch(p.fn);
+  const dim3 grid(unsigned((trsm_nb + CPW * WARPS - 1) / (CPW * WARPS)), unsigned(trsm_blocks(p.ka)));
+  trsm_launch(p.fn, trsm_diag_kernel<T, trsm_nb, CPW, WARPS>, grid, unsigned(WARPS * 32),
+              trsm_diag_smem_bytes<T, trsm_nb, CPW, WARPS>(), p.stream, g);
 }
 
 inline constexpr int trsm_apply_cols = 32;  // columns of C a block of trsm_apply_kernel takes at a time
@@ -263,16 +265,10 @@ inline constexpr int trsm_apply_cols = 32;  // columns of C a block of trsm_appl
 template <class T>
 void trsm_apply(const trsm_problem<T>& p, std::int64_t k0, std::int64_t kk, T alpha) {
   const auto launch = [&]<bool Pair>(const trsm_apply_args<T>& g) {
-    constexpr std::size_t smem = trsm_apply_smem_bytes<T, trsm_nb, trsm_apply_cols, Pair>();
-    const auto kernel = trsm_apply_kernel<T, trsm_nb, trsm_apply_cols, Pair>;
-    if constexpr (smem > 48 * 1024) {
-      if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess)
-        check_launch(p.fn);
-    }
     const std::int64_t groups = (p.nn + trsm_apply_cols - 1) / trsm_apply_cols;
-    constexpr int threads = trsm_nb / 4 * (trsm_apply_cols / 2);
-    kernel<<<unsigned(groups < 0x7fffffff ? groups : 0x7fffffff), unsigned(threads), smem, p.stream>>>(g);
-    check_launch(p.fn);
+    trsm_launch(p.fn, trsm_apply_kernel<T, trsm_nb, trsm_apply_cols, Pair>,
+                dim3(unsigned(groups < 0x7fffffff ? groups : 0x7fffffff)), unsigned(trsm_nb / 4 * (trsm_apply_cols / 2)),
+                trsm_apply_smem_bytes<T, trsm_nb, trsm_apply_cols, Pair>(), p.stream, g);
   };
   const bool pair = kk > trsm_nb;
   const std::int64_t k1 = pair ? trsm_nb : kk, k2 = kk - k1;  // rows of the first and second blocks (solve order)
@@ -370,9 +366,15 @@ void trsm_run(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::
   check_workspace(fn, ws, need, "trsm_workspace_bytes<T>(side, m, n)");
   if (m == 0 || n == 0) return;
   // The left side's gemm updates (m above one diagonal block) run over every column at once, and one launch's grid
-  // holds at most 65535 tiles of 128 columns: refused here, not by the first update after B has changed.
-  if (alpha != T(0) && s == blas::side::left && m > trsm_nb && n > std::int64_t(65535) * 128)
-    throw_invalid(fn, "n", "too large for the left side's updates (at most 8388480 columns when m > 64)");
+  // holds at most 65535 column tiles of gemm's CUDA-core table (128 columns for float, 64 for double: they size the
+  // grid check even where the FP64 tensor cores run): refused here, not by the first update after B has changed.
+  constexpr std::int64_t update_cols = blas::gemm_policy_for<T>(0).tile_n;
+  static_assert(!std::is_same_v<T, float> || trsm_update_square.tile_n == update_cols, "float's update tiles");
+  if (alpha != T(0) && s == blas::side::left && m > trsm_nb && n > std::int64_t(65535) * update_cols)
+    throw_invalid(fn, "n",
+                  std::is_same_v<T, float>
+                      ? "too large for the left side's updates (at most 8388480 columns when m > 64)"
+                      : "too large for the left side's updates (at most 4194240 columns when m > 64)");
   check_no_pending_error(fn);
   if (alpha == T(0)) return gemm_scale(fn, b, m, n, ldb, T(0), stream);
   trsm_problem<T> p = trsm_view(fn, s, u, trans, d, m, n, alpha, a, lda, b, ldb, stream);

@@ -1,7 +1,7 @@
 // cuprim/blas/detail/trsm_kernel.cuh: cuprim::blas::trsm's diagonal blocks (their substitution, their inversion, and
 // the product with their inverses), and symm's symmetrize.
 //
-// Both kernels see their operands as strided views: element (i, j) of a view at p[i·r + j·c], one of r and c being 1.
+// The kernels see their operands as strided views: element (i, j) of a view at p[i·r + j·c], one of r and c being 1.
 // trsm brings every side, triangle and transpose to one problem on such views, M·X = B with M a lower (forward
 // substitution) or upper (backward) triangle: op N reads A with (r, c) = (1, lda), op T with (lda, 1), and the right
 // side solves the transposed problem (B's view (ldb, 1)). See blas/trsm.cuh.
@@ -190,8 +190,8 @@ struct alignas(N * sizeof(T)) trsm_vec {
   T v[N];
 };
 
-/// `count` (a multiple of the block's size, PER per thread) elements of a strided matrix into shared memory, with
-/// every load in flight before the stores: element e at src(e), stored at dst(e).
+/// PER · THREADS elements (PER per thread) of a strided matrix into shared memory, with every load in flight before
+/// the stores: element e read by src(e), stored by dst(e, value).
 template <int PER, int THREADS, class T, class Src, class Dst>
 __device__ __forceinline__ void trsm_stage(Src src, Dst dst) {
   T v[PER];
