@@ -51,9 +51,8 @@
 // n negative; lda below max(1, ka) (ka = m for left, n for right); ldb below max(1, m); A or B null when m > 0 and
 // n > 0; B overlapping A (spans of (ka − 1)·lda + ka and (n − 1)·ldb + m elements); on the left side with m > 64 and
 // alpha ≠ 0, n above 65535 · 128 for float or 65535 · 64 for double (the gemm updates' grid); a caller's workspace
-// smaller than trsm_workspace_bytes, or
-// with null data where it needs bytes. cuprim::cuda_error for a failed launch, a failed allocation, or an error
-// already pending.
+// smaller than trsm_workspace_bytes, or with null data where it needs bytes. cuprim::cuda_error for a failed launch,
+// a failed allocation, or an error already pending.
 #pragma once
 
 #include <cuprim/blas/detail/trsm_kernel.cuh>
@@ -368,7 +367,7 @@ void trsm_run(const char* fn, blas::side s, blas::uplo u, blas::op trans, blas::
   // The left side's gemm updates (m above one diagonal block) run over every column at once, and one launch's grid
   // holds at most 65535 column tiles of gemm's CUDA-core table (128 columns for float, 64 for double: they size the
   // grid check even where the FP64 tensor cores run): refused here, not by the first update after B has changed.
-  constexpr std::int64_t update_cols = blas::gemm_policy_for<T>(0).tile_n;
+  constexpr std::int64_t update_cols = blas::gemm_policy_for<T>(0).tile_n;  // the table's rows: one for every arch
   static_assert(!std::is_same_v<T, float> || trsm_update_square.tile_n == update_cols, "float's update tiles");
   if (alpha != T(0) && s == blas::side::left && m > trsm_nb && n > std::int64_t(65535) * update_cols)
     throw_invalid(fn, "n",
@@ -407,8 +406,7 @@ void trsm(side s, uplo u, op trans, diag d, std::int64_t m, std::int64_t n, std:
   detail::trsm_run<T>("cuprim::blas::trsm", s, u, trans, d, m, n, alpha, A, lda, B, ldb, nullptr, stream);
 }
 
-/// The same in the caller's workspace (at least trsm_workspace_bytes<T>(s, m, n)): allocation-free, capturable in a
-/// CUDA graph.
+/// The same in the caller's workspace (at least trsm_workspace_bytes<T>(s, m, n)): allocation-free.
 template <class T>
 void trsm(side s, uplo u, op trans, diag d, std::int64_t m, std::int64_t n, std::type_identity_t<T> alpha,
           const T* A, std::int64_t lda, T* B, std::int64_t ldb, workspace ws, cudaStream_t stream = 0) {
