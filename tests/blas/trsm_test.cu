@@ -153,6 +153,16 @@ constexpr uplo uplos[] = {uplo::lower, uplo::upper};
 constexpr op ops[] = {op::N, op::T};
 constexpr diag diags[] = {diag::non_unit, diag::unit};
 
+/// Calls f(s, u, t, d) for every side × uplo × trans × diag (in that nesting) until it returns false.
+template <class F>
+void for_each_flag(F&& f) {
+  for (side s : sides)
+    for (uplo u : uplos)
+      for (op t : ops)
+        for (diag d : diags)
+          if (!f(s, u, t, d)) return;
+}
+
 TYPED_TEST(BlasTrsm, EveryCaseAroundTheBlocks) {
   rng r(0x7125);
   struct shape {
@@ -161,15 +171,14 @@ TYPED_TEST(BlasTrsm, EveryCaseAroundTheBlocks) {
   const shape shapes[] = {{0, 7}, {7, 0}, {1, 1},   {7, 33},   {33, 7},  {64, 64},
                           {65, 65}, {200, 33}, {33, 200}, {513, 7}, {7, 513}, {65, 1}};
   int k = 0;
-  for (side s : sides)
-    for (uplo u : uplos)
-      for (op t : ops)
-        for (diag d : diags)
-          for (const shape& sh : shapes) {
-            trsm_case c{s, u, t, d, sh.m, sh.n, (k++ % 2) ? -2.5 : 1.0};
-            check_trsm<TypeParam>(c, r);
-            if (this->HasFailure()) return;
-          }
+  for_each_flag([&](side s, uplo u, op t, diag d) {
+    for (const shape& sh : shapes) {
+      trsm_case c{s, u, t, d, sh.m, sh.n, (k++ % 2) ? -2.5 : 1.0};
+      check_trsm<TypeParam>(c, r);
+      if (this->HasFailure()) return false;
+    }
+    return true;
+  });
 }
 
 // The diagonal kernel's edges: blocks of fewer than 64 rows on either side of a warp's 32 (lanes owning one row or
@@ -179,17 +188,16 @@ TYPED_TEST(BlasTrsm, EveryCaseAroundTheBlocks) {
 TYPED_TEST(BlasTrsm, DiagonalBlockEdges) {
   rng r(0x7129);
   int k = 0;
-  for (side s : sides)
-    for (uplo u : uplos)
-      for (op t : ops)
-        for (diag d : diags)
-          for (std::int64_t ka : {31, 32, 63, 96, 127, 129, 192})
-            for (std::int64_t nn : {1, 9, 17}) {
-              const bool left = s == side::left;
-              trsm_case c{s, u, t, d, left ? ka : nn, left ? nn : ka, (k++ % 3) ? -2.5 : 1.0};
-              check_trsm<TypeParam>(c, r);
-              if (this->HasFailure()) return;
-            }
+  for_each_flag([&](side s, uplo u, op t, diag d) {
+    for (std::int64_t ka : {31, 32, 63, 96, 127, 129, 192})
+      for (std::int64_t nn : {1, 9, 17}) {
+        const bool left = s == side::left;
+        trsm_case c{s, u, t, d, left ? ka : nn, left ? nn : ka, (k++ % 3) ? -2.5 : 1.0};
+        check_trsm<TypeParam>(c, r);
+        if (this->HasFailure()) return false;
+      }
+    return true;
+  });
 }
 
 // Leading dimensions equal to the rows, every size a multiple of 4: the updates' tiles read and write by 16-byte
@@ -198,32 +206,27 @@ TYPED_TEST(BlasTrsm, DiagonalBlockEdges) {
 TYPED_TEST(BlasTrsm, AlignedLeadingDimensions) {
   rng r(0x712a);
   int k = 0;
-  for (side s : sides)
-    for (uplo u : uplos)
-      for (op t : ops)
-        for (diag d : diags) {
-          const bool left = s == side::left;
-          for (std::int64_t nn : {36, 260}) {
-            trsm_case c{s, u, t, d, left ? 516 : nn, left ? nn : 516, (k++ % 2) ? -2.5 : 1.0};
-            check_trsm<TypeParam>(c, r, false);
-            if (this->HasFailure()) return;
-          }
-        }
+  for_each_flag([&](side s, uplo u, op t, diag d) {
+    const bool left = s == side::left;
+    for (std::int64_t nn : {36, 260}) {
+      trsm_case c{s, u, t, d, left ? 516 : nn, left ? nn : 516, (k++ % 2) ? -2.5 : 1.0};
+      check_trsm<TypeParam>(c, r, false);
+      if (this->HasFailure()) return false;
+    }
+    return true;
+  });
 }
 
 // The blocked solve with its diagonal blocks substituted (the lab's comparison to the production inverses).
 TYPED_TEST(BlasTrsm, SubstitutionLeaves) {
   rng r(0x712b);
   int k = 0;
-  for (side s : sides)
-    for (uplo u : uplos)
-      for (op t : ops)
-        for (diag d : diags) {
-          const bool left = s == side::left;
-          trsm_case c{s, u, t, d, left ? 200 : 17, left ? 17 : 200, (k++ % 2) ? -2.5 : 1.0};
-          check_trsm<TypeParam>(c, r, true, cuprim::detail::trsm_leaves::substitution);
-          if (this->HasFailure()) return;
-        }
+  for_each_flag([&](side s, uplo u, op t, diag d) {
+    const bool left = s == side::left;
+    trsm_case c{s, u, t, d, left ? 200 : 17, left ? 17 : 200, (k++ % 2) ? -2.5 : 1.0};
+    check_trsm<TypeParam>(c, r, true, cuprim::detail::trsm_leaves::substitution);
+    return !this->HasFailure();
+  });
 }
 
 // The caller's workspace (exactly trsm_workspace_bytes, its bytes poisoned with NaN first, so a read of anything

@@ -6,6 +6,8 @@
 
 #include <cuprim/blas/trsm.cuh>
 
+#include <cublas_v2.h>
+
 #include <cstdint>
 #include <functional>
 
@@ -21,6 +23,15 @@ __global__ void trsm_study_fill(T* x, long long n, long long ld, unsigned seed, 
     if (lower_dominant) v = i == j ? T(1) : (i > j ? v / T(n) : T(0));
     x[i + j * ld] = v;
   }
+}
+
+/// A stream and a cuBLAS handle that runs on it: each program's reference calls run beside cuprim's.
+inline cublasHandle_t study_stream_and_cublas(cudaStream_t& s) {
+  CK(cudaStreamCreate(&s));
+  cublasHandle_t h;
+  cublasCreate(&h);
+  cublasSetStream(h, s);
+  return h;
 }
 
 /// The programs' timing: 30 calls a batch after 5 warm-up calls.

@@ -10,16 +10,11 @@
 // CUDA events around 30 calls after 5 warm-up calls, the median of 7 such batches, per call, in µs.
 #include "trsm_study.hpp"
 
-#include <cublas_v2.h>
-
 #include <cstdio>
 
 int main() {
   cudaStream_t s;
-  CK(cudaStreamCreate(&s));
-  cublasHandle_t h;
-  cublasCreate(&h);
-  cublasSetStream(h, s);
+  const cublasHandle_t h = study_stream_and_cublas(s);
   const std::int64_t NMAX = 8192;
   float *A, *B, *W;
   CK(cudaMalloc(&A, NMAX * NMAX * 4));

@@ -60,6 +60,7 @@
 #include <cuprim/blas/op.hpp>
 #include <cuprim/core/error.hpp>
 #include <cuprim/core/validate.hpp>
+#include <cuprim/device/detail/launch.cuh>
 
 #include <cstdint>
 #include <type_traits>
@@ -191,13 +192,11 @@ void trsm_update(const trsm_problem<T>& p, std::int64_t r0, std::int64_t rows, s
   trsm_update_with<tuned, tuned>(p, r0, rows, c0, kk, beta);
 }
 
-/// Launches `kernel` with `smem` bytes of dynamic shared memory (asked for first where past the default 48 KiB).
+/// Launches `kernel` with `smem` bytes of dynamic shared memory (allow_dynamic_smem first).
 template <class Kernel, class Args>
 void trsm_launch(const char* fn, Kernel kernel, dim3 grid, unsigned threads, std::size_t smem, cudaStream_t stream,
                  const Args& g) {
-  if (smem > 48 * 1024 &&
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess)
-    check_launch(fn);
+  allow_dynamic_smem(kernel, smem);
   kernel<<<grid, threads, smem, stream>>>(g);
   check_launch(fn);
 }

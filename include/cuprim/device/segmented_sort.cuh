@@ -163,7 +163,7 @@ void seg_sort_medium(const char* fn, const seg_sort_params<K, V, O>& p, std::uin
   if (medium_max == 0) return;
   using smem_t = radix_small_smem<P.small_threads, P.small_items, K, V>;
   auto kernel = seg_block_kernel<policy_constant<P.block_part()>, K, V, O>;
-  radix_allow_smem(kernel, sizeof(smem_t));
+  allow_dynamic_smem(kernel, sizeof(smem_t));
   const unsigned grid = seg_resident_grid(kernel, P.small_threads, sizeof(smem_t), medium_max);
   kernel<<<grid, P.small_threads, sizeof(smem_t), stream>>>(p);
   check_launch(fn);
@@ -190,7 +190,7 @@ void seg_sort_long(const char* fn, const seg_sort_params<K, V, O>& p, const Layo
   // segment they all exit at once, and their launches overlap instead of queueing one after another.
   launch_dependent(fn, seg_tile_map_kernel<K, V>, per_segment_grid, 256, stream, a);
   auto histogram = seg_histogram_kernel<K, V>;
-  radix_allow_smem(histogram, seg_hist_smem_bytes<K>);
+  allow_dynamic_smem(histogram, seg_hist_smem_bytes<K>);
   const unsigned hgrid = seg_resident_grid(histogram, seg_hist_threads, seg_hist_smem_bytes<K>, L.tiles_max);
   launch_dependent_smem(fn, histogram, hgrid, seg_hist_threads, seg_hist_smem_bytes<K>, stream, a);
   launch_dependent(fn, seg_bases_kernel<K, V>, per_segment_grid, radix_digits, stream, a);
@@ -199,7 +199,7 @@ void seg_sort_long(const char* fn, const seg_sort_params<K, V, O>& p, const Layo
   constexpr std::size_t smem =
       seg_onesweep_smem_bytes<radix_onesweep_smem<P.threads, P.items, K, V, P.joint_exchange>>;
   auto onesweep = seg_onesweep_kernel<policy_constant<P.onesweep_part()>, K, V>;
-  radix_allow_smem(onesweep, smem);
+  allow_dynamic_smem(onesweep, smem);
   const unsigned grid = seg_resident_grid(onesweep, P.threads, smem, L.tiles_max);
   K* const tmp_keys = L.keys.in(w);
   V* tmp_vals = nullptr;

@@ -29,8 +29,7 @@ void hist_launch(const char* fn, void (*kernel)(hist_params<S, B, C>), hist_para
                  const histogram_plan& plan, int threads, std::uint64_t total, cudaStream_t stream) {
   const std::size_t smem = plan.shared_bytes;
   p.copies = plan.copies;
-  if (smem > 48 * 1024)
-    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  allow_dynamic_smem(kernel, smem);
   std::uint64_t grid;
   if (plan.persistent) {
     int per_sm = 0;

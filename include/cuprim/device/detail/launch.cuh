@@ -9,7 +9,8 @@
 // Every programmatic dependent launch of cuprim goes through try_launch_dependent (launch_dependent_smem and
 // launch_dependent throw on failure). Also here: the configuration of a one-cluster launch
 // (cluster_launch_config), host data carried to the device in kernel parameters (upload_async), and the occupancy
-// of kernels that use sm_90 bulk copies (bulk_kernel_blocks_per_sm).
+// of kernels that use sm_90 bulk copies (bulk_kernel_blocks_per_sm), and the opt-in to more than 48 KiB of dynamic
+// shared memory (allow_dynamic_smem).
 #pragma once
 
 #include <cuprim/core/device.hpp>
@@ -24,6 +25,13 @@
 #include <utility>
 
 namespace cuprim::detail {
+
+/// Lets `kernel` take `bytes` of dynamic shared memory (beyond 48 KiB a kernel must opt in).
+template <class Kernel>
+void allow_dynamic_smem(Kernel kernel, std::size_t bytes) {
+  if (bytes > 48 * 1024)
+    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+}
 
 /// Waits until the grid launched before this one on the stream has finished and its writes are visible. Called
 /// by every kernel launched with launch_dependent before it reads anything that grid writes; a no-op for an

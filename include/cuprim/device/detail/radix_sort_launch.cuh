@@ -29,13 +29,6 @@
 
 namespace cuprim::detail {
 
-/// Lets `kernel` take `bytes` of dynamic shared memory (beyond 48 KiB a kernel must opt in).
-template <class Kernel>
-void radix_allow_smem(Kernel kernel, std::size_t bytes) {
-  if (bytes > 48 * 1024)
-    CUPRIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-}
-
 // Test hooks of the cluster sort (tests/device/radix_sort_api_test.cu, radix_sort_paths_test.cu): the 8-block shape
 // on devices that take 16, and the two fallbacks that no test device takes on its own (a failed occupancy query, a
 // refused 16-block launch). Unarmed, each costs one relaxed load where the sort reads it.
@@ -107,7 +100,7 @@ template <radix_sort_policy P, class K, class V>
 void radix_cluster_sort(const radix_sort_problem& pb, const radix_small_params<K, V>& sp) {
   using smem_t = radix_cluster_smem<P.cluster_threads, P.cluster_items, K, V>;
   auto kernel = radix_cluster_kernel<policy_constant<P.cluster_part()>, K, V>;
-  radix_allow_smem(kernel, sizeof(smem_t));
+  allow_dynamic_smem(kernel, sizeof(smem_t));
   const int answer = std::min(radix_cluster_blocks_max<smem_t>(kernel, P.cluster_threads, sizeof(smem_t)),
                               radix_cluster_blocks_cap.load(std::memory_order_relaxed));
   const auto refusal = cudaError_t(radix_take_hook(radix_cluster_refuse_next, int(cudaSuccess)));
@@ -140,7 +133,7 @@ template <radix_sort_policy P, class K, class V>
 void radix_block_sort(const radix_sort_problem& pb, const radix_small_params<K, V>& sp) {
   using smem_t = radix_small_smem<P.small_threads, P.small_items, K, V>;
   auto kernel = radix_small_kernel<policy_constant<P.block_part()>, K, V>;
-  radix_allow_smem(kernel, sizeof(smem_t));
+  allow_dynamic_smem(kernel, sizeof(smem_t));
   kernel<<<1, P.small_threads, sizeof(smem_t), pb.stream>>>(sp);
   check_launch(pb.fn);
 }
@@ -207,7 +200,7 @@ void radix_sort_passes(const radix_sort_problem& pb, const radix_core_parts<HK>&
   };
   constexpr std::size_t smem = sizeof(radix_onesweep_smem<P.threads, P.items, K, V, P.joint_exchange>);
   auto onesweep = radix_onesweep_kernel<policy_constant<P.onesweep_part()>, K, V, Packed>;
-  radix_allow_smem(onesweep, smem);
+  allow_dynamic_smem(onesweep, smem);
   std::uint64_t launch = 0;
   for (int pass = 0; pass < passes; ++pass) {
     for (std::uint64_t q = 0; q < core.portions; ++q, ++launch) {
